@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Set-up and everyday commands. Everything lands in .venv/ at the repository root.
+#   ./dev.sh demo   set up, then run allo-lsp on the bundled examples
+#   ./dev.sh test   set up, then run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+
+setup() {
+  if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+  fi
+  # Re-install only when the project's metadata changed since the last set-up.
+  if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[test]"
+    touch .venv/.installed
+  fi
+}
+
+case "${1:-}" in
+  demo)
+    setup
+    echo "== allo-lsp check examples/ (the pitfall_* examples are meant to be flagged)"
+    rc=0
+    .venv/bin/allo-lsp check examples/ || rc=$?
+    # Exit 1 means "diagnostics were reported", which the pitfall examples exist to show.
+    [ "$rc" -le 1 ] || exit "$rc"
+    ;;
+  test)
+    setup
+    shift
+    .venv/bin/python -m pytest "$@"
+    ;;
+  *)
+    echo "usage: ./dev.sh demo|test [pytest args]" >&2
+    exit 2
+    ;;
+esac

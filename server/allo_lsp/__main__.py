@@ -1,0 +1,3 @@
+from allo_lsp.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,604 @@
+"""From a libcst module to the semantic model (`model.FileModel`).
+
+Walks every scope of the file in source order, recording the bindings Allo would see (`scopes`),
+each `@df.region()` with its kernels and streams (`regions`), and each `df.build(...)` and call of
+the built module. Tolerant by design: half-typed code yields a partial model, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from allo_lsp.analysis.evaluate import UNKNOWN, ConstExprType, Evaluator, Scope, Symbol, _ALLO_NAMES
+from allo_lsp.analysis.kernel_body import scan_kernel_body
+from allo_lsp.analysis.model import (
+    ArgName,
+    Build,
+    CallArg,
+    Direction,
+    FileModel,
+    Kernel,
+    KernelParam,
+    ModuleCall,
+    Range,
+    Region,
+    RegionParam,
+    RemovedSyntax,
+    Stream,
+)
+from allo_lsp.analysis.types import AlloType, DType, StreamType
+
+
+@dataclass(frozen=True)
+class RegionRef:
+    region: Region
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    node: cst.FunctionDef
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    build: Build
+
+
+def extract(module: cst.Module) -> FileModel:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return _Extractor(module, positions).run()
+
+
+class _Extractor:
+    def __init__(self, module: cst.Module, positions) -> None:
+        self.module = module
+        self.positions = positions
+        self.evaluator = Evaluator(module.code_for_node)
+        self.model = FileModel()
+
+    def run(self) -> FileModel:
+        scope = Scope()
+        self._block(self.module.body, scope, ())
+        return self.model
+
+    # -- positions -------------------------------------------------------------------------
+
+    def range(self, node: cst.CSTNode) -> Range:
+        pos = self.positions[node]
+        return Range.of(pos.start.line - 1, pos.start.column, pos.end.line - 1, pos.end.column)
+
+    def line(self, node: cst.CSTNode) -> int:
+        """0-based line of a node, the unit `Scope` orders bindings by."""
+        return self.positions[node].start.line - 1
+
+    def text(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # -- scopes ----------------------------------------------------------------------------
+
+    def _block(self, body, scope: Scope, path: tuple[str, ...]) -> None:
+        """Record a block's bindings, then visit its statements in order."""
+        for stmt in _flatten(body):
+            self._bind_statement(stmt, scope)
+        for stmt in _flatten(body):
+            if isinstance(stmt, cst.FunctionDef):
+                self._function(stmt, scope, path)
+            elif isinstance(stmt, cst.ClassDef):
+                inner = Scope(scope, self.line(stmt))
+                self._block(_body(stmt), inner, path + (stmt.name.value,))
+            else:
+                self._statement(stmt, scope, path)
+
+    def _bind_statement(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        line = self.line(stmt)
+        if isinstance(stmt, cst.Assign):
+            for target in stmt.targets:
+                self._bind_target(target.target, stmt.value, scope, line, ())
+        elif isinstance(stmt, cst.AnnAssign):
+            if isinstance(stmt.target, cst.Name):
+                value = stmt.value
+                scope.bind(stmt.target.value, line, node=value) if value else scope.bind_unknown(
+                    stmt.target.value, line
+                )
+        elif isinstance(stmt, cst.AugAssign):
+            if isinstance(stmt.target, cst.Name):
+                scope.bind_unknown(stmt.target.value, line)
+        elif isinstance(stmt, (cst.Import, cst.ImportFrom)):
+            self._bind_import(stmt, scope, line)
+        elif isinstance(stmt, (cst.For, cst.With)):
+            for name in _target_names(stmt):
+                scope.bind_unknown(name, line)
+        elif isinstance(stmt, cst.FunctionDef):
+            scope.bind(stmt.name.value, line, value=FunctionRef(stmt, scope))
+        elif isinstance(stmt, cst.ClassDef):
+            scope.bind_unknown(stmt.name.value, line)
+
+    def _bind_target(self, target, value, scope: Scope, line: int, path: tuple[int, ...]) -> None:
+        if isinstance(target, cst.Name):
+            scope.bind(target.value, line, node=value, path=path)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for i, el in enumerate(target.elements):
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    if isinstance(inner, cst.Name):
+                        scope.bind_unknown(inner.value, line)
+                    continue
+                if isinstance(value, (cst.Tuple, cst.List)) and i < len(value.elements):
+                    self._bind_target(inner, value.elements[i].value, scope, line, path)
+                else:
+                    self._bind_target(inner, value, scope, line, path + (i,))
+
+    def _bind_import(self, stmt, scope: Scope, line: int) -> None:
+        if isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                qual = _dotted(alias.name)
+                if alias.asname and isinstance(alias.asname.name, cst.Name):
+                    scope.bind(alias.asname.name.value, line, value=Symbol(qual))
+                elif qual:
+                    scope.bind(qual.split(".")[0], line, value=Symbol(qual.split(".")[0]))
+            return
+        if isinstance(stmt.names, cst.ImportStar):
+            return
+        origin = _dotted(stmt.module) if stmt.module else ""
+        for alias in stmt.names:
+            name = _dotted(alias.name)
+            local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name
+            if not local:
+                continue
+            value: Any = Symbol(f"{origin}.{name}")
+            if origin.startswith("allo"):
+                # `from allo.ir.types import int32, Stream`: the meaning Allo gives the name.
+                fallback = self.evaluator.lookup(name, Scope(), 0)
+                if fallback is not UNKNOWN:
+                    value = fallback
+                elif origin == "allo" and name == "dataflow":
+                    value = Symbol("allo.dataflow")
+            scope.bind(local, line, value=value)
+
+    def _function(self, fn: cst.FunctionDef, scope: Scope, path: tuple[str, ...]) -> None:
+        for dec in fn.decorators:
+            if self._is_df(dec.decorator, "region", scope, self.line(fn)):
+                region = self._region(fn, dec, scope, path)
+                scope.bind(fn.name.value, self.line(fn), value=RegionRef(region))
+                return
+        inner = Scope(scope, self.line(fn))
+        for p in _all_params(fn.params):
+            inner.bind_unknown(p.name.value, self.line(fn))
+        self._block(_body(fn), inner, path + (fn.name.value,))
+
+    # -- builds and calls of built modules -------------------------------------------------
+
+    def _statement(self, stmt: cst.CSTNode, scope: Scope, path: tuple[str, ...]) -> None:
+        line = self.line(stmt)
+        if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and stmt.value is not None:
+            build = self._build(stmt.value, scope, line)
+            targets = stmt.targets if isinstance(stmt, cst.Assign) else [stmt]
+            if build is not None:
+                names = [t.target.value for t in targets if isinstance(t.target, cst.Name)]
+                build.module = names[0] if names else None
+                for name in names:
+                    scope.bind(name, line, value=ModuleRef(build))
+        collector = _CallCollector()
+        stmt.visit(collector)
+        for call in collector.calls:
+            self._maybe_build_or_call(call, scope, line)
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+            self._block(_compound_bodies(stmt), scope, path)
+
+    def _maybe_build_or_call(self, call: cst.Call, scope: Scope, line: int) -> None:
+        if isinstance(call.func, cst.Name):
+            value = self.evaluator.lookup(call.func.value, scope, line)
+            if isinstance(value, ModuleRef):
+                self.model.calls.append(self._module_call(call, value.build))
+        elif self._is_df(call.func, "build", scope, line) and not any(
+            b.range == self.range(call) for b in self.model.builds
+        ):
+            self._build(call, scope, line)
+
+    def _build(self, node: cst.BaseExpression, scope: Scope, line: int) -> Build | None:
+        if not isinstance(node, cst.Call) or not self._is_df(node.func, "build", scope, line):
+            return None
+        positional = [a for a in node.args if a.keyword is None]
+        if not positional or not isinstance(positional[0].value, cst.Name):
+            return None
+        ref = self.evaluator.lookup(positional[0].value.value, scope, line)
+        if not isinstance(ref, RegionRef):
+            return None
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword}
+        for b in self.model.builds:
+            if b.range == self.range(node):
+                return b
+        configs = keywords.get("configs")
+        build = Build(
+            module=None,
+            region=ref.region,
+            range=self.range(node),
+            target=_string(keywords.get("target")),
+            mode=_string(keywords.get("mode")),
+            has_num_output_args=configs is not None and "num_output_args" in self.text(configs),
+        )
+        if "target" not in keywords:
+            build.target = "vitis_hls"
+        self.model.builds.append(build)
+        return build
+
+    def _module_call(self, call: cst.Call, build: Build) -> ModuleCall:
+        args = []
+        for a in call.args:
+            args.append(
+                CallArg(
+                    text=self.text(a.value),
+                    name=a.value.value if isinstance(a.value, cst.Name) else None,
+                    range=self.range(a.value),
+                    keyword=a.keyword.value if a.keyword else None,
+                    starred=bool(a.star),
+                )
+            )
+        return ModuleCall(
+            module=call.func.value,  # type: ignore[union-attr]
+            region=build.region,
+            range=self.range(call.func),
+            call_range=self.range(call),
+            args=args,
+            build_target=build.target,
+            build_mode=build.mode,
+        )
+
+    def _is_df(self, node: cst.BaseExpression, attr: str, scope: Scope, line: int) -> bool:
+        """Is `node` `df.<attr>` / `allo.dataflow.<attr>` (or `<attr>` imported from there)?"""
+        if isinstance(node, cst.Call):
+            node = node.func
+        if isinstance(node, cst.Name):
+            value = self.evaluator.lookup(node.value, scope, line)
+            return value == Symbol(f"allo.dataflow.{attr}")
+        if not isinstance(node, cst.Attribute) or node.attr.value != attr:
+            return False
+        base = node.value
+        if isinstance(base, cst.Name):
+            value = self.evaluator.lookup(base.value, scope, line)
+            # An unimported `df` still reads as Allo's: snippets often leave imports out.
+            return value == Symbol("allo.dataflow") or (base.value == "df" and value is UNKNOWN)
+        return _dotted(base) == "allo.dataflow"
+
+    # -- regions ---------------------------------------------------------------------------
+
+    def _region(self, fn: cst.FunctionDef, dec: cst.Decorator, scope: Scope, path) -> Region:
+        line = self.line(fn)
+        rscope = Scope(scope, line)
+        generics = []
+        if fn.type_parameters is not None:
+            for tp in fn.type_parameters.params:
+                name = getattr(tp.param, "name", None)
+                if isinstance(name, cst.Name):
+                    generics.append(name.value)
+                    rscope.bind_unknown(name.value, line)
+        params = []
+        for p in _all_params(fn.params):
+            ann = p.annotation.annotation if p.annotation else None
+            typ = self.evaluator.annotation(ann, rscope, line) if ann is not None else None
+            params.append(
+                RegionParam(
+                    name=p.name.value,
+                    range=self.range(p.name),
+                    annotation=self.text(ann) if ann is not None else "",
+                    annotation_range=self.range(ann) if ann is not None else None,
+                    type=typ if isinstance(typ, AlloType) else None,
+                )
+            )
+            rscope.bind_unknown(p.name.value, line)
+        annotations = [p.annotation.annotation for p in _all_params(fn.params) if p.annotation]
+        region = Region(
+            name=fn.name.value,
+            range=self.range(fn.name),
+            decorator_range=self.range(dec),
+            def_range=self.range(fn),
+            params=params,
+            kernels=[],
+            streams=[],
+            generic_params=generics,
+            params_range=self.range(fn.params),
+            scope_path=path,
+        )
+        self.model.regions.append(region)
+        for ann in annotations:
+            self._string_layouts(ann, region)
+        body = list(_flatten(_body(fn)))
+        for stmt in body:
+            self._bind_statement(stmt, rscope)
+        for stmt in body:
+            if isinstance(stmt, cst.AnnAssign):
+                self._stream_or_const(stmt, rscope, region)
+            elif isinstance(stmt, cst.Assign):
+                self._legacy_pipe(stmt, rscope, region)
+            elif isinstance(stmt, cst.FunctionDef):
+                dec = next(
+                    (d for d in stmt.decorators if self._is_df(d.decorator, "kernel", rscope, self.line(stmt))),
+                    None,
+                )
+                if dec is not None:
+                    region.kernels.append(self._kernel(stmt, dec, rscope, region))
+        self._finish_region(region)
+        return region
+
+    def _stream_or_const(self, stmt: cst.AnnAssign, rscope: Scope, region: Region) -> None:
+        if not isinstance(stmt.target, cst.Name):
+            return
+        ann = stmt.annotation.annotation
+        root = _subscript_root(ann)
+        if not (isinstance(root, cst.Name) and root.value == "Stream"):
+            return
+        value = self.evaluator.annotation(ann, rscope, self.line(stmt))
+        region.streams.append(
+            Stream(
+                name=stmt.target.value,
+                range=self.range(stmt.target),
+                annotation=self.text(ann),
+                annotation_range=self.range(ann),
+                type=value if isinstance(value, StreamType) else None,
+                well_formed=_stream_form_ok(ann),
+                has_value=stmt.value is not None,
+            )
+        )
+
+    def _legacy_pipe(self, stmt: cst.Assign, rscope: Scope, region: Region) -> None:
+        value = stmt.value
+        if not (isinstance(value, cst.Call) and self._is_df(value.func, "pipe", rscope, self.line(stmt))):
+            return
+        for t in stmt.targets:
+            if isinstance(t.target, cst.Name):
+                region.streams.append(
+                    Stream(
+                        name=t.target.value,
+                        range=self.range(t.target),
+                        annotation=self.text(value),
+                        annotation_range=self.range(value),
+                        type=None,
+                        legacy_pipe=True,
+                        has_value=True,
+                    )
+                )
+        keywords = {a.keyword.value: self.text(a.value) for a in value.args if a.keyword}
+        dtype, depth = keywords.get("dtype", "int32"), keywords.get("depth", "2")
+        names = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
+        replacement = f"{names[0]}: Stream[{dtype}, {depth}]" if names else None
+        region.removed_syntax.append(RemovedSyntax("df.pipe", self.range(stmt), replacement))
+
+    def _kernel(self, fn: cst.FunctionDef, dec: cst.Decorator, rscope: Scope, region: Region) -> Kernel:
+        line = self.line(fn)
+        call = dec.decorator if isinstance(dec.decorator, cst.Call) else None
+        keywords = [a for a in call.args if a.keyword] if call else []
+        names = [a.keyword.value for a in keywords]  # type: ignore[union-attr]
+        mapping = mapping_range = mapping_index = mapping_keyword_range = None
+        if "mapping" in names:
+            mapping_index = names.index("mapping")
+            mapping_keyword_range = self.range(keywords[mapping_index])
+            node = keywords[mapping_index].value
+            mapping_range = self.range(node)
+            value = self.evaluator.eval(node, rscope, line)
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = (value,)
+            if isinstance(value, tuple):
+                mapping = tuple(v if isinstance(v, int) and not isinstance(v, bool) else None for v in value)
+            elif isinstance(node, (cst.List, cst.Tuple)):
+                mapping = tuple(None for _ in node.elements)
+        args = args_range = None
+        args_is_list = False
+        if "args" in names:
+            node = keywords[names.index("args")].value
+            args_range = self.range(node)
+            args_is_list = isinstance(node, cst.List)
+            if args_is_list:
+                args = [
+                    ArgName(el.value.value if isinstance(el.value, cst.Name) and isinstance(el, cst.Element) else None,
+                            self.range(el.value))
+                    for el in node.elements
+                ]
+        kernel = Kernel(
+            name=fn.name.value,
+            range=self.range(fn.name),
+            decorator_range=self.range(dec),
+            mapping=mapping,
+            mapping_range=mapping_range,
+            mapping_keyword_index=mapping_index,
+            mapping_keyword_range=mapping_keyword_range,
+            args=args,
+            args_range=args_range,
+            args_is_list=args_is_list,
+            body_range=self.range(fn.body),
+        )
+        kscope = Scope(rscope, line)
+        for i, p in enumerate(_all_params(fn.params)):
+            ann = p.annotation.annotation if p.annotation else None
+            typ = self.evaluator.annotation(ann, rscope, line) if ann is not None else None
+            self._string_layouts(ann, region)
+            kp = KernelParam(
+                name=p.name.value,
+                range=self.range(p.name),
+                annotation=self.text(ann) if ann is not None else "",
+                annotation_range=self.range(ann) if ann is not None else None,
+                type=typ if isinstance(typ, AlloType) else None,
+                shadows=self._shadowed(p.name.value, rscope, region, line),
+            )
+            if args and i < len(args) and args[i].name and region.param(args[i].name):
+                kp.bound_to = args[i].name
+                kp.binding_range = args[i].range
+            kernel.params.append(kp)
+            kscope.bind_unknown(p.name.value, line)
+        scan_kernel_body(fn, kernel, region, self, kscope)
+        return kernel
+
+    def _shadowed(self, name: str, rscope: Scope, region: Region, line: int) -> str | None:
+        if region.param(name):
+            return f"region parameter '{name}'"
+        found = rscope.find(name, line)
+        if found is None:
+            return None
+        binding, where = found
+        if where is rscope:
+            return f"'{name}' declared in region '{region.name}'"
+        value = self.evaluator.lookup(name, rscope, line)
+        if isinstance(value, (RegionRef, FunctionRef)):
+            return f"function '{name}'"
+        # Allo's symbol table holds constants, types and Allo names; arrays and modules are not
+        # in it, so `A = np.zeros(...)` at module level is not a conflict.
+        if isinstance(value, (bool, int, float, DType, AlloType, ConstExprType, StreamType)) or (
+            isinstance(value, Symbol) and value in _ALLO_NAMES.values()
+        ):
+            return f"'{name}' defined at line {binding.line + 1}"
+        return None
+
+    def _string_layouts(self, ann, region: Region) -> None:
+        """`T[M, N] @ Layout("S0R")`: the removed string form of `@ [S(0), R]`."""
+        if not (isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.MatrixMultiply)):
+            return
+        right = ann.right
+        if isinstance(right, cst.Call) and _dotted(right.func).split(".")[-1] == "Layout" and right.args:
+            spec = _string(right.args[0].value)
+            if spec is not None:
+                region.removed_syntax.append(
+                    RemovedSyntax("string layout", self.range(right), _layout_list(spec))
+                )
+
+    def _finish_region(self, region: Region) -> None:
+        for use in region.stream_uses:
+            stream = region.stream(use.stream)
+            if stream is not None:
+                (stream.puts if use.op == "put" else stream.gets).append(use)
+        for p in region.params:
+            bound = [(k, kp) for k in region.kernels for kp in k.params if kp.bound_to == p.name]
+            p.kernels = list(dict.fromkeys(k.name for k, _ in bound))
+            reads = any(kp.access.reads for _, kp in bound)
+            writes = any(kp.access.writes for _, kp in bound)
+            if not bound:
+                p.direction = Direction.UNUSED
+            elif writes:
+                p.direction = Direction.INOUT if reads else Direction.OUT
+            else:
+                p.direction = Direction.IN
+        if not region.params and any(k.params and k.args is None for k in region.kernels):
+            region.removed_syntax.append(RemovedSyntax("parameter-less region", region.range))
+
+
+class _CallCollector(cst.CSTVisitor):
+    """Calls in one statement, not descending into nested definitions."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_IndentedBlock(self, node) -> bool:
+        return False  # compound statements' bodies are visited as blocks of their own
+
+
+def _flatten(body):
+    """Statements of a block, simple statements split out of their lines."""
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        else:
+            yield stmt
+
+
+def _body(node) -> list:
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):
+        return list(body.body)
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    return []
+
+
+def _compound_bodies(stmt) -> list:
+    """Statements nested in if/for/while/with/try, in order, as one block."""
+    out = list(_body(stmt))
+    for attr in ("orelse", "finalbody"):
+        extra = getattr(stmt, attr, None)
+        while extra is not None:
+            out += _body(extra)
+            extra = getattr(extra, "orelse", None) if isinstance(extra, cst.If) else None
+    for handler in getattr(stmt, "handlers", ()):
+        out += _body(handler)
+    return out
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    return out
+
+
+def _target_names(stmt) -> list[str]:
+    names: list[str] = []
+    if isinstance(stmt, cst.For):
+        nodes = [stmt.target]
+    else:
+        nodes = [item.asname.name for item in stmt.items if item.asname]
+    while nodes:
+        n = nodes.pop()
+        if isinstance(n, cst.Name):
+            names.append(n.value)
+        elif isinstance(n, (cst.Tuple, cst.List)):
+            nodes += [e.value for e in n.elements]
+    return names
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    return ""
+
+
+def _string(node) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _layout_list(spec: str) -> str | None:
+    """`"S0R"` -> `[S(0), R]`; None when the string is not a layout."""
+    out, i = [], 0
+    while i < len(spec):
+        if spec[i] == "R":
+            out.append("R")
+            i += 1
+        elif spec[i] == "S" and i + 1 < len(spec) and spec[i + 1].isdigit():
+            out.append(f"S({spec[i + 1]})")
+            i += 2
+        else:
+            return None
+    return f"[{', '.join(out)}]" if out else None
+
+
+def _subscript_root(node):
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node
+
+
+def _stream_form_ok(ann: cst.BaseExpression) -> bool:
+    """`Stream[T, depth]` or `Stream[T, depth][dims...]`, nothing else."""
+    node = ann
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Subscript):
+        node = node.value
+    return (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and len(node.slice) == 2
+        and all(isinstance(el.slice, cst.Index) for el in node.slice)
+    )

@@ -1,0 +1,225 @@
+"""What a kernel's body does: parameter reads and writes, stream puts and gets, `get_pid()`
+unpacking and `allo.meta_*` constructs.
+
+A parameter passed to a call is followed into the callee when the callee is a region or a helper
+function of the same file (hierarchical designs write through `inner(local_A, local_B)`); any other
+call only reads its arguments, as Allo's library functions return their results.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
+
+if TYPE_CHECKING:
+    from allo_lsp.analysis.evaluate import Scope
+    from allo_lsp.analysis.extract import _Extractor
+
+META = ("meta_if", "meta_elif", "meta_else", "meta_for")
+_MAX_HELPER_DEPTH = 4
+
+
+def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ex: _Extractor, scope: Scope) -> None:
+    scanner = _Scanner(ex, scope, [p.name for p in kernel.params], kernel.name, region, 0)
+    fn.body.visit(scanner)
+    for p in kernel.params:
+        p.access = scanner.access[p.name]
+    kernel.pid_unpacks = scanner.pid_unpacks
+    kernel.meta_uses = scanner.meta_uses
+    kernel.subregions = scanner.subregions
+
+
+def _helper_access(fn: cst.FunctionDef, ex: _Extractor, scope: Scope, depth: int) -> list[Access]:
+    params = [p.name.value for p in list(fn.params.posonly_params) + list(fn.params.params)]
+    scanner = _Scanner(ex, scope, params, None, None, depth)
+    fn.body.visit(scanner)
+    return [scanner.access[p] for p in params]
+
+
+class _Scanner(cst.CSTVisitor):
+    def __init__(self, ex, scope, params, kernel, region, depth) -> None:
+        self.ex = ex
+        self.scope = scope
+        self.access = {p: Access() for p in params}
+        self.kernel = kernel
+        self.region = region
+        self.depth = depth
+        self.pid_unpacks: list[PidUnpack] = []
+        self.meta_uses: list[MetaUse] = []
+        self.subregions: list[Region] = []
+        self._matched: dict[int, bool] = {}
+
+    # -- writes --------------------------------------------------------------------------
+
+    def _store(self, target: cst.BaseExpression, also_read: bool) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._store(el.value, also_read)
+            return
+        root = target
+        while isinstance(root, (cst.Subscript, cst.Attribute)):
+            if isinstance(root, cst.Subscript):
+                for s in root.slice:
+                    s.visit(self)
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in self.access:
+            access = self.access[root.value]
+            # `A[i] = x` and `A += x` write the array; a bare `A = x` only rebinds the name.
+            if root is not target or also_read:
+                access.writes = True
+            if also_read:
+                access.reads = True
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        for t in node.targets:
+            self._store(t.target, also_read=False)
+        self._pid(node)
+        node.value.visit(self)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._store(node.target, also_read=True)
+        node.value.visit(self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._store(node.target, also_read=False)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.access:
+            self.access[node.value].reads = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `.attr` is a Name node too, but never a parameter
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if self._stream_use(node):
+            for a in node.args:
+                a.visit(self)
+            return False
+        callee = self._callee_access(node.func)
+        if callee is None:
+            return True
+        node.func.visit(self)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        for i, arg in enumerate(positional):
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in self.access and i < len(callee):
+                mine = self.access[value.value]
+                mine.reads |= callee[i].reads
+                mine.writes |= callee[i].writes
+            else:
+                arg.visit(self)
+        for arg in node.args:
+            if arg not in positional:
+                arg.visit(self)
+        return False
+
+    def _callee_access(self, func: cst.BaseExpression):
+        from allo_lsp.analysis.extract import FunctionRef, RegionRef
+
+        node = func.value if isinstance(func, cst.Subscript) else func  # `inner[2, 2](...)`
+        if not isinstance(node, cst.Name) or self.depth >= _MAX_HELPER_DEPTH:
+            return None
+        value = self.ex.evaluator.lookup(node.value, self.scope, self.ex.line(func))
+        if isinstance(value, RegionRef):
+            self.subregions.append(value.region)
+            out = []
+            for p in value.region.params:
+                reads = writes = False
+                for k in value.region.kernels:
+                    for kp in k.params:
+                        if kp.bound_to == p.name:
+                            reads |= kp.access.reads
+                            writes |= kp.access.writes
+                out.append(Access(reads, writes))
+            return out
+        if isinstance(value, FunctionRef):
+            return _helper_access(value.node, self.ex, value.scope, self.depth + 1)
+        return None
+
+    # -- streams, get_pid, meta ----------------------------------------------------------
+
+    def _stream_use(self, node: cst.Call) -> bool:
+        func = node.func
+        if self.kernel is None or not isinstance(func, cst.Attribute) or func.attr.value not in ("put", "get"):
+            return False
+        target = func.value
+        indexed = isinstance(target, cst.Subscript)
+        root = target.value if indexed else target
+        if not isinstance(root, cst.Name) or root.value in self.access:
+            return False
+        if indexed:
+            for s in target.slice:
+                s.visit(self)
+        self.region.stream_uses.append(
+            StreamUse(
+                stream=root.value,
+                op=func.attr.value,
+                kernel=self.kernel,
+                range=self.ex.range(root),
+                call_range=self.ex.range(node),
+                arg_count=len(node.args),
+                indexed=indexed,
+            )
+        )
+        return True
+
+    def _pid(self, node: cst.Assign) -> None:
+        value = node.value
+        func = value.func if isinstance(value, cst.Call) else None
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if name != "get_pid" or len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        count = len(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else 1
+        self.pid_unpacks.append(PidUnpack(count, self.ex.range(target)))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        previous = None
+        for stmt in node.body:
+            kind = _meta_kind(stmt)
+            if kind in ("meta_elif", "meta_else"):
+                self._matched[id(stmt)] = previous in ("meta_if", "meta_elif")
+            previous = kind
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = item.item
+            if not isinstance(call, cst.Call):
+                continue
+            func = call.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            if name not in META:
+                continue
+            qualified = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "allo"
+            self.meta_uses.append(
+                MetaUse(name, qualified, self._matched.get(id(node), True), self.ex.range(func))
+            )
+
+
+def _meta_kind(stmt) -> str | None:
+    if not isinstance(stmt, cst.With) or not stmt.items:
+        return None
+    call = stmt.items[0].item
+    if not isinstance(call, cst.Call):
+        return None
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    return name if name in META else None

@@ -1,0 +1,333 @@
+"""The semantic model of a file: what Allo would build from each `@df.region()`.
+
+Plain data, in editor terms: every position is a `Range` with 0-based lines and 0-based columns
+counted in code points (the LSP layer converts to UTF-16). Nothing here runs user code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from allo_lsp.analysis.types import AlloType, StreamType
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Range:
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, col: int, end_line: int, end_col: int) -> Range:
+        return Range(Position(line, col), Position(end_line, end_col))
+
+    def contains(self, pos: Position) -> bool:
+        return self.start <= pos <= self.end
+
+    def shifted(self, lines: int) -> Range:
+        return Range(
+            Position(self.start.line + lines, self.start.column),
+            Position(self.end.line + lines, self.end.column),
+        )
+
+
+class Direction(str, Enum):
+    IN = "in"
+    OUT = "out"
+    INOUT = "inout"
+    UNUSED = "unused"
+
+
+@dataclass
+class Access:
+    """What a kernel does with one of its parameters."""
+
+    reads: bool = False
+    writes: bool = False
+
+
+@dataclass
+class RegionParam:
+    name: str
+    range: Range  # the name
+    annotation: str  # as written
+    annotation_range: Range | None
+    type: AlloType | None  # None: no annotation, or one that is not an Allo type
+    direction: Direction = Direction.UNUSED
+    kernels: list[str] = field(default_factory=list)  # kernels that bind it, in order
+
+
+@dataclass
+class KernelParam:
+    name: str
+    range: Range
+    annotation: str
+    annotation_range: Range | None
+    type: AlloType | None
+    bound_to: str | None = None  # region parameter name bound through args=[...]
+    binding_range: Range | None = None  # the name in args=[...]
+    access: Access = field(default_factory=Access)
+    shadows: str | None = None  # what visible symbol the name shadows ("region parameter 'A'")
+
+
+@dataclass
+class ArgName:
+    """One entry of `args=[...]`: a bare name, or `None` when the entry is something else."""
+
+    name: str | None
+    range: Range
+
+
+@dataclass
+class PidUnpack:
+    targets: int
+    range: Range
+
+
+@dataclass
+class StreamUse:
+    stream: str
+    op: str  # "put" or "get"
+    kernel: str
+    range: Range  # the stream name at the use
+    call_range: Range
+    arg_count: int
+    indexed: bool
+
+
+@dataclass
+class MetaUse:
+    func: str  # meta_if, meta_elif, meta_else, meta_for
+    qualified: bool  # written as an attribute of `allo`
+    matched: bool  # meta_elif/meta_else: preceded by meta_if/meta_elif in the same block
+    range: Range
+
+
+@dataclass
+class Kernel:
+    name: str
+    range: Range  # the function name
+    decorator_range: Range
+    mapping: tuple[int | None, ...] | None  # None: missing or not a list
+    mapping_range: Range | None
+    mapping_keyword_index: int | None  # position of `mapping=` among the keywords
+    mapping_keyword_range: Range | None
+    args: list[ArgName] | None  # None: no `args=` keyword
+    args_range: Range | None
+    args_is_list: bool
+    params: list[KernelParam] = field(default_factory=list)
+    pid_unpacks: list[PidUnpack] = field(default_factory=list)
+    meta_uses: list[MetaUse] = field(default_factory=list)
+    body_range: Range | None = None
+    subregions: list[Region] = field(default_factory=list, repr=False)  # regions its body calls
+
+    @property
+    def pe_count(self) -> int | None:
+        if self.mapping is None or any(m is None for m in self.mapping):
+            return None
+        n = 1
+        for m in self.mapping:
+            n *= m  # type: ignore[operator]
+        return n
+
+    @property
+    def instance_names(self) -> list[str]:
+        """`gemm_0_1` style PE names, in the row-major order Allo creates them."""
+        if self.pe_count is None or self.pe_count > 4096:
+            return []
+        names = [self.name]
+        for extent in self.mapping or ():
+            names = [f"{n}_{i}" for n in names for i in range(extent or 0)]
+        return names
+
+
+@dataclass
+class Stream:
+    name: str
+    range: Range
+    annotation: str
+    annotation_range: Range | None
+    type: StreamType | None
+    well_formed: bool = True  # `Stream[T, depth]`, optionally followed by `[dims]`
+    has_value: bool = False
+    legacy_pipe: bool = False  # `df.pipe(...)`, removed syntax
+    puts: list[StreamUse] = field(default_factory=list)
+    gets: list[StreamUse] = field(default_factory=list)
+
+
+@dataclass
+class RemovedSyntax:
+    """Old Allo syntax still found in code: what it is, where, and its modern spelling."""
+
+    kind: str  # "df.pipe", "string layout", "parameter-less region"
+    range: Range
+    replacement: str | None = None
+
+
+@dataclass
+class TopArg:
+    """One argument of the compiled top function."""
+
+    position: int  # 1-based, as users count
+    param: RegionParam
+    bundle: str | None  # `gmem0`... for array arguments
+
+    @property
+    def interface(self) -> str:
+        return "m_axi" if self.bundle else "scalar (unsupported)"
+
+
+@dataclass
+class LegacyArg:
+    """A top argument as older builds make it: keyed on the kernel's local parameter name."""
+
+    local_name: str
+    kernel: str
+    params: list[str]  # region parameters merged into it (more than one is issue #592)
+
+
+@dataclass
+class Region:
+    name: str
+    range: Range  # the function name
+    decorator_range: Range
+    def_range: Range  # the whole definition
+    params: list[RegionParam]
+    kernels: list[Kernel]
+    streams: list[Stream]
+    generic_params: list[str] = field(default_factory=list)
+    params_range: Range | None = None
+    scope_path: tuple[str, ...] = ()  # enclosing functions, outermost first
+    removed_syntax: list[RemovedSyntax] = field(default_factory=list)
+    stream_uses: list[StreamUse] = field(default_factory=list)  # in source order
+
+    def param(self, name: str) -> RegionParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def kernel(self, name: str) -> Kernel | None:
+        return next((k for k in self.kernels if k.name == name), None)
+
+    def stream(self, name: str) -> Stream | None:
+        return next((s for s in self.streams if s.name == name), None)
+
+    @property
+    def parameterless_api(self) -> bool:
+        """The removed API: no region parameters, kernels take global arrays without `args`."""
+        return any(r.kind == "parameter-less region" for r in self.removed_syntax)
+
+    @property
+    def pe_count(self) -> int | None:
+        """PEs running at once: each kernel's, plus those of regions its PEs call."""
+        return self._pe_count(frozenset())
+
+    def _pe_count(self, outer: frozenset[int]) -> int | None:
+        if id(self) in outer:  # a region reached through itself: not a design Allo can build
+            return None
+        total = 0
+        for k in self.kernels:
+            inner = [r._pe_count(outer | {id(self)}) for r in k.subregions]
+            if k.pe_count is None or None in inner:
+                return None
+            total += k.pe_count * (1 + sum(inner))  # type: ignore[arg-type]
+        return total
+
+    @property
+    def top_signature(self) -> list[TopArg]:
+        """Fixed Allo builds: the region's parameters in declaration order."""
+        return _with_bundles(self.params)
+
+    @property
+    def legacy_signature(self) -> list[LegacyArg]:
+        """Older builds: kernel-appearance order, merging equal local parameter names."""
+        args: dict[str, LegacyArg] = {}
+        for kernel in self.kernels:
+            for kp in kernel.params:
+                if kp.bound_to is None:
+                    continue
+                arg = args.setdefault(kp.name, LegacyArg(kp.name, kernel.name, []))
+                if kp.bound_to not in arg.params:
+                    arg.params.append(kp.bound_to)
+        return list(args.values())
+
+    @property
+    def legacy_order(self) -> list[str]:
+        """Region parameter names in the order older builds compile the top function."""
+        return [a.params[0] for a in self.legacy_signature]
+
+    def signature_for(self, allo_build: str) -> list[RegionParam]:
+        """The parameters a caller must pass, in order, for the given build."""
+        if allo_build == "legacy":
+            by_name = {p.name: p for p in self.params}
+            return [by_name[n] for n in self.legacy_order if n in by_name]
+        return list(self.params)
+
+
+def _with_bundles(params: list[RegionParam]) -> list[TopArg]:
+    out, arrays = [], 0
+    for i, p in enumerate(params, 1):
+        bundle = None
+        if p.type is None or not p.type.is_scalar:
+            bundle = f"gmem{arrays}"
+            arrays += 1
+        out.append(TopArg(i, p, bundle))
+    return out
+
+
+@dataclass
+class CallArg:
+    text: str
+    name: str | None  # the bare name passed, if any
+    range: Range
+    keyword: str | None = None
+    starred: bool = False
+
+
+@dataclass
+class ModuleCall:
+    """`mod(a, b, c)` where `mod = df.build(region, ...)`."""
+
+    module: str
+    region: Region = field(repr=False)
+    range: Range  # the callee name
+    call_range: Range
+    args: list[CallArg]
+    build_target: str | None
+    build_mode: str | None
+
+
+@dataclass
+class Build:
+    """`mod = df.build(region, target=..., mode=...)`."""
+
+    module: str | None
+    region: Region = field(repr=False)
+    range: Range
+    target: str | None  # None when not a literal; the default is "vitis_hls"
+    mode: str | None
+    has_num_output_args: bool = False
+
+
+@dataclass
+class SyntaxProblem:
+    message: str
+    range: Range
+
+
+@dataclass
+class FileModel:
+    regions: list[Region] = field(default_factory=list)
+    builds: list[Build] = field(default_factory=list)
+    calls: list[ModuleCall] = field(default_factory=list)
+    syntax_errors: list[SyntaxProblem] = field(default_factory=list)
+
+    def builds_of(self, region: Region) -> list[Build]:
+        return [b for b in self.builds if b.region is region]
+
+    def calls_of(self, region: Region) -> list[ModuleCall]:
+        return [c for c in self.calls if c.region is region]

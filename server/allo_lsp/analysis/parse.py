@@ -1,0 +1,79 @@
+"""Parsing that never fails: a libcst module plus the syntax errors found on the way.
+
+libcst stops at the first syntax error and places it poorly (`def f(:` is reported on the next
+line), so the message and position come from CPython's own parser when it agrees, and the offending
+line is neutralised (replaced by `pass`, or `if True:` when it opened a block) so that the rest of
+the file is still analysed. Line numbers never move: positions in the model stay valid.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass
+
+import libcst as cst
+
+from allo_lsp.analysis.model import Range, SyntaxProblem
+
+_MAX_REPAIRS = 12
+# PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
+_PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
+
+
+@dataclass
+class Parsed:
+    module: cst.Module | None
+    errors: list[SyntaxProblem]
+
+
+def parse(text: str) -> Parsed:
+    lines = text.split("\n")
+    errors: list[SyntaxProblem] = []
+    for _ in range(_MAX_REPAIRS):
+        source = "\n".join(lines)
+        try:
+            return Parsed(cst.parse_module(source), errors)
+        except cst.ParserSyntaxError as exc:
+            line, col, message = _locate(source, exc)
+        except (RecursionError, MemoryError, ValueError):
+            # Deep nesting the parser refuses; nothing more can be recovered from this text.
+            errors.append(SyntaxProblem("the file is too deeply nested to parse", Range.of(0, 0, 0, 0)))
+            return Parsed(None, errors)
+        if not 0 <= line < len(lines):
+            line = len(lines) - 1
+        if not any(e.range.start.line == line for e in errors):
+            width = max(col + 1, len(lines[line].rstrip()))
+            errors.append(SyntaxProblem(message, Range.of(line, col, line, width)))
+        repaired = _neutralise(lines[line])
+        if repaired == lines[line]:
+            return Parsed(None, errors)
+        lines[line] = repaired
+    return Parsed(None, errors)
+
+
+def _locate(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
+    """0-based line and column of the error, with CPython's message when it can be trusted."""
+    cst_line = max(exc.raw_line - 1, 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except SyntaxError as err:
+        if err.lineno is not None:
+            line = err.lineno - 1
+            bad_text = (err.text or "").split("\n")[0]
+            if line <= cst_line and not _PEP695.match(bad_text):
+                return line, max((err.offset or 1) - 1, 0), f"syntax error: {err.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    detail = exc.message.split(": ", 2)[-1] if ": " in exc.message else exc.message
+    return cst_line, max(exc.raw_column, 0), f"syntax error: {detail}"
+
+
+def _neutralise(line: str) -> str:
+    indent = line[: len(line) - len(line.lstrip())]
+    # Keep a block header a block header, so its body does not become a cascade of errors.
+    replacement = "if True:" if line.rstrip().endswith(":") else "pass"
+    return indent + replacement

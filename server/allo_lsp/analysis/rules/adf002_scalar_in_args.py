@@ -1,0 +1,43 @@
+"""ADF002 scalar-in-args: a scalar bound in `args=[...]`
+
+## What it does
+Flags a name in a kernel's `args=[...]` that refers to a bare scalar region parameter.
+
+## Why is this bad?
+Allo's type inference rejects it and the build exits with this message. The "captured
+automatically" alternative it mentions is not backed by any working test: use a 1-element array.
+
+## Example
+```python
+def top(A: int32[16], n: int32):
+    @df.kernel(mapping=[1], args=[A, n])
+    def k(local_A: int32[16], local_n: int32): ...
+```
+Use instead:
+```python
+def top(A: int32[16], n: int32[1]):
+    @df.kernel(mapping=[1], args=[A, n])
+    def k(local_A: int32[16], local_n: int32[1]): ...
+```
+"""
+
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: Context):
+    for region in ctx.model.regions:
+        for kernel in region.kernels:
+            for arg in kernel.args or ():
+                p = region.param(arg.name) if arg.name else None
+                if p is None or p.type is None or not p.type.is_scalar or p.type.dtype is None:
+                    continue
+                yield Finding(
+                    arg.range,
+                    f"Scalar '{p.name}' cannot appear in `args=[...]` on @df.kernel '{kernel.name}'. "
+                    "Scalars are captured from the enclosing region scope automatically; remove it "
+                    f"from args, or use a 1-element array ({p.name}: {p.type.dtype}[1]) instead.",
+                    {"region": region.name, "param": p.name},
+                )

@@ -1,0 +1,50 @@
+"""ADF005 outputs-not-last: a written parameter comes before a read-only one
+
+## What it does
+Flags a region parameter that some kernel writes when a read-only parameter comes after it. Not
+reported when every `df.build` of the region in the file targets something other than Vitis HLS,
+or passes `configs={"num_output_args": ...}`.
+
+## Why is this bad?
+With `target="vitis_hls"` (the default target of `df.build`) Allo requires the outputs at the end
+of the top function and stops with `Output arguments must appear at the end.`
+
+## Example
+```python
+def top(A: int32[N], B: int32[N], n: int32[1]):  # B is written, n only read
+```
+Use instead:
+```python
+def top(A: int32[N], n: int32[1], B: int32[N]):
+```
+"""
+
+from allo_lsp.analysis.model import Direction
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+
+SEVERITY = Severity.WARNING
+_HLS_TARGETS = ("vitis_hls", "vhls", "ihls", "pynq", "tapa")
+
+
+def check(ctx: Context):
+    for region in ctx.model.regions:
+        builds = ctx.model.builds_of(region)
+        if builds and all(b.has_num_output_args or (b.target and b.target not in _HLS_TARGETS) for b in builds):
+            continue
+        params = region.params
+        for i, p in enumerate(params):
+            if p.direction not in (Direction.OUT, Direction.INOUT):
+                continue
+            later = [q.name for q in params[i + 1 :] if q.direction == Direction.IN]
+            if not later:
+                continue
+            writer = next((k for k in p.kernels), "?")
+            yield Finding(
+                p.range,
+                f"'{p.name}' is written by kernel '{writer}' but comes before read-only "
+                f"{', '.join(repr(n) for n in later)}: Vitis HLS stops with 'Output arguments must "
+                f"appear at the end.' Move the outputs last, or build with "
+                f"configs={{\"num_output_args\": n}}.",
+                {"region": region.name, "param": p.name},
+            )

@@ -1,0 +1,160 @@
+"""Allo's types as the analysis sees them: element types, arrays, streams.
+
+Names follow the spec (`ALLO_DATAFLOW.md` section 1): `int32`, `UInt(16)`, `Fixed(12, 4)`; the
+printed names Allo uses in messages (`i32`, `ui16`, `fixed(12, 4)`), the MLIR types it compiles them
+to, and the `itypes` character of each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from math import prod
+
+_INT_NAME = re.compile(r"(u?)int(\d+)\Z")
+_FLOATS = {"float16": 16, "float32": 32, "float64": 64}
+
+
+@dataclass(frozen=True)
+class DType:
+    """A scalar element type. `spelling` keeps how the user wrote it (`UInt(16)` vs `uint16`)."""
+
+    kind: str  # int, uint, float, bfloat, fixed, ufixed, index, bool
+    bits: int
+    frac: int = 0
+    spelling: str = field(default="", compare=False)
+
+    @property
+    def printed(self) -> str:
+        """The name Allo prints in its messages."""
+        if self.kind == "int":
+            return f"i{self.bits}"
+        if self.kind == "uint":
+            return f"ui{self.bits}"
+        if self.kind == "float":
+            return f"f{self.bits}"
+        if self.kind == "bfloat":
+            return "bf16"
+        if self.kind in ("fixed", "ufixed"):
+            return f"{self.kind}({self.bits}, {self.frac})"
+        if self.kind == "bool":
+            return "i1"
+        return "index"
+
+    @property
+    def mlir(self) -> str:
+        """MLIR element type. Allo's integers are signless in MLIR; `itypes` carries the sign."""
+        if self.kind in ("int", "uint"):
+            return f"i{self.bits}"
+        if self.kind == "bool":
+            return "i1"
+        if self.kind == "fixed":
+            return f"!allo.Fixed<{self.bits}, {self.frac}>"
+        if self.kind == "ufixed":
+            return f"!allo.UFixed<{self.bits}, {self.frac}>"
+        return self.printed
+
+    @property
+    def itype(self) -> str:
+        if self.kind in ("int", "fixed"):
+            return "s"
+        if self.kind in ("uint", "ufixed"):
+            return "u"
+        return "_"
+
+    def __str__(self) -> str:
+        return self.spelling or self.printed
+
+
+def dtype_from_name(name: str) -> DType | None:
+    """`int32`, `uint8`, `float32`, `bool`, ... as importable from `allo.ir.types`."""
+    m = _INT_NAME.match(name)
+    if m and 1 <= int(m.group(2)) <= 4096:
+        return DType("uint" if m.group(1) else "int", int(m.group(2)), spelling=name)
+    if name in _FLOATS:
+        return DType("float", _FLOATS[name], spelling=name)
+    if name == "bfloat16":
+        return DType("bfloat", 16, spelling=name)
+    if name == "bool":
+        return DType("bool", 1, spelling=name)
+    if name == "index":
+        return DType("index", 64, spelling=name)
+    return None
+
+
+def dtype_from_constructor(ctor: str, args: list[int]) -> DType | None:
+    """`Int(n)`, `UInt(n)`, `Fixed(w, f)`, `UFixed(w, f)` with already folded arguments."""
+    shown = f"{ctor}({', '.join(map(str, args))})"
+    if ctor in ("Int", "UInt") and len(args) == 1 and 1 <= args[0] <= 4096:
+        return DType("int" if ctor == "Int" else "uint", args[0], spelling=shown)
+    if ctor in ("Fixed", "UFixed") and len(args) == 2 and 0 <= args[1] <= args[0] <= 4096:
+        return DType(ctor.lower(), args[0], args[1], spelling=shown)
+    return None
+
+
+TYPE_CONSTRUCTORS = ("Int", "UInt", "Fixed", "UFixed")
+
+Dim = int | None  # None: a dimension that does not fold to a constant here
+
+
+@dataclass(frozen=True)
+class AlloType:
+    """A (possibly array) Allo type. `dtype` None means the element type did not resolve."""
+
+    dtype: DType | None
+    shape: tuple[Dim, ...] = ()
+    layout: str | None = None
+
+    @property
+    def is_scalar(self) -> bool:
+        return not self.shape
+
+    @property
+    def resolved(self) -> str:
+        base = str(self.dtype) if self.dtype else "?"
+        text = base + (f"[{', '.join(_dim(d) for d in self.shape)}]" if self.shape else "")
+        return f"{text} @ {self.layout}" if self.layout else text
+
+    @property
+    def printed(self) -> str:
+        base = self.dtype.printed if self.dtype else "?"
+        return base + (f"[{', '.join(_dim(d) for d in self.shape)}]" if self.shape else "")
+
+    @property
+    def mlir(self) -> str:
+        elem = self.dtype.mlir if self.dtype else "?"
+        if not self.shape:
+            return elem
+        return f"memref<{'x'.join(_dim(d) for d in self.shape)}x{elem}>"
+
+    @property
+    def fully_resolved(self) -> bool:
+        return self.dtype is not None and all(d is not None for d in self.shape)
+
+    def element_count(self) -> int | None:
+        if not all(isinstance(d, int) for d in self.shape):
+            return None
+        return prod(self.shape)  # type: ignore[arg-type]
+
+
+def _dim(d: Dim) -> str:
+    return "?" if d is None else str(d)
+
+
+@dataclass(frozen=True)
+class StreamType:
+    """`Stream[T, depth]` or an array of streams `Stream[T, depth][P0, P1]`."""
+
+    element: AlloType
+    depth: Dim
+    dims: tuple[Dim, ...] = ()
+
+    @property
+    def resolved(self) -> str:
+        depth = _dim(self.depth)
+        text = f"Stream[{self.element.resolved}, {depth}]"
+        return text + (f"[{', '.join(_dim(d) for d in self.dims)}]" if self.dims else "")
+
+    @property
+    def mlir(self) -> str:
+        return f"!allo.stream<{self.element.mlir}, {_dim(self.depth)}>"

@@ -1,0 +1,75 @@
+"""Command-line entry point: `allo-lsp check|rules` (more commands join as they land)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from allo_lsp import __version__
+
+ALLO_BUILDS = ("auto", "fixed", "legacy")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="allo-lsp", description="Editor tooling for Allo dataflow designs.")
+    parser.add_argument("--version", action="version", version=f"allo-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    check = sub.add_parser("check", help="analyse files or directories and print diagnostics and signatures")
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument(
+        "--allo-build",
+        choices=ALLO_BUILDS,
+        default="auto",
+        help="the Allo build the code targets: legacy makes ADF003/ADF004 errors, fixed information",
+    )
+
+    rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
+    rules.add_argument("code", nargs="?")
+    rules.add_argument("--format", choices=("text", "markdown"), default="text")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return _check(args)
+    if args.command == "rules":
+        return _rules(args)
+    parser.print_help()
+    return 2
+
+
+def _check(args) -> int:
+    from allo_lsp.analysis import Options
+    from allo_lsp.check import CheckError, check_files, collect, render
+
+    try:
+        checked = check_files(collect(args.paths), Options(allo_build=args.allo_build))
+    except CheckError as exc:
+        print(f"allo-lsp check: {exc}", file=sys.stderr)
+        return 2
+    output = render(checked, args.format)
+    if output:
+        print(output)
+    return 1 if any(c.analysis.problems for c in checked) else 0
+
+
+def _rules(args) -> int:
+    from allo_lsp.analysis.rules import BY_CODE, RULES, rules_markdown
+
+    if args.code is None:
+        if args.format == "markdown":
+            print(rules_markdown())
+        else:
+            for r in RULES:
+                print(f"{r.code}  {r.module.SEVERITY.label:<8} {r.name}: {r.summary}")
+        return 0
+    rule = BY_CODE.get(args.code.upper())
+    if rule is None:
+        print(f"allo-lsp rules: unknown code {args.code!r}", file=sys.stderr)
+        return 2
+    print(f"# {rule.code} {rule.name}: {rule.summary}\n\n{rule.doc}")
+    return 0

@@ -1,0 +1,33 @@
+"""One table-driven test over (rule, fixture): `fixtures/<CODE>.py` says in its docstring where the
+rule must fire, and near-misses where it must not; the snapshot pins messages and ranges."""
+
+from pathlib import Path
+
+import pytest
+from expectations import actual, expected_from_docstring
+from snapshot import assert_snapshot, render_problems
+
+from allo_lsp.analysis import analyze
+from allo_lsp.analysis.rules import RULES
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+
+
+@pytest.mark.parametrize("code", [r.code for r in RULES])
+def test_rule_fixture(code):
+    path = FIXTURES / f"{code}.py"
+    text = path.read_text()
+    expected = expected_from_docstring(text)
+    assert any(c == code for _, c in expected), f"{path.name} must say where {code} fires"
+    problems = analyze(text).problems
+    assert actual(problems) == expected
+    assert_snapshot(HERE / "snapshots" / f"{code}.snap", render_problems(path.name, text, problems))
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_rule_is_documented(rule):
+    assert rule.code.startswith("ADF") and rule.name and rule.summary
+    for section in ("## What it does", "## Why is this bad?", "## Example"):
+        assert section in rule.doc, f"{rule.code} lacks {section!r}"
+    assert "```python" in rule.doc
