@@ -1,5 +1,6 @@
 """The semantic model, checked through what `allo-lsp check` prints for small programs."""
 
+from pathlib import Path
 from textwrap import dedent
 
 from allo_lsp.analysis import analyze
@@ -219,3 +220,28 @@ def test_syntax_error_inside_a_kernel_keeps_the_rest_analysed():
     assert ("ADF900", 7) in found  # the unclosed `@df.kernel(` line
     assert [r.name for r in analysis.model.regions] == ["top", "other"]
     assert ("ADF001", 12) in found  # still reported after the error
+
+
+def test_generic_regions_meta_for_and_reused_buffers_are_clean():
+    path = Path(__file__).parent / "fixtures" / "generic_and_meta.py"
+    analysis = analyze(path.read_text())
+    assert analysis.problems == []
+    inner, top, chain = analysis.model.regions
+    assert inner.generic_params == ["P0", "P1"]
+    assert inner.pe_count is None  # P0 x P1 is only known per instantiation
+    assert [p.direction.value for p in top.params] == ["in", "in", "out"]  # through inner[2, 2](...)
+    assert chain.pe_count == 6
+
+
+def test_hostile_input_never_raises():
+    """Regressions found by mutating the examples: each once escaped `analyze` or hung libcst."""
+    cases = [
+        HEADER + 'S = "a\x00b"\n@df.region()\ndef top(A: "int32\x00[4]"):\n    pass\n',  # NUL in literals
+        "x = " + "(" * 5000 + ")" * 5000,  # libcst's native parser overflows its stack
+        "x = (\n" * 160,  # deep nesting over many lines
+        "x = " + "1+" * 300000 + "1",  # quadratic in libcst
+        "M = 9 ** 9 ** 9\n@df.region()\ndef top(A: int32[M << 10 ** 9]):\n    pass\n",
+    ]
+    for text in cases:
+        analysis = analyze(text)
+        assert all(p.code in ("ADF900", "ADF001", "ADF006") for p in analysis.problems)

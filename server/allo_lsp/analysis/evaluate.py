@@ -45,13 +45,35 @@ class Symbol:
 
 STREAM = Symbol("allo.ir.types.Stream")
 CONSTEXPR = Symbol("allo.ir.types.ConstExpr")
-_ALLO_NAMES = {
+ALLO_NAMES = {
     "Stream": STREAM,
     "ConstExpr": CONSTEXPR,
     "S": Symbol("Layout.Shard"),
     "R": Symbol("Layout.Replicate"),
     "Layout": Symbol("allo.memory.Layout"),
 }
+
+
+@dataclass(frozen=True)
+class RegionRef:
+    """A name bound to a `@df.region()` function of this file."""
+
+    region: Any  # model.Region
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A name bound to a plain function of this file (a helper a kernel may call)."""
+
+    node: cst.FunctionDef
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A name bound to `df.build(region, ...)`'s result."""
+
+    build: Any  # model.Build
 
 
 @dataclass(frozen=True)
@@ -109,8 +131,8 @@ class Evaluator:
     def lookup(self, name: str, scope: Scope, line: int) -> Any:
         found = scope.find(name, line)
         if found is None:
-            if name in _ALLO_NAMES:
-                return _ALLO_NAMES[name]
+            if name in ALLO_NAMES:
+                return ALLO_NAMES[name]
             if name in TYPE_CONSTRUCTORS:
                 return Symbol(name)
             dt = dtype_from_name(name)
@@ -142,9 +164,8 @@ class Evaluator:
         if isinstance(node, cst.Float):
             return float(node.value.replace("_", ""))
         if isinstance(node, cst.SimpleString):
-            if len(node.value) > _MAX_STRING:
-                return UNKNOWN
-            return node.evaluated_value
+            text = string_value(node)
+            return UNKNOWN if text is None else text
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return node.value == "True"
@@ -226,8 +247,8 @@ class Evaluator:
     def annotation(self, node: cst.BaseExpression, scope: Scope, line: int) -> Any:
         """An annotation as Allo reads it: string annotations are parsed first."""
         if isinstance(node, cst.SimpleString):
-            text = node.evaluated_value
-            if not isinstance(text, str) or len(text) > _MAX_STRING:
+            text = string_value(node)
+            if text is None:
                 return UNKNOWN
             try:
                 node = cst.parse_expression(text)
@@ -240,6 +261,17 @@ class Evaluator:
         if isinstance(value, DType):
             return AlloType(value)
         return value
+
+
+def string_value(node: cst.SimpleString) -> str | None:
+    """The value of a short string literal; None for bytes, long or undecodable literals."""
+    if len(node.value) > _MAX_STRING:
+        return None
+    try:
+        value = node.evaluated_value
+    except (SyntaxError, ValueError, MemoryError):  # e.g. a NUL byte typed into the literal
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _stream(items: list[Any]) -> Any:

@@ -7,13 +7,23 @@ the built module. Tolerant by design: half-typed code yields a partial model, ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
-from allo_lsp.analysis.evaluate import UNKNOWN, ConstExprType, Evaluator, Scope, Symbol, _ALLO_NAMES
+from allo_lsp.analysis.evaluate import (
+    ALLO_NAMES,
+    UNKNOWN,
+    ConstExprType,
+    Evaluator,
+    FunctionRef,
+    ModuleRef,
+    RegionRef,
+    Scope,
+    Symbol,
+    string_value,
+)
 from allo_lsp.analysis.kernel_body import scan_kernel_body
 from allo_lsp.analysis.model import (
     ArgName,
@@ -33,25 +43,19 @@ from allo_lsp.analysis.model import (
 from allo_lsp.analysis.types import AlloType, DType, StreamType
 
 
-@dataclass(frozen=True)
-class RegionRef:
-    region: Region
-
-
-@dataclass(frozen=True)
-class FunctionRef:
-    node: cst.FunctionDef
-    scope: Scope
-
-
-@dataclass(frozen=True)
-class ModuleRef:
-    build: Build
-
-
 def extract(module: cst.Module) -> FileModel:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return _Extractor(module, positions).run()
+    return _Extractor(module, positions(module)).run()
+
+
+def positions(module: cst.Module):
+    """Node -> CodeRange for the whole module.
+
+    `MetadataWrapper.resolve` also runs a visitor over every node, which doubles the cost; the
+    provider's own code generation pass is all positions need (libcst is pinned below 2).
+    """
+    provider = PositionProvider()
+    provider._gen_impl(module)
+    return provider._computed
 
 
 class _Extractor:
@@ -82,9 +86,17 @@ class _Extractor:
     # -- scopes ----------------------------------------------------------------------------
 
     def _block(self, body, scope: Scope, path: tuple[str, ...]) -> None:
-        """Record a block's bindings, then visit its statements in order."""
+        """Record a scope's bindings (nested if/for/with/try bodies included), then visit it."""
+        self._bind_all(body, scope)
+        self._visit(body, scope, path)
+
+    def _bind_all(self, body, scope: Scope) -> None:
         for stmt in _flatten(body):
             self._bind_statement(stmt, scope)
+            if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+                self._bind_all(_compound_bodies(stmt), scope)
+
+    def _visit(self, body, scope: Scope, path: tuple[str, ...]) -> None:
         for stmt in _flatten(body):
             if isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, scope, path)
@@ -188,9 +200,10 @@ class _Extractor:
         for call in collector.calls:
             self._maybe_build_or_call(call, scope, line)
         if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
-            self._block(_compound_bodies(stmt), scope, path)
+            self._visit(_compound_bodies(stmt), scope, path)
 
     def _maybe_build_or_call(self, call: cst.Call, scope: Scope, line: int) -> None:
+        self._string_layout(call)
         if isinstance(call.func, cst.Name):
             value = self.evaluator.lookup(call.func.value, scope, line)
             if isinstance(value, ModuleRef):
@@ -306,7 +319,7 @@ class _Extractor:
         )
         self.model.regions.append(region)
         for ann in annotations:
-            self._string_layouts(ann, region)
+            self._annotation_layouts(ann)
         body = list(_flatten(_body(fn)))
         for stmt in body:
             self._bind_statement(stmt, rscope)
@@ -330,6 +343,8 @@ class _Extractor:
             return
         ann = stmt.annotation.annotation
         root = _subscript_root(ann)
+        if isinstance(root, cst.Call):  # `Stream(int32, 4)`: malformed, but meant as a stream
+            root = root.func
         if not (isinstance(root, cst.Name) and root.value == "Stream"):
             return
         value = self.evaluator.annotation(ann, rscope, self.line(stmt))
@@ -415,7 +430,7 @@ class _Extractor:
         for i, p in enumerate(_all_params(fn.params)):
             ann = p.annotation.annotation if p.annotation else None
             typ = self.evaluator.annotation(ann, rscope, line) if ann is not None else None
-            self._string_layouts(ann, region)
+            self._annotation_layouts(ann)
             kp = KernelParam(
                 name=p.name.value,
                 range=self.range(p.name),
@@ -433,6 +448,9 @@ class _Extractor:
         return kernel
 
     def _shadowed(self, name: str, rscope: Scope, region: Region, line: int) -> str | None:
+        """What visible symbol a kernel parameter name would shadow in Allo's symbol table, which
+        holds the region's names, the enclosing functions' and closures', and the module's globals
+        as they are when the region is built (`A = ...` in a `__main__` block included)."""
         if region.param(name):
             return f"region parameter '{name}'"
         found = rscope.find(name, line)
@@ -441,28 +459,22 @@ class _Extractor:
         binding, where = found
         if where is rscope:
             return f"'{name}' declared in region '{region.name}'"
-        value = self.evaluator.lookup(name, rscope, line)
-        if isinstance(value, (RegionRef, FunctionRef)):
-            return f"function '{name}'"
-        # Allo's symbol table holds constants, types and Allo names; arrays and modules are not
-        # in it, so `A = np.zeros(...)` at module level is not a conflict.
-        if isinstance(value, (bool, int, float, DType, AlloType, ConstExprType, StreamType)) or (
-            isinstance(value, Symbol) and value in _ALLO_NAMES.values()
-        ):
-            return f"'{name}' defined at line {binding.line + 1}"
-        return None
+        if isinstance(binding.value, (RegionRef, FunctionRef)):
+            return f"function '{name}' (line {binding.line + 1})"
+        return f"'{name}' (line {binding.line + 1})"
 
-    def _string_layouts(self, ann, region: Region) -> None:
-        """`T[M, N] @ Layout("S0R")`: the removed string form of `@ [S(0), R]`."""
-        if not (isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.MatrixMultiply)):
+    def _string_layout(self, node: cst.CSTNode) -> None:
+        """`Layout("S0R")`: the removed string form of `[S(0), R]`."""
+        if not (isinstance(node, cst.Call) and _dotted(node.func).split(".")[-1] == "Layout" and node.args):
             return
-        right = ann.right
-        if isinstance(right, cst.Call) and _dotted(right.func).split(".")[-1] == "Layout" and right.args:
-            spec = _string(right.args[0].value)
-            if spec is not None:
-                region.removed_syntax.append(
-                    RemovedSyntax("string layout", self.range(right), _layout_list(spec))
-                )
+        spec = _string(node.args[0].value)
+        where = self.range(node)
+        if spec is not None and all(r.range != where for r in self.model.string_layouts):
+            self.model.string_layouts.append(RemovedSyntax("string layout", where, _layout_list(spec)))
+
+    def _annotation_layouts(self, ann) -> None:
+        if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.MatrixMultiply):
+            self._string_layout(ann.right)
 
     def _finish_region(self, region: Region) -> None:
         for use in region.stream_uses:
@@ -470,11 +482,12 @@ class _Extractor:
             if stream is not None:
                 (stream.puts if use.op == "put" else stream.gets).append(use)
         for p in region.params:
-            bound = [(k, kp) for k in region.kernels for kp in k.params if kp.bound_to == p.name]
-            p.kernels = list(dict.fromkeys(k.name for k, _ in bound))
-            reads = any(kp.access.reads for _, kp in bound)
-            writes = any(kp.access.writes for _, kp in bound)
-            if not bound:
+            accesses = [(k.name, kp.access) for k in region.kernels for kp in k.params if kp.bound_to == p.name]
+            accesses += [(k.name, k.captured[p.name]) for k in region.kernels if p.name in k.captured]
+            p.kernels = list(dict.fromkeys(name for name, _ in accesses))
+            reads = any(a.reads for _, a in accesses)
+            writes = any(a.writes for _, a in accesses)
+            if not accesses:
                 p.direction = Direction.UNUSED
             elif writes:
                 p.direction = Direction.INOUT if reads else Direction.OUT
@@ -564,10 +577,7 @@ def _dotted(node) -> str:
 
 
 def _string(node) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None
+    return string_value(node) if isinstance(node, cst.SimpleString) else None
 
 
 def _layout_list(spec: str) -> str | None:

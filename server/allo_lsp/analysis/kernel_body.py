@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from allo_lsp.analysis.evaluate import FunctionRef, RegionRef
 from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
 
 if TYPE_CHECKING:
@@ -23,10 +24,14 @@ _MAX_HELPER_DEPTH = 4
 
 
 def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ex: _Extractor, scope: Scope) -> None:
-    scanner = _Scanner(ex, scope, [p.name for p in kernel.params], kernel.name, region, 0)
+    own = [p.name for p in kernel.params]
+    # Region parameters the body names directly (captured from the region's scope, not bound).
+    free = [p.name for p in region.params if p.name not in own]
+    scanner = _Scanner(ex, scope, own + free, kernel.name, region, 0)
     fn.body.visit(scanner)
     for p in kernel.params:
         p.access = scanner.access[p.name]
+    kernel.captured = {n: a for n in free if (a := scanner.access[n]).reads or a.writes}
     kernel.pid_unpacks = scanner.pid_unpacks
     kernel.meta_uses = scanner.meta_uses
     kernel.subregions = scanner.subregions
@@ -132,8 +137,6 @@ class _Scanner(cst.CSTVisitor):
         return False
 
     def _callee_access(self, func: cst.BaseExpression):
-        from allo_lsp.analysis.extract import FunctionRef, RegionRef
-
         node = func.value if isinstance(func, cst.Subscript) else func  # `inner[2, 2](...)`
         if not isinstance(node, cst.Name) or self.depth >= _MAX_HELPER_DEPTH:
             return None

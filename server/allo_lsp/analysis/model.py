@@ -126,6 +126,14 @@ class Kernel:
     meta_uses: list[MetaUse] = field(default_factory=list)
     body_range: Range | None = None
     subregions: list[Region] = field(default_factory=list, repr=False)  # regions its body calls
+    captured: dict[str, Access] = field(default_factory=dict)  # region parameters used unbound
+
+    @property
+    def bindings_known(self) -> bool:
+        """`args` absent or a list literal of names: every binding can be read from source."""
+        if self.args_range is None:
+            return True
+        return self.args_is_list and all(a.name is not None for a in self.args or ())
 
     @property
     def pe_count(self) -> int | None:
@@ -215,6 +223,10 @@ class Region:
 
     def stream(self, name: str) -> Stream | None:
         return next((s for s in self.streams if s.name == name), None)
+
+    @property
+    def bindings_known(self) -> bool:
+        return all(k.bindings_known for k in self.kernels)
 
     @property
     def parameterless_api(self) -> bool:
@@ -325,6 +337,7 @@ class FileModel:
     builds: list[Build] = field(default_factory=list)
     calls: list[ModuleCall] = field(default_factory=list)
     syntax_errors: list[SyntaxProblem] = field(default_factory=list)
+    string_layouts: list[RemovedSyntax] = field(default_factory=list)  # `Layout("S0R")`, anywhere
 
     def builds_of(self, region: Region) -> list[Build]:
         return [b for b in self.builds if b.region is region]

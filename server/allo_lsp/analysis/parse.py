@@ -18,6 +18,12 @@ import libcst as cst
 from allo_lsp.analysis.model import Range, SyntaxProblem
 
 _MAX_REPAIRS = 12
+# libcst is quadratic on long operator chains and overflows its native stack on deep nesting
+# (a segfault, not an exception). No Allo design has lines this long or brackets this deep
+# (CPython itself refuses more than 200 nested brackets), so such text is set aside up front.
+_MAX_LINE = 1000
+_MAX_DEPTH = 150
+_BRACKET = re.compile(r"[()\[\]{}]")
 # PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
 _PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
 
@@ -31,6 +37,13 @@ class Parsed:
 def parse(text: str) -> Parsed:
     lines = text.split("\n")
     errors: list[SyntaxProblem] = []
+    for i, line in enumerate(lines):
+        if len(line) > _MAX_LINE:  # set aside; the rest of the file is still analysed
+            lines[i] = _neutralise(line)
+    deep = _too_deep(lines)
+    if deep is not None:
+        message = f"more than {_MAX_DEPTH} nested brackets: the file is not analysed"
+        return Parsed(None, [SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))])
     for _ in range(_MAX_REPAIRS):
         source = "\n".join(lines)
         try:
@@ -51,6 +64,19 @@ def parse(text: str) -> Parsed:
             return Parsed(None, errors)
         lines[line] = repaired
     return Parsed(None, errors)
+
+
+def _too_deep(lines: list[str]) -> int | None:
+    """The first line where bracket nesting passes the limit (strings are not excluded: a rough
+    bound is enough for a guard)."""
+    depth = 0
+    for i, line in enumerate(lines):
+        for m in _BRACKET.finditer(line):
+            depth += 1 if m.group() in "([{" else -1
+            if depth > _MAX_DEPTH:
+                return i
+        depth = max(depth, 0)
+    return None
 
 
 def _locate(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:

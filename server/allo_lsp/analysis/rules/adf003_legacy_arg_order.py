@@ -36,6 +36,8 @@ severity_for = legacy_hazard_severity
 
 def check(ctx: Context):
     for region in ctx.model.regions:
+        if not region.bindings_known:  # an unreadable args=... is ADF013; guessing would mislead
+            continue
         legacy = region.legacy_order
         declared = [p.name for p in region.params if p.name in legacy]
         if legacy == declared:

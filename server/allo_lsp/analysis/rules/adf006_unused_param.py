@@ -1,7 +1,7 @@
 """ADF006 unused-param: region parameter used by no kernel
 
 ## What it does
-Flags a region parameter that no kernel binds in its `args=[...]`.
+Flags a region parameter that no kernel binds in its `args=[...]` or names in its body.
 
 ## Why is this bad?
 It stays in the compiled signature (its `itypes` character is `?`), so callers must still pass it,
@@ -30,6 +30,8 @@ SEVERITY = Severity.WARNING
 
 def check(ctx: Context):
     for region in ctx.model.regions:
+        if not region.bindings_known:  # an unreadable args=... is ADF013; guessing would mislead
+            continue
         if not region.kernels:  # still being written: no kernel can bind anything yet
             continue
         for p in region.params:

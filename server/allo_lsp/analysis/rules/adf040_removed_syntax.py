@@ -35,13 +35,17 @@ SEVERITY = Severity.WARNING
 
 
 def check(ctx: Context):
+    for old in ctx.model.string_layouts:
+        target = old.replacement or "[S(0), R]"
+        yield Finding(
+            old.range,
+            f"String layouts were removed: write the layout as a list, '{target}'.",
+            {"kind": old.kind, "replacement": target},
+        )
     for region in ctx.model.regions:
         for old in region.removed_syntax:
             if old.kind == "df.pipe":
                 message = f"df.pipe(...) was removed: declare the stream as '{old.replacement}'."
-            elif old.kind == "string layout":
-                target = old.replacement or "[S(0), R]"
-                message = f"String layouts were removed: write the layout as '@ {target}'."
             else:
                 message = (
                     f"Region '{region.name}' has no parameters and its kernels take arrays without "

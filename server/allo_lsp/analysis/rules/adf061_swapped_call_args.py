@@ -2,7 +2,8 @@
 
 ## What it does
 Flags an argument of `mod(...)` that is a variable named like a region parameter other than the
-one at its position (in the order of the configured Allo build).
+one at its position (in the order of the configured Allo build). A variable passed several times
+is taken as deliberate.
 
 ## Why is this bad?
 Arrays are passed by position and written in place: swapped arguments run without error and
@@ -30,8 +31,11 @@ def check(ctx: Context):
         if call.region.parameterless_api:
             continue  # its old signature came from the kernels' own parameters; ADF040 reports it
         params = [p.name for p in call.region.signature_for(ctx.options.allo_build)]
+        passed = [a.name for a in call.args]
         for i, arg in enumerate(call.args):
             if arg.keyword or arg.starred or arg.name is None or i >= len(params):
+                continue
+            if passed.count(arg.name) > 1:  # `mod(A, A, A)` reuses a buffer on purpose: not a swap
                 continue
             if arg.name in params and params[i] != arg.name:
                 yield Finding(
