@@ -31,3 +31,11 @@ def test_rule_is_documented(rule):
     for section in ("## What it does", "## Why is this bad?", "## Example"):
         assert section in rule.doc, f"{rule.code} lacks {section!r}"
     assert "```python" in rule.doc
+
+
+def test_every_code_of_the_table_is_registered():
+    assert [r.code for r in RULES] == [
+        "ADF001", "ADF002", "ADF003", "ADF004", "ADF005", "ADF006", "ADF010", "ADF011", "ADF012",
+        "ADF013", "ADF014", "ADF015", "ADF016", "ADF017", "ADF020", "ADF021", "ADF022", "ADF030",
+        "ADF040", "ADF050", "ADF060", "ADF061", "ADF900",
+    ]

@@ -7,35 +7,12 @@ What/Why/Example sections, a `SEVERITY`, optionally `severity_for(options)`, and
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import dataclass
 from types import ModuleType
 
 from allo_lsp.analysis.problems import Problem, Severity
-from allo_lsp.analysis.rules import (
-    adf001_bare_scalar_param,
-    adf002_scalar_in_args,
-    adf003_legacy_arg_order,
-    adf004_merged_local_names,
-    adf005_outputs_not_last,
-    adf006_unused_param,
-    adf010_missing_mapping,
-    adf011_mapping_not_first,
-    adf012_args_count,
-    adf013_args_not_names,
-    adf014_unknown_arg,
-    adf015_type_mismatch,
-    adf016_shadowing_param,
-    adf017_pid_axes,
-    adf020_stream_declaration,
-    adf021_stream_use,
-    adf022_unbalanced_stream,
-    adf030_meta_construct,
-    adf040_removed_syntax,
-    adf050_region_named_kernel,
-    adf060_call_arity,
-    adf061_swapped_call_args,
-    adf900_syntax_error,
-)
 from allo_lsp.analysis.rules.base import Context, Options
 
 
@@ -59,33 +36,11 @@ class Rule:
         return Rule(code, name, summary, doc.strip(), module)
 
 
+# Every `adfNNN_<name>.py` module beside this file, in code order.
 RULES: tuple[Rule, ...] = tuple(
-    Rule.of(m)
-    for m in (
-        adf001_bare_scalar_param,
-        adf002_scalar_in_args,
-        adf003_legacy_arg_order,
-        adf004_merged_local_names,
-        adf005_outputs_not_last,
-        adf006_unused_param,
-        adf010_missing_mapping,
-        adf011_mapping_not_first,
-        adf012_args_count,
-        adf013_args_not_names,
-        adf014_unknown_arg,
-        adf015_type_mismatch,
-        adf016_shadowing_param,
-        adf017_pid_axes,
-        adf020_stream_declaration,
-        adf021_stream_use,
-        adf022_unbalanced_stream,
-        adf030_meta_construct,
-        adf040_removed_syntax,
-        adf050_region_named_kernel,
-        adf060_call_arity,
-        adf061_swapped_call_args,
-        adf900_syntax_error,
-    )
+    Rule.of(importlib.import_module(f"{__name__}.{info.name}"))
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
+    if info.name.startswith("adf")
 )
 BY_CODE = {r.code: r for r in RULES}
 
