@@ -1,11 +1,6 @@
-import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
-SHARED = ROOT.parent / "shared"
-# Snapshots are rewritten instead of compared when this is set: review the diff before committing.
-UPDATE_SNAPSHOTS = os.environ.get("UPDATE_SNAPSHOTS") == "1"
-
-sys.path.insert(0, str(ROOT / "tests"))
+# Test helpers (`paths`, `snapshot`, ...) are imported by name from the tests directory.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lsp"))

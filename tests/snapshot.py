@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import UPDATE_SNAPSHOTS
+from paths import UPDATE_SNAPSHOTS
 
 
 def render_problems(name: str, text: str, problems) -> str:

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import EXAMPLES
+from paths import EXAMPLES
 
 CLEAN = EXAMPLES / "producer_consumer.py"
 ORDER = EXAMPLES / "pitfall_arg_order.py"
@@ -109,3 +109,40 @@ def test_rules_command_lists_and_explains():
     one = run("rules", "adf022")
     assert one.returncode == 0 and one.stdout.startswith("# ADF022 unbalanced-stream")
     assert run("rules", "ADF999").returncode == 2
+
+
+def test_serve_over_tcp_answers_initialize():
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "allo_lsp", "serve", "--tcp", f"127.0.0.1:{port}"])
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.1)
+        with conn:
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                               "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+            conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            reply = b""
+            while b'"serverInfo"' not in reply:
+                chunk = conn.recv(65536)
+                assert chunk, "connection closed before the initialize result"
+                reply += chunk
+        assert b'"name": "allo-lsp"' in reply and b'"hoverProvider": true' in reply
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+def test_serve_rejects_a_malformed_tcp_address():
+    out = run("serve", "--tcp", "2087")
+    assert out.returncode == 2 and "HOST:PORT" in out.stderr

@@ -3,13 +3,15 @@
 import ast
 from pathlib import Path
 
-from conftest import ROOT
+from paths import ROOT
 
 PACKAGE = ROOT / "server" / "allo_lsp"
 # What each layer must not import (prefix match on the imported module name).
 FORBIDDEN = {
     "analysis": ("pygls", "lsprotocol", "subprocess", "socket", "allo_lsp.lsp", "allo_lsp.ide",
                  "allo_lsp.jobs", "allo_lsp.runner", "allo_lsp.check", "allo_lsp.cli"),
+    "ide": ("pygls", "lsprotocol", "subprocess", "socket", "allo_lsp.lsp", "allo_lsp.jobs",
+            "allo_lsp.runner", "allo_lsp.check", "allo_lsp.cli"),
 }
 
 

@@ -1,7 +1,7 @@
 """The README's promises: its rules table is generated from the rule docstrings, and CI runs its
 test command."""
 
-from conftest import ROOT
+from paths import ROOT
 
 from allo_lsp.analysis.rules import rules_markdown
 

@@ -1,4 +1,4 @@
-"""Command-line entry point: `allo-lsp check|rules` (more commands join as they land)."""
+"""Command-line entry point: `allo-lsp [serve] | check | rules`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="allo-lsp", description="Editor tooling for Allo dataflow designs.")
     parser.add_argument("--version", action="version", version=f"allo-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="run the language server (the default command)")
+    serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead, for debugging")
+    serve.add_argument("--log-file", metavar="PATH", help="write the server's log to PATH")
 
     check = sub.add_parser("check", help="analyse files or directories and print diagnostics and signatures")
     check.add_argument("paths", nargs="+", metavar="PATH")
@@ -33,13 +38,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv if argv is not None else sys.argv[1:] or ["serve"])
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "check":
         return _check(args)
     if args.command == "rules":
         return _rules(args)
     parser.print_help()
     return 2
+
+
+def _serve(args) -> int:
+    import logging
+
+    # stdout carries the protocol: logs go to stderr (the client's output channel) or a file.
+    logging.basicConfig(
+        filename=args.log_file,
+        level=logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    from allo_lsp.lsp.server import server
+
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            print("allo-lsp serve: --tcp takes HOST:PORT, e.g. 127.0.0.1:2087", file=sys.stderr)
+            return 2
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0
 
 
 def _check(args) -> int:

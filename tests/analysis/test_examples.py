@@ -1,7 +1,7 @@
 """The bundled examples: clean designs are clean, each pitfall is flagged where its docstring says."""
 
 import pytest
-from conftest import EXAMPLES
+from paths import EXAMPLES
 from expectations import actual, expected_from_docstring
 from snapshot import assert_snapshot
 

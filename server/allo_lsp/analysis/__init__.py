@@ -21,10 +21,11 @@ __all__ = ["Analysis", "Options", "Problem", "Severity", "analyze"]
 class Analysis:
     model: FileModel
     problems: list[Problem]
+    options: Options = Options()
 
 
 def analyze(text: str, options: Options = Options()) -> Analysis:
     parsed = parse(text)
     model = extract(parsed.module) if parsed.module is not None else FileModel()
     model.syntax_errors = parsed.errors
-    return Analysis(model, run_rules(Context(model, options)))
+    return Analysis(model, run_rules(Context(model, options)), options)

@@ -72,6 +72,7 @@ class _Scanner(cst.CSTVisitor):
             root = root.value
         if isinstance(root, cst.Name) and root.value in self.access:
             access = self.access[root.value]
+            access.uses.append(self.ex.range(root))
             # `A[i] = x` and `A += x` write the array; a bare `A = x` only rebinds the name.
             if root is not target or also_read:
                 access.writes = True
@@ -101,6 +102,7 @@ class _Scanner(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.access:
             self.access[node.value].reads = True
+            self.access[node.value].uses.append(self.ex.range(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter
@@ -129,6 +131,7 @@ class _Scanner(cst.CSTVisitor):
                 mine = self.access[value.value]
                 mine.reads |= callee[i].reads
                 mine.writes |= callee[i].writes
+                mine.uses.append(self.ex.range(value))
             else:
                 arg.visit(self)
         for arg in node.args:

@@ -46,10 +46,11 @@ class Direction(str, Enum):
 
 @dataclass
 class Access:
-    """What a kernel does with one of its parameters."""
+    """What a kernel does with one of its parameters, and where its body names it."""
 
     reads: bool = False
     writes: bool = False
+    uses: list[Range] = field(default_factory=list)
 
 
 @dataclass

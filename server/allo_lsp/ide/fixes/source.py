@@ -1,0 +1,115 @@
+"""The file a fix edits: its text, its libcst tree, and the positions that tie one to the other.
+
+Edits are computed from node positions and replace only the text that changes, so formatting,
+comments and spacing elsewhere survive byte for byte. The tree comes from `analysis.parse`, which
+sets aside lines it cannot parse without moving any other line; a fix that would read or edit one
+of those lines is unavailable rather than wrong.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import libcst as cst
+
+from allo_lsp.analysis.extract import positions
+from allo_lsp.analysis.model import Position, Range
+from allo_lsp.analysis.parse import parse
+from allo_lsp.ide.fixes.base import Unavailable
+from allo_lsp.ide.types import TextEdit
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+
+class Source:
+    def __init__(self, text: str, module: cst.Module) -> None:
+        self.text = text
+        self.module = module
+        self.lines = text.split("\n")
+        parsed = module.code.split("\n")
+        # Lines the parser replaced: the tree says nothing true about them.
+        self.set_aside = {i for i, line in enumerate(self.lines) if i >= len(parsed) or parsed[i] != line}
+        self.positions = positions(module)
+        self._starts = []
+        offset = 0
+        for line in self.lines:
+            self._starts.append(offset)
+            offset += len(line) + 1
+        self._functions: dict[Range, cst.FunctionDef] | None = None
+
+    @staticmethod
+    def of(text: str) -> Source | None:
+        module = parse(text).module
+        return None if module is None else Source(text, module)
+
+    # -- positions and text -----------------------------------------------------------------
+
+    def range(self, node: cst.CSTNode) -> Range:
+        pos = self.positions.get(node)
+        if pos is None:
+            raise Unavailable("node without a position")
+        return Range.of(pos.start.line - 1, pos.start.column, pos.end.line - 1, pos.end.column)
+
+    def text_at(self, r: Range) -> str:
+        self._check(r)
+        return self.text[self._offset(r.start) : self._offset(r.end)]
+
+    def text_of(self, node: cst.CSTNode) -> str:
+        return self.text_at(self.range(node))
+
+    def line_end(self, line: int) -> Position:
+        return Position(line, len(self.lines[line].rstrip("\r")))
+
+    def _offset(self, pos: Position) -> int:
+        return self._starts[pos.line] + pos.column
+
+    def _check(self, r: Range) -> None:
+        if not (0 <= r.start.line <= r.end.line < len(self.lines)):
+            raise Unavailable("range outside the text")
+        if any(line in self.set_aside for line in range(r.start.line, r.end.line + 1)):
+            raise Unavailable("range on a line the parser set aside")
+
+    # -- finding nodes ----------------------------------------------------------------------
+
+    def function(self, name_range: Range) -> cst.FunctionDef:
+        """The function (region or kernel) whose name is at `name_range`, as the model records it."""
+        if self._functions is None:
+            self._functions = {
+                self.range(node.name): node for node in self.positions if isinstance(node, cst.FunctionDef)
+            }
+        fn = self._functions.get(name_range)
+        if fn is None:
+            raise Unavailable("no function at the model's position (stale analysis?)")
+        return fn
+
+    def find(self, kind: type[N], r: Range) -> N:
+        """The node of type `kind` spanning exactly `r`."""
+        for node in self.positions:
+            if isinstance(node, kind) and self.range(node) == r:
+                return node
+        raise Unavailable(f"no {kind.__name__} at the model's position (stale analysis?)")
+
+    # -- edits ------------------------------------------------------------------------------
+
+    def replace(self, r: Range, new_text: str) -> TextEdit:
+        self._check(r)
+        return TextEdit(r, new_text)
+
+    def insert(self, at: Position, new_text: str) -> TextEdit:
+        return self.replace(Range(at, at), new_text)
+
+    def permute(self, slots: list[Range], order: list[int]) -> list[TextEdit]:
+        """Slot `i` receives the text of slot `order[i]`; what lies between slots stays put."""
+        texts = [self.text_at(r) for r in slots]
+        return [self.replace(r, texts[j]) for i, (r, j) in enumerate(zip(slots, order)) if i != j]
+
+    def checked(self, edits: list[TextEdit]) -> tuple[TextEdit, ...]:
+        """The edits in text order; overlapping ones (or two inserts at one place, whose order
+        an editor may not keep) mean the fix is confused about the text."""
+        ordered = sorted(edits, key=lambda e: (e.range.start, e.range.end))
+        for a, b in zip(ordered, ordered[1:]):
+            if b.range.start < a.range.end or b.range.start == a.range.start:
+                raise Unavailable("overlapping edits")
+        if not ordered:
+            raise Unavailable("nothing to change")
+        return tuple(ordered)

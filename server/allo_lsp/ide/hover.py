@@ -1,0 +1,168 @@
+"""Hover: what the thing under the cursor compiles to.
+
+On a region (name or decorator): the top function as the compiled module takes it. On a kernel:
+its PEs and bindings. On a stream: its type and who puts and gets. On a call of a built module:
+which argument lands in which parameter. On a name in `args=[...]`: the region parameter.
+"""
+
+from __future__ import annotations
+
+from allo_lsp.analysis import Analysis
+from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
+from allo_lsp.ide.types import HoverResult
+
+_MAX_INSTANCES = 8
+
+
+def hover(analysis: Analysis, pos: Position) -> HoverResult | None:
+    model = analysis.model
+    for region in model.regions:
+        if not region.def_range.contains(pos) and not region.decorator_range.contains(pos):
+            continue
+        if region.range.contains(pos) or region.decorator_range.contains(pos):
+            return HoverResult(region.range if region.range.contains(pos) else region.decorator_range,
+                               region_markdown(region))
+        for p in region.params:
+            if p.range.contains(pos):
+                return HoverResult(p.range, _param_markdown(region, p))
+        for stream in region.streams:
+            if stream.range.contains(pos):
+                return HoverResult(stream.range, stream_markdown(stream))
+        for use in region.stream_uses:
+            stream = region.stream(use.stream)
+            if stream is not None and use.range.contains(pos):
+                return HoverResult(use.range, stream_markdown(stream))
+        for kernel in region.kernels:
+            found = _in_kernel(region, kernel, pos)
+            if found is not None:
+                return found
+    for call in model.calls:
+        if call.range.contains(pos):
+            return HoverResult(call.range, call_markdown(call, analysis.options.allo_build))
+    return None
+
+
+def _in_kernel(region: Region, kernel: Kernel, pos: Position) -> HoverResult | None:
+    if kernel.range.contains(pos) or (kernel.decorator_range.contains(pos) and not _on_arg(kernel, pos)):
+        where = kernel.range if kernel.range.contains(pos) else kernel.decorator_range
+        return HoverResult(where, kernel_markdown(region, kernel))
+    for arg in kernel.args or ():
+        p = region.param(arg.name) if arg.name else None
+        if p is not None and arg.range.contains(pos):
+            return HoverResult(arg.range, _param_markdown(region, p))
+    for kp in kernel.params:
+        if kp.range.contains(pos) or any(u.contains(pos) for u in kp.access.uses):
+            p = region.param(kp.bound_to) if kp.bound_to else None
+            where = kp.range if kp.range.contains(pos) else next(u for u in kp.access.uses if u.contains(pos))
+            binding = f" <- `{p.name}`, #{region.params.index(p) + 1} of `{region.name}`" if p else " (not bound)"
+            kind = kp.type.resolved if kp.type else kp.annotation or "?"
+            return HoverResult(where, f"kernel parameter `{kp.name}: {kind}`{binding}")
+    return None
+
+
+def _on_arg(kernel: Kernel, pos: Position) -> bool:
+    return any(a.range.contains(pos) for a in kernel.args or ())
+
+
+def region_markdown(region: Region) -> str:
+    pes = region.pe_count
+    lines = [
+        f"**region `{region.name}`** · {len(region.kernels)} kernel{'s' * (len(region.kernels) != 1)}"
+        f" · {pes if pes is not None else '?'} PE{'s' * (pes != 1)}",
+        "",
+        "Compiled top function (declaration order, fixed Allo builds):",
+        "",
+        "| # | parameter | Allo type | MLIR type | interface | direction | kernels |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for arg in region.top_signature:
+        p = arg.param
+        iface = f"m_axi `{arg.bundle}`" if arg.bundle else arg.interface
+        lines.append(
+            f"| {arg.position} | `{p.name}` | `{_type(p)}` | `{p.type.mlir if p.type else '?'}` | {iface} "
+            f"| {p.direction.value} | {', '.join(p.kernels) or '—'} |"
+        )
+    lines += ["", "```python", f"mod({', '.join(p.name for p in region.params)})", "```"]
+    legacy = region.legacy_order
+    if legacy != [p.name for p in region.params if p.name in legacy]:
+        firsts = ", then ".join(dict.fromkeys(a.kernel for a in region.legacy_signature))
+        lines += [
+            "",
+            f"**Older Allo builds compile `{region.name}({', '.join(legacy)})`**: they order arguments "
+            f"by the kernel that first binds each ({firsts}), so a call written for one build "
+            "corrupts data on the other.",
+        ]
+    return "\n".join(lines)
+
+
+def kernel_markdown(region: Region, kernel: Kernel) -> str:
+    mapping = f"[{', '.join('?' if m is None else str(m) for m in kernel.mapping)}]" if kernel.mapping else "missing"
+    pes = kernel.pe_count
+    names = kernel.instance_names
+    shown = ", ".join(f"`{n}`" for n in names[:_MAX_INSTANCES])
+    if len(names) > _MAX_INSTANCES:
+        shown += f", … ({len(names)} in all)"
+    lines = [
+        f"**kernel `{kernel.name}`** in region `{region.name}` · mapping `{mapping}` · "
+        f"{pes if pes is not None else '?'} PE{'s' * (pes != 1)}",
+    ]
+    if shown:
+        lines += ["", f"PEs: {shown}"]
+    if kernel.params:
+        lines += ["", "| parameter | type | bound to | access |", "|---|---|---|---|"]
+        for kp in kernel.params:
+            p = region.param(kp.bound_to) if kp.bound_to else None
+            bound = f"`{kp.name} <- {p.name}`, #{region.params.index(p) + 1}" if p else "not bound"
+            access = "/".join(a for a, on in (("read", kp.access.reads), ("write", kp.access.writes)) if on)
+            kind = kp.type.resolved if kp.type else kp.annotation or "?"
+            lines.append(f"| `{kp.name}` | `{kind}` | {bound} | {access or '—'} |")
+    return "\n".join(lines)
+
+
+def stream_markdown(stream: Stream) -> str:
+    if stream.type is None:
+        head = f"**stream `{stream.name}`**: `{stream.annotation}`"
+    else:
+        t = stream.type
+        dims = f" · array `[{', '.join('?' if d is None else str(d) for d in t.dims)}]`" if t.dims else ""
+        depth = "?" if t.depth is None else t.depth
+        head = (
+            f"**stream `{stream.name}`**: element `{t.element.resolved}` · depth {depth}{dims} · "
+            f"`{t.mlir}`"
+        )
+    puts = ", ".join(dict.fromkeys(u.kernel for u in stream.puts)) or "no kernel"
+    gets = ", ".join(dict.fromkeys(u.kernel for u in stream.gets)) or "no kernel"
+    return f"{head}\n\nput by: {puts}  \ngot by: {gets}"
+
+
+def call_markdown(call: ModuleCall, allo_build: str) -> str:
+    region = call.region
+    params = region.signature_for(allo_build)
+    order = "kernel-appearance order (older Allo builds)" if allo_build == "legacy" else "declaration order"
+    lines = [
+        f"**`{call.module}`** is `{region.name}` built with target `{call.build_target or '?'}`; "
+        f"arguments in {order}:",
+        "",
+        "| # | parameter | type | receives |",
+        "|---|---|---|---|",
+    ]
+    for i, p in enumerate(params):
+        received = f"`{call.args[i].text}`" if i < len(call.args) and not call.args[i].keyword else "—"
+        lines.append(f"| {i + 1} | `{p.name}` | `{_type(p)}` | {received} |")
+    return "\n".join(lines)
+
+
+def _param_markdown(region: Region, p: RegionParam) -> str:
+    index = region.params.index(p)
+    arg = region.top_signature[index]
+    iface = f"m_axi `{arg.bundle}`" if arg.bundle else arg.interface
+    order = ", ".join(q.name for q in region.params)
+    mlir = p.type.mlir if p.type else "?"
+    return (
+        f"region parameter `{p.name}`, #{index + 1} of `{region.name}({order})`: `{_type(p)}` "
+        f"(`{mlir}`, {iface}), {p.direction.value}"
+    )
+
+
+def _type(p: RegionParam) -> str:
+    return p.type.resolved if p.type else p.annotation or "?"

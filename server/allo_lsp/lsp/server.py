@@ -1,0 +1,274 @@
+"""`allo-lsp serve`: the language server.
+
+Each handler is a few lines: find the document's analysis, call the `ide` feature, convert.
+Analysis runs off the event loop (`asyncio.to_thread`), debounced per document; a result is
+published only if the document is still at the version that was analysed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from allo_lsp import __version__
+from allo_lsp.analysis import Options
+# TEMP
+from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
+from allo_lsp.ide.hover import hover
+from allo_lsp.ide.inlay_hints import inlay_hints
+from allo_lsp.ide.navigation import definition, references
+from allo_lsp.ide.symbols import document_symbols
+from allo_lsp.lsp.convert import Converter
+from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
+
+log = logging.getLogger(__name__)
+
+
+class AlloLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.analyses: dict[str, DocumentAnalysis] = {}
+        self._pending: dict[str, asyncio.Task] = {}
+
+    # -- analysis ---------------------------------------------------------------------------
+
+    def options(self) -> Options:
+        return Options(allo_build=self.settings.allo_build)
+
+    async def analyse(self, uri: str, delay: float = 0.0) -> None:
+        """Analyse the document as it is after `delay` seconds, and publish if still current."""
+        if delay:
+            await asyncio.sleep(delay)
+        doc = self.workspace.get_text_document(uri)
+        text, version = doc.source, doc.version
+        previous = self.analyses.get(uri)
+        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, self.options(), previous)
+        if uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:
+            return  # superseded: a newer edit has its own analysis scheduled
+        self.analyses[uri] = result
+        self.publish(uri, result)
+
+    def schedule(self, uri: str, delay: float) -> None:
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        task = asyncio.ensure_future(self.analyse(uri, delay))
+        self._pending[uri] = task
+        task.add_done_callback(lambda t: self._finished(uri, t))
+
+    def _finished(self, uri: str, task: asyncio.Task) -> None:
+        if self._pending.get(uri) is task:
+            del self._pending[uri]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("analysis of %s failed", uri, exc_info=task.exception())
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"analysis of {uri} failed: {task.exception()!r}"))
+
+    def publish(self, uri: str, result: DocumentAnalysis) -> None:
+        convert = self.converter(uri, result.text)
+        diagnostics = [convert.diagnostic(p) for p in result.problems]
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
+        )
+
+    def open_uris(self) -> set[str]:
+        return set(self.workspace.text_documents)
+
+    def converter(self, uri: str, text: str) -> Converter:
+        return Converter(self.workspace.position_codec, text.split("\n"))
+
+    def document(self, uri: str) -> TextDocument:
+        return self.workspace.get_text_document(uri)
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def apply_settings(self, raw) -> None:
+        settings, warnings = parse_settings(raw, Settings())
+        for warning in warnings:
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, f"allo-lsp: {warning}"))
+        changed = settings != self.settings
+        self.settings = settings
+        if changed:
+            for uri in self.open_uris():
+                self.schedule(uri, 0.0)
+
+    async def pull_settings(self) -> None:
+        caps = self.client_capabilities.workspace
+        if not (caps and caps.configuration):
+            return
+        try:
+            result = await self.workspace_configuration_async(
+                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=SECTION)])
+            )
+        except Exception as exc:  # a client that cannot answer: keep what we have
+            log.warning("workspace/configuration failed: %r", exc)
+            return
+        self.apply_settings(result[0] if result else None)
+
+
+server = AlloLanguageServer()
+
+
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
+    options = params.initialization_options
+    if isinstance(options, dict):
+        ls.settings, _ = parse_settings(options.get(SECTION, options))
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: AlloLanguageServer, params: lsp.InitializedParams) -> None:
+    caps = ls.client_capabilities.workspace
+    if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
+        await ls.client_register_capability_async(
+            lsp.RegistrationParams(
+                registrations=[lsp.Registration(id="allo-config", method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)]
+            )
+        )
+    await ls.pull_settings()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: AlloLanguageServer, params: lsp.DidChangeConfigurationParams) -> None:
+    caps = ls.client_capabilities.workspace
+    if caps and caps.configuration:
+        asyncio.ensure_future(ls.pull_settings())  # the pushed value may be partial: ask for ours
+    elif isinstance(params.settings, dict):
+        ls.apply_settings(params.settings.get(SECTION))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, 0.0)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: AlloLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    pending = ls._pending.pop(uri, None)
+    if pending is not None:
+        pending.cancel()
+    ls.analyses.pop(uri, None)
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+# -- requests: answered from the newest analysis, moved to the current text ----------------------
+
+
+def _view(ls: AlloLanguageServer, uri: str):
+    """(analysis, converter on the current text, shift) or None before the first analysis."""
+    result = ls.analyses.get(uri)
+    if result is None:
+        return None
+    text = ls.document(uri).source
+    analysis, _, shift = result.view(text)
+    return analysis, ls.converter(uri, text), shift
+
+
+def _at(ls: AlloLanguageServer, uri: str, position: lsp.Position):
+    view = _view(ls, uri)
+    if view is None:
+        return None
+    analysis, convert, shift = view
+    pos = position_back(shift, convert.from_position(position))
+    return None if pos is None else (analysis, pos, convert, shift)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    found = _at(ls, params.text_document.uri, params.position)
+    if found is None:
+        return None
+    analysis, pos, convert, shift = found
+    result = hover(analysis, pos)
+    moved = range_forward(shift, result.range) if result else None
+    return convert.hover(type(result)(moved, result.markdown)) if moved else None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def on_definition(ls: AlloLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    found = _at(ls, params.text_document.uri, params.position)
+    if found is None:
+        return None
+    analysis, pos, convert, shift = found
+    target = definition(analysis, pos)
+    moved = range_forward(shift, target) if target else None
+    return lsp.Location(params.text_document.uri, convert.range(moved)) if moved else None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+def on_references(ls: AlloLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    found = _at(ls, params.text_document.uri, params.position)
+    if found is None:
+        return []
+    analysis, pos, convert, shift = found
+    ranges = references(analysis, pos, params.context.include_declaration)
+    moved = [m for r in ranges if (m := range_forward(shift, r)) is not None]
+    return [lsp.Location(params.text_document.uri, convert.range(r)) for r in moved]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    view = _view(ls, params.text_document.uri)
+    if view is None:
+        return []
+    analysis, convert, shift = view
+    out = []
+    for symbol in document_symbols(analysis):
+        moved = _move_symbol(symbol, shift)
+        if moved is not None:
+            out.append(convert.symbol(moved))
+    return out
+
+
+def _move_symbol(symbol, shift):
+    rng, sel = range_forward(shift, symbol.range), range_forward(shift, symbol.selection)
+    if rng is None or sel is None:
+        return None
+    children = tuple(c for c in (_move_symbol(c, shift) for c in symbol.children) if c is not None)
+    return type(symbol)(symbol.name, symbol.kind, symbol.detail, rng, sel, children)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+    view = _view(ls, params.text_document.uri)
+    if view is None:
+        return []
+    analysis, convert, shift = view
+    window = convert.from_range(params.range)
+    out = []
+    for hint in inlay_hints(analysis):
+        line = hint.position.line if shift is None else shift.forward(hint.position.line)
+        if line is not None:
+            moved = type(hint)(type(hint.position)(line, hint.position.column), hint.label, hint.kind,
+                               hint.padding_left, hint.padding_right)
+            if window.contains(moved.position):
+                out.append(convert.inlay_hint(moved))
+    return out
+
+
+@server.feature(
+    lsp.TEXT_DOCUMENT_CODE_ACTION,
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix], resolve_provider=False),
+)
+async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    uri = params.text_document.uri
+    doc = ls.document(uri)
+    text, version = doc.source, doc.version
+    result = ls.analyses.get(uri)
+    # Edits must be computed on exactly the text the client has: re-analyse if it moved on.
+    if result is None or result.text != text:
+        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, ls.options(), result)
+    convert = ls.converter(uri, text)
+    from allo_lsp.ide.code_actions import code_actions
+    actions = code_actions(text, result.current, convert.from_range(params.range))
+    return [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]

@@ -1,0 +1,53 @@
+"""Settings the client sends (`alloDataflow.*` in VS Code), as a typed, defaulted dataclass.
+
+Bad input never stops the server: each bad value is reported and replaced by its default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+SECTION = "alloDataflow"
+ALLO_BUILDS = ("auto", "fixed", "legacy")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    allo_build: str = "auto"  # which Allo the user runs: auto (unknown), fixed, legacy
+    debounce_ms: int = 200  # quiet time after an edit before diagnostics are recomputed
+
+    def __post_init__(self) -> None:
+        if self.allo_build not in ALLO_BUILDS:
+            raise ValueError(f"alloBuild must be one of {', '.join(ALLO_BUILDS)}")
+        if not isinstance(self.debounce_ms, int) or isinstance(self.debounce_ms, bool) or not 0 <= self.debounce_ms <= 10_000:
+            raise ValueError("debounceMs must be an integer between 0 and 10000")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def parse_settings(raw: Any, base: Settings = Settings()) -> tuple[Settings, list[str]]:
+    """Settings from the client's JSON (camelCase keys), and one warning per rejected value."""
+    if raw is None:
+        return base, []
+    if not isinstance(raw, dict):
+        return base, [f"{SECTION} settings must be an object, got {type(raw).__name__}"]
+    known = {f.name for f in fields(Settings)}
+    settings, warnings = base, []
+    for key, value in raw.items():
+        name = _snake(key)
+        if name not in known:
+            continue  # settings of other components (the client's own) share the section
+        try:
+            settings = replace(settings, **{name: value})
+        except (ValueError, TypeError) as exc:
+            warnings.append(f"{SECTION}.{_camel(name)}: {exc}; using {getattr(settings, name)!r}")
+    return settings, warnings

@@ -1,0 +1,95 @@
+from cursor import split_cursor
+
+from allo_lsp.analysis import Options, analyze
+from allo_lsp.ide.hover import hover
+
+DESIGN = """
+M = 8
+
+@df.region()
+def t$1op(A: int32[M], n: int32[1], B: int32[M]):
+    pi$2pe: Stream[int32, 4]
+
+    @df.kernel(mapping=[2], args=[A, $3n])
+    def pro$4ducer(local_A: int32[M], local_n: int32[1]):
+        i = df.get_pid()
+        pipe.put(local_A[i] + local_n[0])
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: int32[M]):
+        for i in range(2):
+            local_B[i] = pi$5pe.get()
+
+mod = df.build(top, target="simulator")
+m$6od(A0, n0, B0)
+"""
+
+
+def check_hover(marker: str, expected: str, options: Options = Options()) -> None:
+    src = DESIGN
+    for other in "123456":
+        if other != marker:
+            src = src.replace(f"${other}", "")
+    text, pos = split_cursor(src.replace(f"${marker}", "$0"))
+    result = hover(analyze(text, options), pos)
+    assert result is not None
+    assert result.markdown == expected
+
+
+def test_region():
+    check_hover("1", """\
+**region `top`** · 2 kernels · 3 PEs
+
+Compiled top function (declaration order, fixed Allo builds):
+
+| # | parameter | Allo type | MLIR type | interface | direction | kernels |
+|---|---|---|---|---|---|---|
+| 1 | `A` | `int32[8]` | `memref<8xi32>` | m_axi `gmem0` | in | producer |
+| 2 | `n` | `int32[1]` | `memref<1xi32>` | m_axi `gmem1` | in | producer |
+| 3 | `B` | `int32[8]` | `memref<8xi32>` | m_axi `gmem2` | out | consumer |
+
+```python
+mod(A, n, B)
+```""")
+
+
+def test_stream_declaration_and_use():
+    expected = """\
+**stream `pipe`**: element `int32` · depth 4 · `!allo.stream<i32, 4>`
+
+put by: producer  
+got by: consumer"""
+    check_hover("2", expected)
+    check_hover("5", expected)
+
+
+def test_name_in_args():
+    check_hover("3", "region parameter `n`, #2 of `top(A, n, B)`: `int32[1]` (`memref<1xi32>`, m_axi `gmem1`), in")
+
+
+def test_kernel():
+    check_hover("4", """\
+**kernel `producer`** in region `top` · mapping `[2]` · 2 PEs
+
+PEs: `producer_0`, `producer_1`
+
+| parameter | type | bound to | access |
+|---|---|---|---|
+| `local_A` | `int32[8]` | `local_A <- A`, #1 | read |
+| `local_n` | `int32[1]` | `local_n <- n`, #2 | read |""")
+
+
+def test_call_of_built_module():
+    check_hover("6", """\
+**`mod`** is `top` built with target `simulator`; arguments in declaration order:
+
+| # | parameter | type | receives |
+|---|---|---|---|
+| 1 | `A` | `int32[8]` | `A0` |
+| 2 | `n` | `int32[1]` | `n0` |
+| 3 | `B` | `int32[8]` | `B0` |""")
+
+
+def test_nothing_outside_regions():
+    text, pos = split_cursor("x = 1$0\n")
+    assert hover(analyze(text), pos) is None

@@ -1,0 +1,91 @@
+"""An editor as the LSP tests use it: open, type, ask, and wait for what it is shown."""
+
+import asyncio
+import sys
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from paths import EXAMPLES
+
+
+class Editor:
+    """What a test does with an editor: open, type, ask; and what it sees: diagnostics."""
+
+    def __init__(self, client: LanguageClient, name: str) -> None:
+        self.client = client
+        self.name = name
+        self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = {}
+        self.versions: dict[str, int] = {}
+        self.texts: dict[str, str] = {}
+        self._arrived = asyncio.Condition()
+
+    async def on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
+        self.published.setdefault(params.uri, []).append(params)
+        async with self._arrived:
+            self._arrived.notify_all()
+
+    def open(self, text: str, name: str = "design.py") -> str:
+        uri = (Path("/tmp/allo-lsp-tests") / name).as_uri()
+        self.versions[uri] = 1
+        self.texts[uri] = text
+        self.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        )
+        return uri
+
+    def open_example(self, name: str) -> str:
+        return self.open((EXAMPLES / name).read_text(), name)
+
+    def replace_all(self, uri: str, text: str) -> int:
+        self.versions[uri] += 1
+        self.texts[uri] = text
+        self.client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                [lsp.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        return self.versions[uri]
+
+    def type_at(self, uri: str, line: int, col: int, text: str) -> int:
+        """An incremental edit, as editors send keystrokes."""
+        self.versions[uri] += 1
+        lines = self.texts[uri].split("\n")
+        lines[line] = lines[line][:col] + text + lines[line][col:]
+        self.texts[uri] = "\n".join(lines)
+        pos = lsp.Position(line, col)
+        self.client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, pos), text=text)],
+            )
+        )
+        return self.versions[uri]
+
+    async def diagnostics(self, uri: str, version: int | None = None, timeout: float = 20) -> list[lsp.Diagnostic]:
+        """The diagnostics published for `version` (default: the current one) of the document."""
+        version = self.versions[uri] if version is None else version
+
+        def ready():
+            return [p for p in self.published.get(uri, []) if p.version == version]
+
+        async with self._arrived:
+            await asyncio.wait_for(self._arrived.wait_for(ready), timeout)
+        return list(ready()[-1].diagnostics)
+
+    async def hover(self, uri: str, line: int, col: int) -> str | None:
+        result = await self.client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(line, col))
+        )
+        return result.contents.value if result else None
+
+
+def find(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
+    """(line, column) of the nth occurrence of `needle` in `text`."""
+    index = -1
+    for _ in range(nth + 1):
+        index = text.index(needle, index + 1)
+    line = text.count("\n", 0, index)
+    return line, index - (text.rfind("\n", 0, index) + 1)
