@@ -30,6 +30,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="the Allo build the code targets: legacy makes ADF003/ADF004 errors, fixed information",
     )
 
+    run = sub.add_parser("run", help="simulate a region, or run a function that builds one, in an isolated process")
+    run.add_argument("target", metavar="FILE::TARGET", help="a module-level region (simulated) or function (run)")
+    run.add_argument("--backend", choices=("auto", "allo", "reference"), default="auto")
+    run.add_argument("--python", default="", help="the Allo environment's interpreter (default: this one)")
+    run.add_argument("--llvm-build-dir", default="", help="LLVM build for the simulator (default: $LLVM_BUILD_DIR)")
+    run.add_argument("--omp-threads", type=int, default=0, help="OpenMP threads (default: the design's PE count)")
+    run.add_argument("--timeout", type=float, default=300.0, help="seconds before the job is killed")
+    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    run.add_argument("--format", choices=("text", "json"), default="text")
+
     rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
     rules.add_argument("code", nargs="?")
     rules.add_argument("--format", choices=("text", "markdown"), default="text")
@@ -45,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         return _check(args)
     if args.command == "rules":
         return _rules(args)
+    if args.command == "run":
+        return _run(args)
     parser.print_help()
     return 2
 
@@ -58,7 +70,9 @@ def _serve(args) -> int:
         level=logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    from allo_lsp.lsp.server import server
+    from allo_lsp.lsp import create_server
+
+    server = create_server()
 
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -84,6 +98,57 @@ def _check(args) -> int:
     if output:
         print(output)
     return 1 if any(c.analysis.problems for c in checked) else 0
+
+
+def _run(args) -> int:
+    import asyncio
+    import json
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from allo_lsp.analysis import analyze
+    from allo_lsp.jobs.environment import JobConfig, SetupError
+    from allo_lsp.jobs.manager import JobManager
+    from allo_lsp.jobs.service import run_target, target_of
+    from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, PASSED, JobResult
+
+    file, sep, name = args.target.rpartition("::")
+    if not sep or not file or not name:
+        print("allo-lsp run: the target is FILE::NAME, e.g. examples/producer_consumer.py::top", file=sys.stderr)
+        return 2
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"allo-lsp run: {file}: {exc}", file=sys.stderr)
+        return 2
+    model = analyze(text).model
+    config = JobConfig(python=args.python, llvm_build_dir=args.llvm_build_dir, omp_threads=args.omp_threads, timeout_s=args.timeout)
+    try:
+        target = target_of(model, file, name)
+    except SetupError as exc:
+        result = JobResult(ERROR, ENVIRONMENT, str(exc), target=name, backend=args.backend)
+    else:
+        result = asyncio.run(run_target(JobManager(), target, model, config, args.backend, args.seed))
+    if args.format == "json":
+        data = asdict(result)
+        data.pop("details", None)
+        print(json.dumps(data, indent=2))
+    else:
+        print(_run_text(result, file))
+    return 0 if result.status == PASSED else 1
+
+
+def _run_text(result, file: str) -> str:
+    where = f" ({result.file or file}:{result.line})" if result.line else ""
+    cause = f" [{result.cause}]" if result.cause else ""
+    lines = [f"{result.status}{cause}{where}: {result.message}",
+             f"  backend {result.backend}, {result.duration_s:.2f} s, OMP_NUM_THREADS={result.omp_num_threads}"]
+    for out in result.outputs:
+        lines.append(f"  {out.name}: {out.dtype}{out.shape} min {out.min} max {out.max} mean {out.mean:.4g} sha {out.checksum}")
+    if result.status != "passed" and result.details.get("log"):
+        lines.append("  --- output (last lines) ---")
+        lines += ["  " + l for l in result.details["log"].strip().splitlines()[-15:]]
+    return "\n".join(lines)
 
 
 def _rules(args) -> int:

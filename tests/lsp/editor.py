@@ -26,8 +26,8 @@ class Editor:
         async with self._arrived:
             self._arrived.notify_all()
 
-    def open(self, text: str, name: str = "design.py") -> str:
-        uri = (Path("/tmp/allo-lsp-tests") / name).as_uri()
+    def open(self, text: str, name: str = "design.py", path: Path | None = None) -> str:
+        uri = (path or Path("/tmp/allo-lsp-tests") / name).as_uri()
         self.versions[uri] = 1
         self.texts[uri] = text
         self.client.text_document_did_open(
@@ -82,6 +82,27 @@ class Editor:
         return result.contents.value if result else None
 
 
+    async def lenses(self, uri: str) -> list[lsp.CodeLens]:
+        return await self.client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
+
+    async def lens_titles(self, uri: str) -> list[str]:
+        return [lens.command.title for lens in await self.lenses(uri)]
+
+    async def click(self, uri: str, title_prefix: str, name: str):
+        """Execute the command of the lens whose title starts with `title_prefix` for `name`."""
+        lens = next(
+            lens for lens in await self.lenses(uri)
+            if lens.command.title.startswith(title_prefix) and lens.command.arguments[1] == name
+        )
+        return await self.client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        )
+
+    def run_diagnostics(self, uri: str) -> list[lsp.Diagnostic]:
+        published = self.published.get(uri, [])
+        return [d for d in (published[-1].diagnostics if published else []) if d.source == "allo-lsp run"]
+
+
 def find(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
     """(line, column) of the nth occurrence of `needle` in `text`."""
     index = -1
@@ -89,3 +110,4 @@ def find(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
         index = text.index(needle, index + 1)
     line = text.count("\n", 0, index)
     return line, index - (text.rfind("\n", 0, index) + 1)
+

@@ -31,6 +31,7 @@ from allo_lsp.analysis.model import (
     CallArg,
     Direction,
     FileModel,
+    Function,
     Kernel,
     KernelParam,
     ModuleCall,
@@ -181,6 +182,8 @@ class _Extractor:
         inner = Scope(scope, self.line(fn))
         for p in _all_params(fn.params):
             inner.bind_unknown(p.name.value, self.line(fn))
+        if not path:
+            self.model.functions.append(Function(fn.name.value, self.range(fn.name), self.range(fn)))
         self._block(_body(fn), inner, path + (fn.name.value,))
 
     # -- builds and calls of built modules -------------------------------------------------
@@ -188,7 +191,7 @@ class _Extractor:
     def _statement(self, stmt: cst.CSTNode, scope: Scope, path: tuple[str, ...]) -> None:
         line = self.line(stmt)
         if isinstance(stmt, (cst.Assign, cst.AnnAssign)) and stmt.value is not None:
-            build = self._build(stmt.value, scope, line)
+            build = self._build(stmt.value, scope, line, path)
             targets = stmt.targets if isinstance(stmt, cst.Assign) else [stmt]
             if build is not None:
                 names = [t.target.value for t in targets if isinstance(t.target, cst.Name)]
@@ -198,11 +201,11 @@ class _Extractor:
         collector = _CallCollector()
         stmt.visit(collector)
         for call in collector.calls:
-            self._maybe_build_or_call(call, scope, line)
+            self._maybe_build_or_call(call, scope, line, path)
         if isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
             self._visit(_compound_bodies(stmt), scope, path)
 
-    def _maybe_build_or_call(self, call: cst.Call, scope: Scope, line: int) -> None:
+    def _maybe_build_or_call(self, call: cst.Call, scope: Scope, line: int, path: tuple[str, ...]) -> None:
         self._string_layout(call)
         if isinstance(call.func, cst.Name):
             value = self.evaluator.lookup(call.func.value, scope, line)
@@ -211,9 +214,9 @@ class _Extractor:
         elif self._is_df(call.func, "build", scope, line) and not any(
             b.range == self.range(call) for b in self.model.builds
         ):
-            self._build(call, scope, line)
+            self._build(call, scope, line, path)
 
-    def _build(self, node: cst.BaseExpression, scope: Scope, line: int) -> Build | None:
+    def _build(self, node: cst.BaseExpression, scope: Scope, line: int, path: tuple[str, ...]) -> Build | None:
         if not isinstance(node, cst.Call) or not self._is_df(node.func, "build", scope, line):
             return None
         positional = [a for a in node.args if a.keyword is None]
@@ -234,6 +237,7 @@ class _Extractor:
             target=_string(keywords.get("target")),
             mode=_string(keywords.get("mode")),
             has_num_output_args=configs is not None and "num_output_args" in self.text(configs),
+            scope_path=path,
         )
         if "target" not in keywords:
             build.target = "vitis_hls"
@@ -377,8 +381,11 @@ class _Extractor:
                         has_value=True,
                     )
                 )
-        keywords = {a.keyword.value: self.text(a.value) for a in value.args if a.keyword}
-        dtype, depth = keywords.get("dtype", "int32"), keywords.get("depth", "2")
+        # `df.pipe(dtype, shape=(), depth=2)`: each argument may be passed by position too.
+        positional = [self.text(a.value) for a in value.args if a.keyword is None]
+        passed = dict(zip(("dtype", "shape", "depth"), positional))
+        passed |= {a.keyword.value: self.text(a.value) for a in value.args if a.keyword}
+        dtype, depth = passed.get("dtype", "int32"), passed.get("depth", "2")
         names = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
         replacement = f"{names[0]}: Stream[{dtype}, {depth}]" if names else None
         region.removed_syntax.append(RemovedSyntax("df.pipe", self.range(stmt), replacement))

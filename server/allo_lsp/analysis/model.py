@@ -324,6 +324,16 @@ class Build:
     target: str | None  # None when not a literal; the default is "vitis_hls"
     mode: str | None
     has_num_output_args: bool = False
+    scope_path: tuple[str, ...] = ()  # enclosing functions of the build call, outermost first
+
+
+@dataclass
+class Function:
+    """A module-level function (not a region): a test may build and run a region in it."""
+
+    name: str
+    range: Range  # the name
+    def_range: Range
 
 
 @dataclass
@@ -336,6 +346,7 @@ class SyntaxProblem:
 class FileModel:
     regions: list[Region] = field(default_factory=list)
     builds: list[Build] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)  # module level, regions excluded
     calls: list[ModuleCall] = field(default_factory=list)
     syntax_errors: list[SyntaxProblem] = field(default_factory=list)
     string_layouts: list[RemovedSyntax] = field(default_factory=list)  # `Layout("S0R")`, anywhere
@@ -345,3 +356,10 @@ class FileModel:
 
     def calls_of(self, region: Region) -> list[ModuleCall]:
         return [c for c in self.calls if c.region is region]
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+    def builds_in(self, function: str) -> list[Build]:
+        """`df.build` calls inside a module-level function (nested functions included)."""
+        return [b for b in self.builds if b.scope_path[:1] == (function,)]

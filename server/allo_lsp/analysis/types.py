@@ -55,6 +55,21 @@ class DType:
         return self.printed
 
     @property
+    def numpy(self) -> str:
+        """The numpy dtype arrays of this type are passed as (numpy has no bfloat16 or fixed
+        point: Allo converts float arrays for those)."""
+        if self.kind in ("int", "uint"):
+            bits = next((b for b in (8, 16, 32, 64) if b >= self.bits), 64)
+            return f"{self.kind}{bits}"
+        if self.kind == "float":
+            return f"float{self.bits}"
+        if self.kind == "bool":
+            return "bool"
+        if self.kind == "index":
+            return "int64"
+        return "float32"
+
+    @property
     def itype(self) -> str:
         if self.kind in ("int", "fixed"):
             return "s"

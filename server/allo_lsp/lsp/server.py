@@ -16,10 +16,11 @@ from pygls.workspace import TextDocument
 
 from allo_lsp import __version__
 from allo_lsp.analysis import Options
-# TEMP
+from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
 from allo_lsp.ide.hover import hover
 from allo_lsp.ide.inlay_hints import inlay_hints
+from allo_lsp.ide.lenses import run_actions
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp.convert import Converter
@@ -34,6 +35,8 @@ class AlloLanguageServer(LanguageServer):
         self.settings = Settings()
         self.analyses: dict[str, DocumentAnalysis] = {}
         self._pending: dict[str, asyncio.Task] = {}
+        # Diagnostics of the last job per document (source "allo-lsp run"), until an edit or rerun.
+        self.job_diagnostics: dict[str, list[lsp.Diagnostic]] = {}
 
     # -- analysis ---------------------------------------------------------------------------
 
@@ -71,6 +74,7 @@ class AlloLanguageServer(LanguageServer):
     def publish(self, uri: str, result: DocumentAnalysis) -> None:
         convert = self.converter(uri, result.text)
         diagnostics = [convert.diagnostic(p) for p in result.problems]
+        diagnostics += self.job_diagnostics.get(uri, [])
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
         )
@@ -148,6 +152,7 @@ def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.job_diagnostics.pop(params.text_document.uri, None)
     ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
 
 
@@ -258,7 +263,7 @@ def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[l
 
 @server.feature(
     lsp.TEXT_DOCUMENT_CODE_ACTION,
-    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix], resolve_provider=False),
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source], resolve_provider=False),
 )
 async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri = params.text_document.uri
@@ -269,6 +274,10 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     if result is None or result.text != text:
         result = await asyncio.to_thread(DocumentAnalysis.build, text, version, ls.options(), result)
     convert = ls.converter(uri, text)
-    from allo_lsp.ide.code_actions import code_actions
-    actions = code_actions(text, result.current, convert.from_range(params.range))
-    return [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]
+    where = convert.from_range(params.range)
+    actions = code_actions(text, result.current, where)
+    out = [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]
+    # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).
+    for title, command, name in run_actions(result.current, where.start.line):
+        out.append(lsp.CodeAction(title, kind=lsp.CodeActionKind.Source, command=lsp.Command(title=title, command=command, arguments=[uri, name])))
+    return out

@@ -17,12 +17,28 @@ ALLO_BUILDS = ("auto", "fixed", "legacy")
 class Settings:
     allo_build: str = "auto"  # which Allo the user runs: auto (unknown), fixed, legacy
     debounce_ms: int = 200  # quiet time after an edit before diagnostics are recomputed
+    python: str = ""  # the Allo environment's interpreter; empty: the server's own
+    llvm_build_dir: str = ""  # empty: $LLVM_BUILD_DIR of the server's environment
+    omp_threads: int = 0  # 0: the design's PE count
+    timeout: float = 300.0  # seconds before a job is killed
+    backend: str = "auto"  # auto, allo or reference
+    trusted: bool = True  # the client says whether the workspace is trusted: jobs run only if so
 
     def __post_init__(self) -> None:
         if self.allo_build not in ALLO_BUILDS:
             raise ValueError(f"alloBuild must be one of {', '.join(ALLO_BUILDS)}")
         if not isinstance(self.debounce_ms, int) or isinstance(self.debounce_ms, bool) or not 0 <= self.debounce_ms <= 10_000:
             raise ValueError("debounceMs must be an integer between 0 and 10000")
+        if not isinstance(self.python, str) or not isinstance(self.llvm_build_dir, str):
+            raise ValueError("python and llvmBuildDir are paths (strings)")
+        if not isinstance(self.omp_threads, int) or isinstance(self.omp_threads, bool) or not 0 <= self.omp_threads <= 4096:
+            raise ValueError("ompThreads must be an integer between 0 and 4096")
+        if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) or not 0 < self.timeout <= 7 * 86400:
+            raise ValueError("timeout must be a positive number of seconds")
+        if self.backend not in ("auto", "allo", "reference"):
+            raise ValueError("backend must be one of auto, allo, reference")
+        if not isinstance(self.trusted, bool):
+            raise ValueError("trusted must be true or false")
 
 
 def _camel(name: str) -> str:

@@ -39,14 +39,7 @@ def check(ctx: Context):
                 p.annotation_range or p.range,
                 f"Region parameter '{p.name}' is a bare scalar ({p.annotation}): Allo's top-level "
                 f"arguments are arrays. Declare it '{p.name}: {p.annotation}[1]' (an m_axi pointer) "
-                f"and pass np.array([{p.name}], dtype=np.{_numpy(p.type.dtype)}).",
+                f"and pass np.array([{p.name}], dtype=np.{p.type.dtype.numpy}).",
                 {"region": region.name, "param": p.name},
             )
 
-
-def _numpy(dtype) -> str:
-    if dtype.kind in ("int", "uint") and dtype.bits in (8, 16, 32, 64):
-        return f"{dtype.kind}{dtype.bits}"
-    if dtype.kind == "float" and dtype.bits in (16, 32, 64):
-        return f"float{dtype.bits}"
-    return "int32" if dtype.kind in ("int", "uint", "fixed", "ufixed") else "float32"

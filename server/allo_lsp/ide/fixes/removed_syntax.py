@@ -34,8 +34,14 @@ def modernize(source: Source, model: FileModel, problem: Problem) -> Fix:
 def _pipe(source: Source, problem: Problem) -> Fix:
     replacement = problem.data.get("replacement")
     statement = source.find(cst.Assign, problem.range)
-    if not replacement or len(statement.targets) != 1:
+    if not replacement or len(statement.targets) != 1 or not isinstance(statement.value, cst.Call):
         raise Unavailable("no single stream to declare")
+    # `df.pipe(dtype, shape=(), depth=2)`: the replacement has no place for a block's shape.
+    args = statement.value.args
+    shapes = [a.value for a in args if a.keyword is not None and a.keyword.value == "shape"]
+    shapes += [a.value for a in args[1:2] if a.keyword is None]
+    if any(not (isinstance(s, cst.Tuple) and not s.elements) for s in shapes):
+        raise Unavailable("a stream of blocks: the replacement would drop its shape")
     edits = [source.replace(problem.range, replacement)]
     edits += ensure_imported(source, "allo.ir.types", "Stream")
     return Fix(f"Migrate df.pipe to '{replacement}'", edits)

@@ -11,13 +11,13 @@ import libcst as cst
 
 from allo_lsp.analysis import Problem
 from allo_lsp.analysis.model import FileModel, Position, Region, RegionParam
-from allo_lsp.analysis.rules.adf001_bare_scalar_param import _numpy as numpy_dtype  # the rule's own spelling
 from allo_lsp.ide.fixes import names
 from allo_lsp.ide.fixes.base import Fix, Unavailable, counted, region_of
 from allo_lsp.ide.fixes.imports import numpy_alias
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import TextEdit
 
+_QUOTES = "\"'"  # a string annotation names its type inside them
 # Calls that make an array, as `np.<name>(...)` or `x.<name>(...)`: their result is passed as is.
 _ARRAY_MAKERS = frozenset({
     "array", "asarray", "ascontiguousarray", "zeros", "ones", "full", "empty", "arange",
@@ -43,9 +43,9 @@ def one_element_array(source: Source, model: FileModel, problem: Problem) -> Fix
         for name in bound:
             edits += [source.insert(source.range(n).end, "[0]") for n in names.uses(kfn.body, name, indexed=False)]
         kernels += bool(bound)
-    wraps, imports = _wrap_call_args(source, model, region, param, numpy_dtype(param.type.dtype))
+    wraps, imports = _wrap_call_args(source, model, region, param, param.type.dtype.numpy)
     details = [counted(n, noun) for n, noun in ((kernels, "kernel"), (len(wraps), "call")) if n]
-    title = f"Declare '{param.name}' as {param.annotation}[1]"
+    title = f"Declare '{param.name}' as {param.annotation.strip(_QUOTES)}[1]"
     if details:
         title += f" (and update {', '.join(details)})"
     return Fix(title, edits + wraps + imports)
@@ -100,8 +100,7 @@ def _makes_array(node: cst.BaseExpression) -> bool:
         return False
     func = node.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-    random = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute) and func.value.attr.value == "random"
-    return name in _ARRAY_MAKERS or random
+    return name in _ARRAY_MAKERS
 
 
 def _array_names(module: cst.Module) -> set[str]:

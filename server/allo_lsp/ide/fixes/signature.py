@@ -3,6 +3,10 @@
 Calls are the built module's (`mod(a, b, c)`) and a region's direct calls from kernel bodies
 (`inner(local_A, local_B)` in hierarchical designs). A call that passes keywords, `*args` or
 another number of arguments is left alone: permuting it would be a guess.
+
+Older builds compile the kernel-appearance order, so when the new order is one they can reach,
+each kernel's `args=[...]` (with the parameters bound to them) follows it too: otherwise fixing
+ADF005 would raise ADF003, whose fix would undo it.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from allo_lsp.analysis import Problem
-from allo_lsp.analysis.model import Direction, FileModel, Range, Region
+from allo_lsp.analysis.model import Direction, FileModel, Kernel, Range, Region
 from allo_lsp.ide.fixes import names
 from allo_lsp.ide.fixes.base import Fix, Unavailable, counted, region_of
 from allo_lsp.ide.fixes.source import Source
@@ -41,6 +45,12 @@ def reorder(source: Source, model: FileModel, region: Region, order: list[str]) 
     if permutation == sorted(permutation):
         raise Unavailable("already in that order")
     edits = source.permute([_param_range(source, p) for p in params], permutation)
+    kernels = 0
+    for kernel, kernel_order in _kernel_orders(region, order):
+        kfn = names.params(source.function(kernel.range))
+        edits += source.permute([a.range for a in kernel.args or ()], kernel_order)
+        edits += source.permute([_param_range(source, p) for p in kfn], kernel_order)
+        kernels += 1
     calls = 0
     for call in _calls(source, model, region):
         args = call.args
@@ -49,9 +59,43 @@ def reorder(source: Source, model: FileModel, region: Region, order: list[str]) 
         edits += source.permute([source.range(a) for a in args], permutation)
         calls += 1
     title = f"Reorder {region.name}(...) to {region.name}({', '.join(order)})"
-    if calls:
-        title += f" and update {counted(calls, 'call')}"
+    details = [counted(n, noun) for n, noun in ((kernels, "kernel"), (calls, "call")) if n]
+    if details:
+        title += f" and update {', '.join(details)}"
     return Fix(title, edits)
+
+
+def _kernel_orders(region: Region, order: list[str]) -> list[tuple[Kernel, list[int]]]:
+    """The kernels whose bindings must be permuted for older builds to compile `order`, with
+    each one's permutation; none when older builds already do, or cannot (a kernel binds a
+    parameter that `order` puts after one first bound by a later kernel)."""
+    rank = {name: i for i, name in enumerate(order)}
+    bindings = [[(kp.name, kp.bound_to) for kp in k.params] for k in region.kernels]
+    plans = []
+    for kernel, pairs in zip(region.kernels, bindings):
+        bound = [b for _, b in pairs if b is not None]
+        if kernel.args is None or not len(kernel.args) == len(bound) == len(pairs):
+            plans.append(list(range(len(pairs))))  # unbound or miscounted: left as written
+        else:
+            plans.append(sorted(range(len(pairs)), key=lambda i: rank[bound[i]]))
+    wanted = [n for n in order if n in _legacy_order(bindings)]
+    if _legacy_order(bindings) == wanted:
+        return []
+    permuted = [[pairs[i] for i in plan] for pairs, plan in zip(bindings, plans)]
+    if _legacy_order(permuted) != wanted:
+        return []
+    return [(k, plan) for k, plan in zip(region.kernels, plans) if plan != sorted(plan)]
+
+
+def _legacy_order(bindings: list[list[tuple[str, str | None]]]) -> list[str]:
+    """`Region.legacy_order` for kernels bound as given: top arguments keyed on the kernel's
+    local parameter name, in kernel-appearance order."""
+    first: dict[str, str] = {}
+    for pairs in bindings:
+        for local, bound in pairs:
+            if bound is not None:
+                first.setdefault(local, bound)
+    return list(first.values())
 
 
 def _param_range(source: Source, param: cst.Param) -> Range:

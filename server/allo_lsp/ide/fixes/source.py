@@ -8,6 +8,7 @@ of those lines is unavailable rather than wrong.
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
 import libcst as cst
@@ -19,6 +20,7 @@ from allo_lsp.ide.fixes.base import Unavailable
 from allo_lsp.ide.types import TextEdit
 
 N = TypeVar("N", bound=cst.CSTNode)
+_COMMA = re.compile(r"\s*,")
 
 
 class Source:
@@ -99,9 +101,28 @@ class Source:
         return self.replace(Range(at, at), new_text)
 
     def permute(self, slots: list[Range], order: list[int]) -> list[TextEdit]:
-        """Slot `i` receives the text of slot `order[i]`; what lies between slots stays put."""
+        """Slot `i` receives the text of slot `order[i]`; the commas and spacing between slots
+        stay put. When every slot ends its line, the comment after each (`n: int32[1],  # steps`)
+        describes it and moves with it."""
+        edits = self._move(slots, order)
+        tails = [t for t in map(self._tail, slots) if t is not None]
+        if len(tails) == len(slots):
+            edits += self._move(tails, order)
+        return edits
+
+    def _move(self, slots: list[Range], order: list[int]) -> list[TextEdit]:
         texts = [self.text_at(r) for r in slots]
-        return [self.replace(r, texts[j]) for i, (r, j) in enumerate(zip(slots, order)) if i != j]
+        return [self.replace(slots[i], texts[j]) for i, j in enumerate(order) if texts[i] != texts[j]]
+
+    def _tail(self, slot: Range) -> Range | None:
+        """What follows a slot and its comma to the end of its line: spacing and a comment, or
+        nothing; None when something else (another slot, a bracket) follows on the line."""
+        line = self.lines[slot.end.line].rstrip()
+        comma = _COMMA.match(line, slot.end.column)
+        start = comma.end() if comma else slot.end.column
+        if line[start:] and not line[start:].lstrip().startswith("#"):
+            return None
+        return Range(Position(slot.end.line, start), Position(slot.end.line, len(line)))
 
     def checked(self, edits: list[TextEdit]) -> tuple[TextEdit, ...]:
         """The edits in text order; overlapping ones (or two inserts at one place, whose order

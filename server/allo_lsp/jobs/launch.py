@@ -1,0 +1,105 @@
+"""From "simulate region `top` of this file" to a `JobSpec`, using what the analysis knows.
+
+The analysis gives the inputs' types and shapes and the PE count (for OMP_NUM_THREADS); the
+settings give the interpreter and LLVM_BUILD_DIR, both checked before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from allo_lsp.analysis.model import FileModel, Region
+from allo_lsp.jobs.environment import (
+    JobConfig,
+    SetupError,
+    check_llvm_build_dir,
+    job_environment,
+    omp_threads,
+    resolve_python,
+)
+from allo_lsp.jobs.manager import JobSpec
+from allo_lsp.protocol.messages import MLIR, PROBE, RUN, SIMULATE, ArgSpec, JobRequest
+
+BACKENDS = ("auto", "allo", "reference")
+
+
+@dataclass(frozen=True)
+class Target:
+    file: str
+    name: str
+    kind: str  # SIMULATE, RUN, MLIR, PROBE
+
+    @property
+    def key(self) -> str:
+        return f"{self.file}::{self.name}::{self.kind}"
+
+
+def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = "auto", seed: int = 0) -> JobSpec:
+    """A ready-to-run job, or SetupError with what to fix. Nothing is started here."""
+    if backend not in BACKENDS:
+        raise SetupError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
+    # The reference executor arrives later; until then "auto" means the real Allo.
+    if backend == "reference":
+        raise SetupError("the reference backend is not available in this version: use --backend allo")
+    backend = "allo"
+    python = resolve_python(config.python)
+    args: list[ArgSpec] = []
+    if target.kind in (SIMULATE, MLIR):
+        region = module_region(model, target.name)
+        pe_count = region.pe_count
+        if target.kind == SIMULATE:
+            args = arg_specs(region)
+    elif target.kind == RUN:
+        pe_count = _pes_of_function(model, target.name)
+    else:
+        pe_count = None
+    llvm = None
+    if target.kind in (SIMULATE, RUN):
+        llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", ""))
+    omp = omp_threads(config, pe_count)
+    request = JobRequest(
+        kind=target.kind, file=os.path.abspath(target.file), target=target.name, result_path="",
+        backend=backend, seed=seed, args=args,
+    )
+    return JobSpec(
+        key=target.key, request=request, python=python, env=job_environment(config, omp, llvm),
+        timeout_s=config.timeout_s, omp_threads=omp, pe_count=pe_count,
+    )
+
+
+def module_region(model: FileModel, name: str) -> Region:
+    for region in model.regions:
+        if region.name == name and not region.scope_path:
+            return region
+    nested = [r for r in model.regions if r.name == name]
+    if nested:
+        raise SetupError(
+            f"region '{name}' is defined inside {nested[0].scope_path[-1]}(): run that function instead "
+            "(a region inside a function exists only while it runs)"
+        )
+    raise SetupError(f"no region named '{name}' in this file")
+
+
+def arg_specs(region: Region) -> list[ArgSpec]:
+    specs = []
+    for p in region.params:
+        t = p.type
+        if t is None or not t.fully_resolved:
+            raise SetupError(
+                f"cannot make an input for '{p.name}': its type ({p.annotation or 'missing'}) does not "
+                "fold to a constant shape here; write a test function that builds and calls the region"
+            )
+        if t.is_scalar:
+            raise SetupError(f"'{p.name}' is a bare scalar (ADF001): declare it {p.annotation}[1] first")
+        specs.append(ArgSpec(p.name, t.dtype.numpy, list(t.shape), p.direction.value))  # type: ignore[arg-type]
+    return specs
+
+
+def _pes_of_function(model: FileModel, function: str) -> int | None:
+    """PEs of the regions defined in (or built by) a function: the most that run at once."""
+    counts = [r.pe_count for r in model.regions if function in r.scope_path]
+    counts = [c for c in counts if c is not None]
+    if not counts:
+        counts = [r.pe_count for r in model.regions if r.pe_count is not None]
+    return max(counts) if counts else None

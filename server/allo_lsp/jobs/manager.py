@@ -1,0 +1,201 @@
+"""Runs jobs in fresh, isolated processes and always brings them to an end.
+
+Each job: its own process group (so a timeout or cancel kills everything it started), an
+argument vector (no shell), a private 0700 directory as working directory and Allo `project=`,
+removed afterwards. One job per key at a time (re-running cancels the previous one), a small
+concurrency limit, and progress from the phase lines the runner prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from allo_lsp.jobs.outcome import outcome
+from allo_lsp.protocol.messages import JobRequest, JobResult, read_json, write_json
+
+PHASE = b"@@allo-lsp phase "
+_LOG_HEAD = 64 * 1024
+_LOG_TAIL = 1024 * 1024
+_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class JobSpec:
+    key: str  # one job per key at a time, e.g. "file::target::simulate"
+    request: JobRequest  # `result_path` and `project_dir` are filled in by the manager
+    python: str
+    env: dict[str, str]
+    timeout_s: float
+    omp_threads: int | None = None
+    pe_count: int | None = None
+    keep_dir: bool = False  # keep the job directory (a synthesis report the user opens later)
+
+
+@dataclass
+class _Running:
+    spec: JobSpec
+    process: asyncio.subprocess.Process | None = None
+    cancelled: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class JobManager:
+    def __init__(self, max_concurrent: int = 2) -> None:
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._running: dict[str, _Running] = {}
+
+    def running(self) -> list[str]:
+        return list(self._running)
+
+    async def cancel(self, key: str) -> bool:
+        job = self._running.get(key)
+        if job is None:
+            return False
+        job.cancelled = True
+        _kill(job.process)
+        await job.done.wait()
+        return True
+
+    async def cancel_all(self) -> None:
+        await asyncio.gather(*(self.cancel(k) for k in list(self._running)))
+
+    async def run(self, spec: JobSpec, progress: Progress = lambda phase: None) -> JobResult:
+        await self.cancel(spec.key)  # re-running a target replaces its previous job
+        job = _Running(spec)
+        self._running[spec.key] = job
+        started = time.monotonic()
+        try:
+            progress("queued")
+            async with self._slots:
+                if job.cancelled:
+                    result = outcome(None, None, "", cancelled=True)
+                else:
+                    result = await self._execute(job, progress)
+        finally:
+            if self._running.get(spec.key) is job:
+                del self._running[spec.key]
+            job.done.set()
+        result.duration_s = result.duration_s or round(time.monotonic() - started, 3)
+        result.omp_num_threads = result.omp_num_threads or spec.omp_threads
+        result.target = result.target or spec.request.target
+        result.backend = result.backend or spec.request.backend
+        return result
+
+    async def _execute(self, job: _Running, progress: Progress) -> JobResult:
+        spec = job.spec
+        workdir = tempfile.mkdtemp(prefix="allo-lsp-job-")  # mode 0700
+        try:
+            request = spec.request
+            request.result_path = os.path.join(workdir, "result.json")
+            request.project_dir = request.project_dir or os.path.join(workdir, "project")
+            os.makedirs(request.project_dir, exist_ok=True)
+            request_path = os.path.join(workdir, "request.json")
+            write_json(request_path, request)
+            progress("starting")
+            try:
+                job.process = await asyncio.create_subprocess_exec(
+                    spec.python, "-m", "allo_lsp.runner", request_path,
+                    cwd=workdir, env=spec.env, stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                return JobResult("error", "environment", f"cannot start {spec.python}: {exc.strerror}")
+            log = _Log(progress)
+            reader = asyncio.ensure_future(log.consume(job.process.stdout))
+            timed_out = False
+            try:
+                await asyncio.wait_for(job.process.wait(), spec.timeout_s)
+            except asyncio.TimeoutError:
+                timed_out = True
+                _kill(job.process)
+                await job.process.wait()
+            except asyncio.CancelledError:
+                _kill(job.process)
+                raise
+            finally:
+                _kill_group(job.process.pid)  # children that outlived the runner
+            try:
+                await asyncio.wait_for(reader, 2.0)
+            except asyncio.TimeoutError:
+                reader.cancel()
+            data = read_json(request.result_path)
+            result = JobResult.from_dict(data) if data else None
+            final = outcome(
+                job.process.returncode, result, log.text(), cancelled=job.cancelled,
+                timed_out=timed_out, timeout_s=spec.timeout_s,
+                omp_threads=spec.omp_threads, pe_count=spec.pe_count,
+            )
+            final.details.setdefault("log", log.text()[-20000:])
+            if final.artifact and os.path.isfile(final.artifact):
+                with open(final.artifact, encoding="utf-8", errors="replace") as f:
+                    final.details["artifact_text"] = f.read()
+            return final
+        finally:
+            if not spec.keep_dir:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+
+class _Log:
+    """The process's output: head and tail kept (a runner may print 100 MB), phases reported."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+        self._partial = b""
+
+    async def consume(self, stream: asyncio.StreamReader) -> None:
+        while True:
+            chunk = await stream.read(65536)
+            if not chunk:
+                return
+            self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        lines = (self._partial + chunk).split(b"\n")
+        self._partial = lines.pop()[-4096:]
+        for line in lines:
+            if line.startswith(PHASE):
+                self.progress(line[len(PHASE):].decode("utf-8", "replace").strip())
+                continue
+            self._keep(line + b"\n")
+
+    def _keep(self, data: bytes) -> None:
+        room = _LOG_HEAD - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * _LOG_TAIL:
+            self.dropped += len(self.tail) - _LOG_TAIL
+            del self.tail[: len(self.tail) - _LOG_TAIL]
+
+    def text(self) -> str:
+        middle = f"\n[... {self.dropped} bytes of output not kept ...]\n" if self.dropped else ""
+        rest = self.tail + self._partial
+        return (bytes(self.head) + middle.encode() + bytes(rest)).decode("utf-8", "replace")
+
+
+def _kill(process: asyncio.subprocess.Process | None) -> None:
+    if process is None or process.returncode is not None:
+        return
+    _kill_group(process.pid, signal.SIGTERM)
+    asyncio.get_running_loop().call_later(_GRACE_S, _kill_group, process.pid)
+
+
+def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,68 @@
+"""One entry point for the command line and the editor: run this target of this file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from allo_lsp.analysis.model import FileModel
+from allo_lsp.jobs.environment import JobConfig, SetupError
+from allo_lsp.jobs.launch import Target, prepare
+from allo_lsp.jobs.manager import JobManager, Progress
+from allo_lsp.jobs.reproducer import reproducer
+from allo_lsp.protocol.messages import ALLO_ERROR, ENVIRONMENT, ERROR, LIBRARY_BUG, RUN, SIMULATE, JobResult
+
+
+def target_of(model: FileModel, file: str, name: str) -> Target:
+    """A module-level region is simulated; a module-level function is run."""
+    if any(r.name == name and not r.scope_path for r in model.regions):
+        return Target(file, name, SIMULATE)
+    if model.function(name) is not None:
+        return Target(file, name, RUN)
+    raise SetupError(f"no module-level region or function named '{name}' in {file}")
+
+
+async def run_target(
+    manager: JobManager,
+    target: Target,
+    model: FileModel,
+    config: JobConfig,
+    backend: str = "auto",
+    seed: int = 0,
+    progress: Progress = lambda phase: None,
+    source: str | None = None,
+) -> JobResult:
+    """`source`: the editor's text of the file, when it may differ from what is on disk."""
+    try:
+        spec = prepare(target, model, config, backend, seed)
+        spec.request.source = source
+    except SetupError as exc:
+        return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend=backend)
+    result = await manager.run(spec, progress)
+    if result.cause == ALLO_ERROR:
+        locate_allo_error(result, model, target.file)
+    if result.cause == LIBRARY_BUG:
+        text = source if source is not None else Path(target.file).read_text(encoding="utf-8", errors="replace")
+        result.reproducer = reproducer(text, model, target.name, result.message)
+    return result
+
+
+_QUOTED = re.compile(r"'(\w+)'|\b(\w+) do not match (\w+)")
+
+
+def locate_allo_error(result: JobResult, model: FileModel, file: str) -> None:
+    """Point an Allo build error at the kernel or parameter it names (its messages quote them)."""
+    names = [n for groups in _QUOTED.findall(result.message) for n in groups if n]
+    for region in model.regions:
+        for kernel in region.kernels:
+            for kp in kernel.params:
+                if kp.name in names:
+                    result.file, result.line = file, kp.range.start.line + 1
+                    return
+            if kernel.name in names:
+                result.file, result.line = file, kernel.decorator_range.start.line + 1
+                return
+        for p in region.params:
+            if p.name in names:
+                result.file, result.line = file, p.range.start.line + 1
+                return

@@ -1,0 +1,203 @@
+"""Jobs from the editor: code lenses, commands, progress, outcomes shown in place.
+
+A job runs only when the user asks (a lens, a command, a code action) and only in a trusted
+workspace. It runs the editor's text of the file (saved or not) in an isolated process; its
+outcome becomes the lens title and, when it points at a line, a diagnostic (source
+`allo-lsp run`) until the next run or edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from dataclasses import asdict, dataclass, field
+
+from lsprotocol import types as lsp
+
+from allo_lsp.analysis.model import Position, Range
+from allo_lsp.ide.lenses import COMMANDS, code_lenses
+from allo_lsp.jobs.environment import JobConfig
+from allo_lsp.jobs.launch import Target
+from allo_lsp.jobs.manager import JobManager
+from allo_lsp.jobs.service import run_target
+from allo_lsp.ide.document import range_forward
+from allo_lsp.lsp.server import AlloLanguageServer, _view, server
+from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, JobResult
+
+log = logging.getLogger(__name__)
+RUN_SOURCE = "allo-lsp run"
+_tokens = itertools.count(1)
+
+
+@dataclass
+class JobsState:
+    manager: JobManager = field(default_factory=JobManager)
+    outcomes: dict[str, dict[tuple[str, str], JobResult]] = field(default_factory=dict)
+    running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
+
+
+def state(ls: AlloLanguageServer) -> JobsState:
+    if not hasattr(ls, "jobs_state"):
+        ls.jobs_state = JobsState()
+    return ls.jobs_state
+
+
+def job_config(ls: AlloLanguageServer) -> JobConfig:
+    s = ls.settings
+    return JobConfig(python=s.python, llvm_build_dir=s.llvm_build_dir, omp_threads=s.omp_threads, timeout_s=s.timeout)
+
+
+async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
+    """Run one job to its end and show the outcome; returns it (as JSON) to the client."""
+    jobs = state(ls)
+    if not ls.settings.trusted:
+        return _refuse(ls, "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)")
+    doc = ls.document(uri)
+    if not doc.path:
+        return _refuse(ls, f"{uri} is not a file on disk")
+    result = ls.analyses.get(uri)
+    if result is None:
+        return _refuse(ls, "the file has not been analysed yet")
+    analysis = result.good()[0] or result.current
+    target = Target(doc.path, name, kind)
+    key = (name, kind)
+    jobs.running.setdefault(uri, set()).add(key)
+    ls.job_diagnostics.pop(uri, None)  # cleared by the next run
+    _refresh(ls, uri)
+    token = await _begin_progress(ls, f"{name}: {kind}", target.key)
+    try:
+
+        def progress(phase: str) -> None:
+            if token is not None:
+                ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=phase))
+
+        outcome = await run_target(
+            jobs.manager, target, analysis.model, job_config(ls), ls.settings.backend, 0, progress,
+            source=doc.source,
+        )
+    except Exception as exc:  # the server keeps answering whatever a job does
+        log.exception("job %s failed", target.key)
+        outcome = JobResult(ERROR, "crash", f"allo-lsp could not run the job: {exc!r}", target=name)
+    finally:
+        if token is not None:
+            ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
+            jobs.progress.pop(str(token), None)
+        jobs.running.get(uri, set()).discard(key)
+    jobs.outcomes.setdefault(uri, {})[key] = outcome
+    _report(ls, uri, outcome)
+    _refresh(ls, uri)
+    data = asdict(outcome)
+    data["kind"] = kind
+    return data
+
+
+def _refuse(ls: AlloLanguageServer, message: str) -> dict:
+    ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, f"allo-lsp: {message}"))
+    return asdict(JobResult(ERROR, ENVIRONMENT, message))
+
+
+async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
+    caps = ls.client_capabilities.window
+    if not (caps and caps.work_done_progress):
+        return None
+    token = f"allo-lsp-job-{next(_tokens)}"
+    try:
+        await ls.work_done_progress.create_async(token)
+    except Exception:  # a client that refuses progress still gets the job
+        return None
+    state(ls).progress[token] = key
+    ls.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title=f"Allo {title}", cancellable=True))
+    return token
+
+
+def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult) -> None:
+    """The outcome in the log, and at its line as a diagnostic when the job did not pass."""
+    log_text = outcome.details.get("log", "")
+    summary = f"[{outcome.target}] {outcome.status}: {outcome.message}"
+    ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, summary + (f"\n{log_text}" if log_text else "")))
+    if outcome.status == PASSED or not outcome.line:
+        if outcome.status not in (PASSED, "cancelled"):
+            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))
+        return
+    line = outcome.line - 1
+    text = ls.document(uri).lines[line] if line < len(ls.document(uri).lines) else ""
+    start = len(text) - len(text.lstrip())
+    convert = ls.converter(uri, ls.document(uri).source)
+    rng = convert.range(Range(Position(line, start), Position(line, len(text.rstrip("\n")))))
+    ls.job_diagnostics[uri] = [
+        lsp.Diagnostic(range=rng, message=outcome.message, severity=lsp.DiagnosticSeverity.Error, source=RUN_SOURCE, code=outcome.cause)
+    ]
+    current = ls.analyses.get(uri)
+    if current is not None:
+        ls.publish(uri, current)
+
+
+def _refresh(ls: AlloLanguageServer, uri: str) -> None:
+    caps = ls.client_capabilities.workspace
+    if caps and caps.code_lens and caps.code_lens.refresh_support:
+        asyncio.ensure_future(_refresh_async(ls))
+
+
+async def _refresh_async(ls: AlloLanguageServer) -> None:
+    try:
+        await ls.workspace_code_lens_refresh_async(None)
+    except Exception as exc:
+        log.info("codeLens/refresh failed: %r", exc)
+
+
+def _args(args) -> tuple[str, str]:
+    if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
+        raise ValueError("expected the arguments [uri, name]")
+    return args[0], args[1]
+
+
+@server.command(COMMANDS[SIMULATE])
+async def simulate(ls: AlloLanguageServer, *args) -> dict:
+    return await start_job(ls, *_args(args), SIMULATE)
+
+
+@server.command(COMMANDS[RUN])
+async def run_test(ls: AlloLanguageServer, *args) -> dict:
+    return await start_job(ls, *_args(args), RUN)
+
+
+@server.command(COMMANDS[MLIR])
+async def show_mlir(ls: AlloLanguageServer, *args) -> dict:
+    return await start_job(ls, *_args(args), MLIR)
+
+
+@server.command("alloDataflow.cancelJob")
+async def cancel_job(ls: AlloLanguageServer, *args) -> bool:
+    """Cancel one job ([uri, name, kind]) or, with no arguments, every running job."""
+    jobs = state(ls)
+    if len(args) >= 3:
+        doc = ls.document(args[0])
+        return await jobs.manager.cancel(Target(doc.path, args[1], args[2]).key)
+    running = bool(jobs.manager.running())
+    await jobs.manager.cancel_all()
+    return running
+
+
+@server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+async def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCancelParams) -> None:
+    key = state(ls).progress.get(str(params.token))
+    if key is not None:
+        await state(ls).manager.cancel(key)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    uri = params.text_document.uri
+    view = _view(ls, uri)
+    if view is None:
+        return []
+    analysis, convert, shift = view
+    jobs = state(ls)
+    out = []
+    for lens in code_lenses(analysis, jobs.outcomes.get(uri, {}), jobs.running.get(uri, set())):
+        moved = range_forward(shift, lens.range)
+        if moved is not None:
+            out.append(lsp.CodeLens(convert.range(moved), lsp.Command(title=lens.title, command=lens.command, arguments=[uri, lens.name])))
+    return out

@@ -1,0 +1,89 @@
+"""The functions of an MLIR module as Allo prints it: names, argument types, Allo's attributes.
+
+`str(df.customize(top).module)` carries no source locations, so functions are matched to the
+source by name (`producer_0` is PE 0 of kernel `producer`) and arguments by type. Types are
+normalised to the spelling `AlloType.mlir` produces (`memref<16x16xi32>`, `!allo.stream<i32, 4>`)
+so the two compare as strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from allo_lsp.mlir import bindings, headers
+
+# What upstream bindings say about Allo's own ops and types; Allo's bindings never say it.
+_WITHOUT_ALLO_DIALECT = re.compile(r"not found for custom op|invalid memref element type")
+
+
+@dataclass(frozen=True)
+class CompiledFunction:
+    name: str
+    arg_types: tuple[str, ...]
+    itypes: str | None = None  # one character per argument: s signed, u unsigned, _ other
+    stypes: str | None = None
+    kernel: bool = False  # `df.kernel`: a PE of one of the region's kernels
+    dataflow: bool = False  # `dataflow`: the region's top function
+
+
+@dataclass(frozen=True)
+class ParsedModule:
+    functions: tuple[CompiledFunction, ...] = ()
+    error: str | None = None  # set when the text could not be read; `functions` is then empty
+    bindings: str | None = None  # the module that parsed it, e.g. `torch_mlir.ir`
+
+    def function(self, name: str) -> CompiledFunction | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+    def top(self, region_name: str) -> CompiledFunction | None:
+        """The region's top function: by name, else the first one marked `dataflow`."""
+        return self.function(region_name) or next((f for f in self.functions if f.dataflow), None)
+
+
+def parse_functions(text: str) -> ParsedModule:
+    """Every `func.func` in document order. Never raises: problems are reported in `error`."""
+    found = bindings.load_bindings()
+    if found is None:
+        return ParsedModule(
+            error=f"No MLIR Python bindings are importable (tried {', '.join(bindings.CANDIDATES)}): "
+            f"{bindings.INSTALL_HINT}."
+        )
+    placeholders: dict[str, str] = {}
+    try:
+        funcs = found.functions(text)
+    except bindings.ParseError as exc:
+        if not any(_WITHOUT_ALLO_DIALECT.search(d.message) for d in exc.diagnostics):
+            return ParsedModule(error=_describe(exc), bindings=found.module_name)
+        reduced, placeholders = headers.reduce(text)
+        try:
+            funcs = found.functions(reduced)
+        except bindings.ParseError as again:
+            return ParsedModule(error=_describe(again), bindings=found.module_name)
+    return ParsedModule(tuple(_function(f, placeholders) for f in funcs), bindings=found.module_name)
+
+
+def _function(header: bindings.FuncHeader, placeholders: dict[str, str]) -> CompiledFunction:
+    attrs = header.attributes
+    return CompiledFunction(
+        name=header.name,
+        arg_types=tuple(normalize_type(headers.restore(t, placeholders)) for t in header.inputs),
+        itypes=_string(attrs.get("itypes")),
+        stypes=_string(attrs.get("stypes")),
+        kernel=attrs.get("df.kernel") is True,
+        dataflow=attrs.get("dataflow") is True,
+    )
+
+
+def _string(value: str | bool | None) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def normalize_type(text: str) -> str:
+    """MLIR's printer spacing (`, ` between parameters) also inside opaque types it keeps verbatim."""
+    text = re.sub(r"\s*,\s*", ", ", text.strip())
+    return re.sub(r"<\s+", "<", re.sub(r"\s+>", ">", text))
+
+
+def _describe(exc: bindings.ParseError) -> str:
+    return "The MLIR does not parse: " + "; ".join(str(d) for d in exc.diagnostics)

@@ -1,0 +1,57 @@
+"""What a failure means, in terms the user can act on (ALLO_DATAFLOW.md sections 4-5).
+
+Used by the runner for exceptions it catches, and by the job manager for what a dead process
+printed: the same words, one table.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Messages of Allo/LLVM bugs, not of user errors: the useful answer is a reproducer.
+LIBRARY_BUG_PATTERNS = (
+    "cannot be converted to LLVM IR: missing LLVMTranslationDialectInterface",
+    "Assertion 'value' failed",
+    "Failure while creating the ExecutionEngine",
+    "'ASTContext' object has no attribute 'global_op_cache'",
+    "LLVM ERROR: Option 'fast' already exists!",
+)
+
+_GLIBC = re.compile(r"version [`'](GLIBC(?:XX)?_[\d.]+)' not found")
+
+
+def library_bug(text: str) -> str | None:
+    """The known compiler-bug message found in `text`, if any."""
+    return next((p for p in LIBRARY_BUG_PATTERNS if p in text), None)
+
+
+def environment_problem(text: str) -> str | None:
+    """A message saying what to set or install, when `text` shows a broken environment."""
+    if "LLVM_BUILD_DIR is not set" in text:
+        return (
+            "LLVM_BUILD_DIR is not set: the Allo simulator loads its runtime libraries from "
+            "$LLVM_BUILD_DIR/lib. Set alloDataflow.llvmBuildDir (or export LLVM_BUILD_DIR) to your "
+            "LLVM build."
+        )
+    glibc = _GLIBC.search(text)
+    if glibc:
+        return (
+            f"{glibc.group(1)} not found: this Allo/LLVM build was compiled against a newer C library "
+            "than this machine has. Rebuild LLVM and Allo here, or run on the machine they were built for."
+        )
+    if re.search(r"No module named '?allo'?", text) or "No module named allo" in text:
+        return (
+            "allo is not importable in the configured Python: set alloDataflow.python to the "
+            "interpreter of your Allo environment (e.g. the conda env's bin/python)."
+        )
+    return None
+
+
+def allo_error_line(text: str) -> str | None:
+    """The message Allo printed before `sys.exit(1)`: the last non-empty line that is not a
+    traceback line."""
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line and not line.startswith(("Traceback", "File ", "^", "~")):
+            return line
+    return None

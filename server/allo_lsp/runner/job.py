@@ -1,0 +1,231 @@
+"""Runs one `JobRequest` in this process and writes its `JobResult`."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import os
+import sys
+import time
+import traceback
+
+from allo_lsp.protocol.messages import (
+    ALLO_ERROR,
+    ASSERTION,
+    ENVIRONMENT,
+    ERROR,
+    FAILED,
+    LIBRARY_BUG,
+    MLIR,
+    PASSED,
+    PROBE,
+    RUN,
+    SIMULATE,
+    USER_ERROR,
+    JobRequest,
+    JobResult,
+    Output,
+    read_json,
+    write_json,
+)
+from allo_lsp.protocol import classify
+
+PHASE = "@@allo-lsp phase "  # stderr lines the job manager turns into progress
+
+
+def phase(name: str) -> None:
+    print(f"{PHASE}{name}", file=sys.__stderr__, flush=True)
+
+
+class UserFailure(Exception):
+    """A problem with the request's target that the user must fix (missing function, ...)."""
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m allo_lsp.runner REQUEST.json", file=sys.stderr)
+        return 2
+    data = read_json(argv[0])
+    if data is None:
+        print(f"allo-lsp runner: cannot read the request {argv[0]}", file=sys.stderr)
+        return 2
+    request = JobRequest.from_dict(data)
+    started = time.monotonic()
+    tail = _Tail()
+    sys.stdout, sys.stderr = tail.wrap(sys.stdout), tail.wrap(sys.stderr)
+    try:
+        result = run(request)
+    except BaseException as exc:  # noqa: BLE001 - every way a design can fail is a result
+        result = failure(exc, request, tail.text())
+    finally:
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    result.backend = request.backend
+    result.target = request.target
+    result.duration_s = round(time.monotonic() - started, 3)
+    omp = os.environ.get("OMP_NUM_THREADS")
+    result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
+    write_json(request.result_path, result)
+    phase("done")
+    return 0 if result.status == PASSED else 1
+
+
+def run(request: JobRequest) -> JobResult:
+    phase("loading")
+    module = load(request.file, request.source)
+    target = getattr(module, request.target, None)
+    if target is None or not callable(target):
+        raise UserFailure(f"'{request.target}' is not a module-level function of {os.path.basename(request.file)}")
+    if request.kind == RUN:
+        phase("running")
+        target()
+        return JobResult(PASSED, message=f"{request.target}() returned")
+    import allo.dataflow as df
+
+    if request.kind in (MLIR, PROBE):
+        phase("customizing")
+        text = str(df.customize(target).module)
+        path = os.path.join(request.project_dir, f"{request.target}.mlir")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return JobResult(PASSED, message=f"MLIR of {request.target}", artifact=path)
+    if request.kind == SIMULATE:
+        phase("building")
+        mod = df.build(target, target="simulator")
+        arrays = inputs(request)
+        phase("simulating")
+        mod(*arrays)
+        outputs = [summary(spec.name, a) for spec, a in zip(request.args, arrays) if spec.direction in ("out", "inout")]
+        return JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs)
+    raise UserFailure(f"unknown job kind {request.kind!r}")
+
+
+def load(path: str, source: str | None = None):
+    """Import the user's file as a module (not as `__main__`, so its main block does not run).
+
+    With `source` (the editor's unsaved text), that text runs under the file's name, so
+    tracebacks, and Allo's own `inspect.getsource`, point at the lines the user sees.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    spec = importlib.util.spec_from_file_location("allo_lsp_user_design", path)
+    if spec is None or spec.loader is None:
+        raise UserFailure(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    if source is None:
+        spec.loader.exec_module(module)
+    else:
+        import linecache
+
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+        exec(compile(source, path, "exec"), module.__dict__)
+    return module
+
+
+def inputs(request: JobRequest) -> list:
+    """Seeded inputs of the declared types and shapes: small values, so integer designs do not
+    overflow by accident; outputs start at zero."""
+    import numpy as np
+
+    rng = np.random.default_rng(request.seed)
+    arrays = []
+    for spec in request.args:
+        dtype = np.dtype(spec.dtype)
+        if spec.direction == "out":
+            arrays.append(np.zeros(spec.shape, dtype=dtype))
+        elif dtype.kind == "f":
+            arrays.append(rng.uniform(-1, 1, spec.shape).astype(dtype))
+        elif dtype.kind == "u":
+            arrays.append(rng.integers(0, 16, spec.shape).astype(dtype))
+        else:
+            arrays.append(rng.integers(-8, 8, spec.shape).astype(dtype))
+    return arrays
+
+
+def summary(name: str, array) -> Output:
+    import numpy as np
+
+    data = np.ascontiguousarray(array)
+    numeric = data.size and data.dtype.kind in "iufb"
+    return Output(
+        name=name,
+        shape=list(data.shape),
+        dtype=str(data.dtype),
+        min=float(data.min()) if numeric else None,
+        max=float(data.max()) if numeric else None,
+        mean=float(data.mean()) if numeric else None,
+        checksum=hashlib.sha256(data.tobytes()).hexdigest()[:16],
+    )
+
+
+def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
+    """Classify an exception that ended the job (ALLO_DATAFLOW.md sections 4 and 5)."""
+    text = f"{printed}\n{type(exc).__name__}: {exc}"
+    line = user_line(exc, request.file)
+    environment = classify.environment_problem(text)
+    if environment is not None or isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.startswith("allo"):
+        return JobResult(ERROR, ENVIRONMENT, environment or f"cannot import {exc.name}: {exc}")
+    bug = classify.library_bug(text)
+    if bug is not None:
+        return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}", request.file, line)
+    if isinstance(exc, SystemExit):
+        # Allo prints its build errors and calls sys.exit(1).
+        message = classify.allo_error_line(printed) or f"Allo exited with status {exc.code}"
+        return JobResult(ERROR, ALLO_ERROR, message, request.file, line)
+    if isinstance(exc, AssertionError):
+        detail = str(exc).strip().splitlines()
+        message = f"assertion failed: {detail[0] if detail else 'assert'}"
+        return JobResult(FAILED, ASSERTION, message, request.file, line, details={"assertion": str(exc)[:4000]})
+    if isinstance(exc, UserFailure):
+        return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
+    message = f"{type(exc).__name__}: {exc}"
+    return JobResult(FAILED, USER_ERROR, message, request.file, line, details={"traceback": _traceback(exc)})
+
+
+def user_line(exc: BaseException, path: str) -> int | None:
+    """The innermost line of the user's file in the traceback."""
+    target = os.path.realpath(path)
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(frame.filename) == target:
+            line = frame.lineno
+    return line
+
+
+def _traceback(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-8000:]
+
+
+class _Tail:
+    """Tees what Python code prints, keeping the last part: Allo prints its errors before
+    exiting, and the message is what the user needs."""
+
+    LIMIT = 64 * 1024
+
+    def __init__(self) -> None:
+        self._buffer = io.StringIO()
+
+    def wrap(self, stream):
+        tail = self
+
+        class Tee:
+            """Looks like the stream it wraps (`buffer`, `encoding`, `isatty`...) but records
+            what is written through it."""
+
+            def write(self, s: str) -> int:
+                tail._buffer.write(s)
+                if tail._buffer.tell() > 2 * tail.LIMIT:
+                    kept = tail._buffer.getvalue()[-tail.LIMIT :]
+                    tail._buffer = io.StringIO()
+                    tail._buffer.write(kept)
+                return stream.write(s)
+
+            def __getattr__(self, name: str):
+                return getattr(stream, name)
+
+        return Tee()
+
+    def text(self) -> str:
+        return self._buffer.getvalue()[-self.LIMIT :]

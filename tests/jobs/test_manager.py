@@ -1,0 +1,101 @@
+"""The job manager's guarantees, with real processes: cancel, replace, isolate, bound."""
+
+import asyncio
+import os
+import sys
+
+from designs import alive, design, fake_llvm_build_dir, pids
+
+from allo_lsp.analysis import analyze
+from allo_lsp.jobs.environment import JobConfig
+from allo_lsp.jobs.launch import Target, prepare
+from allo_lsp.jobs.manager import JobManager
+from allo_lsp.protocol.messages import RUN, SIMULATE
+from paths import STANDIN
+
+
+def spec_for(path, name="top", kind=SIMULATE, timeout=30.0, llvm=None):
+    config = JobConfig(llvm_build_dir=llvm or "", timeout_s=timeout, extra_env={"PYTHONPATH": str(STANDIN)})
+    return prepare(Target(str(path), name, kind), analyze(path.read_text()).model, config)
+
+
+async def test_cancel_kills_the_job_and_reports_cancelled(tmp_path):
+    path = design(tmp_path, "hang")
+    manager = JobManager()
+    phases = []
+    job = asyncio.ensure_future(manager.run(spec_for(path, llvm=fake_llvm_build_dir()), phases.append))
+    while "simulating" not in phases:
+        await asyncio.sleep(0.05)
+    assert await manager.cancel(spec_for(path, llvm=fake_llvm_build_dir()).key)
+    result = await asyncio.wait_for(job, 5)
+    assert result.status == "cancelled"
+    assert phases[:2] == ["queued", "starting"] and "loading" in phases
+    assert not any(alive(p) for p in pids(path))
+
+
+async def test_rerunning_a_target_cancels_the_previous_job(tmp_path):
+    path = design(tmp_path, "hang")
+    llvm = fake_llvm_build_dir()
+    manager = JobManager()
+    first = asyncio.ensure_future(manager.run(spec_for(path, llvm=llvm)))
+    await asyncio.sleep(0.5)
+    second = asyncio.ensure_future(manager.run(spec_for(path, llvm=llvm, timeout=1)))
+    assert (await asyncio.wait_for(first, 5)).status == "cancelled"
+    assert (await asyncio.wait_for(second, 10)).status == "timeout"
+
+
+async def test_concurrency_is_limited(tmp_path):
+    llvm = fake_llvm_build_dir()
+    manager = JobManager(max_concurrent=1)
+    paths = [design(tmp_path, "ok", name=f"d{i}.py") for i in range(3)]
+    results = await asyncio.gather(*(manager.run(spec_for(p, llvm=llvm)) for p in paths))
+    assert [r.status for r in results] == ["passed"] * 3
+
+
+async def test_job_directory_is_private_and_removed(tmp_path):
+    extra = (
+        "\n\ndef test_where():\n"
+        "    import os, stat\n"
+        "    mode = stat.S_IMODE(os.stat(os.getcwd()).st_mode)\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'cwd.txt'), 'w').write(f'{os.getcwd()} {mode:o}')\n"
+    )
+    path = design(tmp_path, extra=extra)
+    result = await JobManager().run(spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir()))
+    assert result.status == "passed", result.message
+    cwd, mode = (tmp_path / "cwd.txt").read_text().split()
+    assert mode == "700" and not os.path.exists(cwd)
+
+
+async def test_awkward_file_names_need_no_shell(tmp_path):
+    llvm = fake_llvm_build_dir()
+    for name in ["with space.py", "quote'and\"double.py", "-leading-dash.py", "new\nline.py"]:
+        directory = tmp_path / name.replace(".py", "")
+        directory.mkdir()
+        path = design(directory, name=name)
+        result = await JobManager().run(spec_for(path, llvm=llvm))
+        assert result.status == "passed", (name, result.message)
+
+
+async def test_huge_and_invalid_output_is_bounded(tmp_path):
+    extra = (
+        "\n\ndef test_noisy():\n"
+        "    import sys\n"
+        "    chunk = b'\\xff\\xfe not utf-8 ' * 4096\n"
+        "    for _ in range(400):\n"
+        "        sys.stdout.buffer.write(chunk + b'\\n')\n"
+        "    sys.stdout.flush()\n"
+        "    raise ValueError('after the noise')\n"
+    )
+    path = design(tmp_path, extra=extra)
+    result = await JobManager().run(spec_for(path, "test_noisy", RUN, llvm=fake_llvm_build_dir()))
+    assert (result.status, result.cause) == ("failed", "user_error")
+    assert "after the noise" in result.message
+    assert len(result.details["log"]) <= 20000 and "\ufffd" in result.details["log"]
+
+
+async def test_missing_interpreter_is_a_clear_error(tmp_path):
+    path = design(tmp_path)
+    spec = spec_for(path, llvm=fake_llvm_build_dir())
+    spec.python = str(tmp_path / "no-python")
+    result = await JobManager().run(spec)
+    assert (result.status, result.cause) == ("error", "environment") and "cannot start" in result.message

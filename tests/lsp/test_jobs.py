@@ -1,0 +1,143 @@
+"""Jobs through the server, as a user runs them: lens -> command -> lens title and diagnostic.
+
+The runner imports the stand-in Allo (tests/standin); each design says how it should behave.
+"""
+
+import asyncio
+
+import pytest
+from designs import alive, design, fake_llvm_build_dir, line_of, pids
+from lsprotocol import types as lsp
+
+
+async def open_design(editor, tmp_path, behaviour="ok", extra=""):
+    path = design(tmp_path, behaviour, extra)
+    uri = editor.open(path.read_text(), path=path)
+    await editor.diagnostics(uri)
+    return path, uri
+
+
+async def test_lenses_before_any_run(job_editor, tmp_path):
+    _, uri = await open_design(job_editor, tmp_path)
+    assert await job_editor.lens_titles(uri) == ["▶ Simulate", "MLIR", "▶ Run"]
+
+
+async def test_simulate_passes_and_the_lens_says_so(job_editor, tmp_path):
+    _, uri = await open_design(job_editor, tmp_path)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert (result["status"], result["backend"], result["omp_num_threads"]) == ("passed", "allo", 2)
+    titles = await job_editor.lens_titles(uri)
+    assert titles[0].startswith("▶ Simulate: ✓ passed") and titles[0].endswith(" s")
+    assert job_editor.run_diagnostics(uri) == []
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "target", "lens", "cause", "needle"),
+    [
+        ("ok", "test_producer_consumer", "▶ Run", "assertion", "np.testing.assert_array_equal"),
+        ("build_error", "top", "▶ Simulate", "allo_error", "@df.kernel(mapping=[1], args=[A, n])"),
+    ],
+)
+async def test_failures_leave_a_diagnostic_at_the_line(job_editor, tmp_path, behaviour, target, lens, cause, needle):
+    path, uri = await open_design(job_editor, tmp_path, behaviour)
+    result = await job_editor.click(uri, lens, target)
+    line = line_of(path, needle)
+    assert (result["cause"], result["line"]) == (cause, line)
+    title = next(t for t in await job_editor.lens_titles(uri) if t.startswith(lens))
+    assert title == f"{lens}: ✗ {cause} line {line}"
+    for _ in range(50):
+        if job_editor.run_diagnostics(uri):
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = job_editor.run_diagnostics(uri)
+    assert diag.range.start.line == line - 1 and diag.code == cause
+    # The next edit clears it.
+    version = job_editor.type_at(uri, 0, 0, "#")
+    await job_editor.diagnostics(uri, version)
+    assert job_editor.run_diagnostics(uri) == []
+
+
+async def test_user_error_runs_the_unsaved_text(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    # Typed in the editor, never saved: the job must run what the user sees.
+    text = job_editor.texts[uri] + "\n\ndef test_broken():\n    mod = df.build(top, target='simulator')\n    raise ValueError('typed, not saved')\n"
+    version = job_editor.replace_all(uri, text)
+    await job_editor.diagnostics(uri, version)
+    result = await job_editor.click(uri, "▶ Run", "test_broken")
+    assert (result["status"], result["cause"]) == ("failed", "user_error")
+    assert result["line"] == len(text.splitlines()) and "typed, not saved" in result["message"]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "status", "cause", "title"),
+    [
+        ("compiler_bug", "error", "library_bug", "▶ Simulate: ✗ library_bug"),
+        ("segfault_at_exit", "passed", "crash_after_success", "(crashed at exit)"),
+        ("segfault", "crashed", "crash", "▶ Simulate: ✗ crash"),
+        ("glibc", "error", "environment", "▶ Simulate: ✗ environment"),
+    ],
+)
+async def test_outcomes_in_the_lens(job_editor, tmp_path, behaviour, status, cause, title):
+    _, uri = await open_design(job_editor, tmp_path, behaviour)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert (result["status"], result["cause"]) == (status, cause)
+    assert title in (await job_editor.lens_titles(uri))[0]
+
+
+async def test_missing_llvm_build_dir_runs_nothing(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": ""}, section="alloDataflow")
+    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+    await asyncio.sleep(0.5)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert result["cause"] == "environment" and "LLVM_BUILD_DIR is not set" in result["message"]
+    assert pids(path) == []
+
+
+async def test_timeout_and_cancel(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path, "hang")
+    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 2}, section="alloDataflow")
+    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+    await asyncio.sleep(0.5)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert result["status"] == "timeout" and "OMP_NUM_THREADS=2" in result["message"]
+    assert "⏱ timeout" in (await job_editor.lens_titles(uri))[0]
+    # A job cancelled while it runs: the progress ends and the process is gone.
+    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 60}, section="alloDataflow")
+    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+    await asyncio.sleep(0.5)
+    running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
+    while len(pids(path)) < 2:
+        await asyncio.sleep(0.05)
+    assert (await job_editor.lens_titles(uri))[0].startswith("⏳ running")
+    cancelled = await job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[])
+    )
+    assert cancelled is True
+    assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
+    assert not any(alive(p) for p in pids(path))
+    if job_editor.name == "visual_studio_code":  # it supports work-done progress
+        reports = list(job_editor.client.progress_reports.values())[-1]
+        assert reports[0].kind == "begin" and reports[0].cancellable
+        assert reports[-1].kind == "end"
+
+
+async def test_untrusted_workspace_runs_nothing(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    job_editor.client.set_configuration({**{"debounceMs": 50}, "llvmBuildDir": fake_llvm_build_dir(), "trusted": False}, section="alloDataflow")
+    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+    await asyncio.sleep(0.5)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert result["status"] == "error" and "not trusted" in result["message"]
+    assert pids(path) == []
+
+
+async def test_run_jobs_are_code_actions_too(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    line = line_of(path, "def top(") - 1
+    actions = await job_editor.client.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
+                             lsp.CodeActionContext(diagnostics=[]))
+    )
+    titles = [a.title for a in actions]
+    assert "Simulate region 'top'" in titles and "Show MLIR of region 'top'" in titles
