@@ -9,6 +9,8 @@ import pytest
 from designs import alive, design, fake_llvm_build_dir, line_of, pids
 from lsprotocol import types as lsp
 
+from paths import EXAMPLES
+
 
 async def open_design(editor, tmp_path, behaviour="ok", extra=""):
     path = design(tmp_path, behaviour, extra)
@@ -141,3 +143,73 @@ async def test_run_jobs_are_code_actions_too(job_editor, tmp_path):
     )
     titles = [a.title for a in actions]
     assert "Simulate region 'top'" in titles and "Show MLIR of region 'top'" in titles
+
+
+async def test_library_bug_offers_a_reproducer_file(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path, "compiler_bug")
+    await job_editor.click(uri, "▶ Simulate", "top")
+    for _ in range(50):
+        if job_editor.run_diagnostics(uri):
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = job_editor.run_diagnostics(uri)
+    actions = await job_editor.client.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), diag.range, lsp.CodeActionContext(diagnostics=[diag]))
+    )
+    (action,) = [a for a in actions if a.title.startswith("Write a minimal reproducer")]
+    create, edit = action.edit.document_changes
+    assert create.uri == (tmp_path / "design_top_repro.py").as_uri()
+    script = edit.edits[0].new_text
+    assert "cannot be converted to LLVM IR" in script and 'mod = df.build(top, target="simulator")' in script
+
+
+ORDER_DESIGN = (EXAMPLES / "pitfall_arg_order.py").read_text()
+
+
+async def test_show_mlir_checks_the_compiled_signature(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    result = await job_editor.click(uri, "MLIR", "top")
+    assert result["status"] == "passed" and "func.func @top(" in result["mlir"]
+    assert result["mlirUri"].startswith("allo-mlir://") and result["parseError"] is None
+    assert [f["name"] for f in result["functions"]] == ["top"]
+    # In the view, go to definition on @top leads to the region.
+    line = next(i for i, l in enumerate(result["mlir"].splitlines()) if "@top" in l)
+    col = result["mlir"].splitlines()[line].index("@top") + 2
+    target = await job_editor.client.text_document_definition_async(
+        lsp.DefinitionParams(lsp.TextDocumentIdentifier(result["mlirUri"]), lsp.Position(line, col))
+    )
+    assert target.uri == uri and target.range.start.line == line_of(path, "def top(") - 1
+
+
+async def test_an_older_build_order_is_an_error_on_the_region(job_editor, tmp_path):
+    path = tmp_path / "order.py"
+    path.write_text(ORDER_DESIGN.replace("\nN = ", '\nALLO_STANDIN_ORDER = "legacy"\nN = ', 1))
+    assert "ALLO_STANDIN_ORDER" in path.read_text()
+    uri = job_editor.open(path.read_text(), path=path)
+    await job_editor.diagnostics(uri)
+    result = await job_editor.click(uri, "MLIR", "top")
+    assert result["status"] == "passed"
+    for _ in range(50):
+        mlir = [d for d in job_editor.published[uri][-1].diagnostics if d.source == "allo-lsp mlir"]
+        if mlir:
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = mlir
+    assert diag.severity == lsp.DiagnosticSeverity.Error and diag.range.start.line == line_of(path, "def top(") - 1
+    assert "mod(arr_in, n, arr_out)" in diag.message and "older build" in diag.message
+    assert "takes top(arr_in: memref<16xi32>, n: memref<1xi32>, arr_out: memref<16xi32>)" in diag.message
+
+
+async def test_auto_build_follows_the_probe(job_editor, tmp_path):
+    path = tmp_path / "order.py"
+    path.write_text(ORDER_DESIGN)
+    uri = job_editor.open(path.read_text(), path=path)
+    (before,) = [d for d in await job_editor.diagnostics(uri) if d.code == "ADF003"]
+    assert before.severity == lsp.DiagnosticSeverity.Warning
+    await job_editor.click(uri, "MLIR", "top")  # the first job starts the probe (a fixed stand-in)
+    for _ in range(200):
+        adf003 = [d for d in job_editor.published[uri][-1].diagnostics if d.code == "ADF003"]
+        if adf003 and adf003[0].severity == lsp.DiagnosticSeverity.Information:
+            break
+        await asyncio.sleep(0.05)
+    assert adf003[0].severity == lsp.DiagnosticSeverity.Information

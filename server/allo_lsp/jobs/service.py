@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from pathlib import Path
 
+from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.environment import JobConfig, SetupError
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.reproducer import reproducer
-from allo_lsp.protocol.messages import ALLO_ERROR, ENVIRONMENT, ERROR, LIBRARY_BUG, RUN, SIMULATE, JobResult
+from allo_lsp.mlir import PROBE_SOURCE, reorders_arguments
+from allo_lsp.mlir.probe import PROBE_REGION
+from allo_lsp.protocol.messages import ALLO_ERROR, ENVIRONMENT, ERROR, LIBRARY_BUG, PASSED, PROBE, RUN, SIMULATE, JobResult
 
 
 def target_of(model: FileModel, file: str, name: str) -> Target:
@@ -66,3 +71,16 @@ def locate_allo_error(result: JobResult, model: FileModel, file: str) -> None:
             if p.name in names:
                 result.file, result.line = file, p.range.start.line + 1
                 return
+
+
+async def probe(manager: JobManager, config: JobConfig) -> str | None:
+    """"legacy" if the configured Allo compiles top arguments in kernel order, "fixed" if in
+    declaration order, None if it could not tell. Runs our own probe design, never user code."""
+    with tempfile.TemporaryDirectory(prefix="allo-lsp-probe-") as directory:
+        path = os.path.join(directory, "allo_lsp_probe.py")
+        Path(path).write_text(PROBE_SOURCE, encoding="utf-8")
+        outcome = await run_target(manager, Target(path, PROBE_REGION, PROBE), analyze(PROBE_SOURCE).model, config)
+    if outcome.status != PASSED:
+        return None
+    reorders = reorders_arguments(outcome.details.get("artifact_text", ""))
+    return None if reorders is None else ("legacy" if reorders else "fixed")

@@ -22,6 +22,7 @@ from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.jobs.service import run_target
 from allo_lsp.ide.document import range_forward
+from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer, _view, server
 from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, JobResult
 
@@ -66,6 +67,8 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     jobs.running.setdefault(uri, set()).add(key)
     ls.job_diagnostics.pop(uri, None)  # cleared by the next run
     _refresh(ls, uri)
+    if ls.settings.allo_build == "auto" and ls.probed_build is None:
+        asyncio.ensure_future(probe_build(ls, jobs.manager, job_config(ls)))
     token = await _begin_progress(ls, f"{name}: {kind}", target.key)
     try:
 
@@ -86,10 +89,15 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
             jobs.progress.pop(str(token), None)
         jobs.running.get(uri, set()).discard(key)
     jobs.outcomes.setdefault(uri, {})[key] = outcome
-    _report(ls, uri, outcome)
+    if outcome.reproducer:
+        ls.reproducers[uri] = (name, outcome.reproducer)
+    _report(ls, uri, outcome, _target_line(analysis, name))
     _refresh(ls, uri)
     data = asdict(outcome)
     data["kind"] = kind
+    data.pop("details", None)
+    if kind == MLIR:
+        data.update(await after_mlir_job(ls, uri, name, outcome))
     return data
 
 
@@ -112,16 +120,28 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
     return token
 
 
-def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult) -> None:
-    """The outcome in the log, and at its line as a diagnostic when the job did not pass."""
+def _target_line(analysis, name: str) -> int | None:
+    """0-based line of the region or function a job ran."""
+    model = analysis.model
+    for item in [r for r in model.regions if not r.scope_path] + model.functions:
+        if item.name == name:
+            return item.range.start.line
+    return None
+
+
+def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: int | None) -> None:
+    """The outcome in the log, and as a diagnostic when the job did not pass: at the failing
+    line, or on the target's name when the failure has no line (a crash, a compiler bug)."""
     log_text = outcome.details.get("log", "")
     summary = f"[{outcome.target}] {outcome.status}: {outcome.message}"
     ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, summary + (f"\n{log_text}" if log_text else "")))
-    if outcome.status == PASSED or not outcome.line:
-        if outcome.status not in (PASSED, "cancelled"):
-            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))
+    if outcome.status in (PASSED, "cancelled"):
         return
-    line = outcome.line - 1
+    if not outcome.line:
+        ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))
+    line = outcome.line - 1 if outcome.line else target_line
+    if line is None:
+        return
     text = ls.document(uri).lines[line] if line < len(ls.document(uri).lines) else ""
     start = len(text) - len(text.lstrip())
     convert = ls.converter(uri, ls.document(uri).source)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -21,6 +22,7 @@ from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
 from allo_lsp.ide.hover import hover
 from allo_lsp.ide.inlay_hints import inlay_hints
 from allo_lsp.ide.lenses import run_actions
+from allo_lsp.ide.mlir_view import definition_in_view
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp.convert import Converter
@@ -37,11 +39,17 @@ class AlloLanguageServer(LanguageServer):
         self._pending: dict[str, asyncio.Task] = {}
         # Diagnostics of the last job per document (source "allo-lsp run"), until an edit or rerun.
         self.job_diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        self.reproducers: dict[str, tuple[str, str]] = {}  # uri -> (target, script) of a library bug
+        self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> lsp.mlir_view.MlirView
+        self.probed_build: str | None = None  # what the probe found the configured Allo does
 
     # -- analysis ---------------------------------------------------------------------------
 
     def options(self) -> Options:
-        return Options(allo_build=self.settings.allo_build)
+        build = self.settings.allo_build
+        if build == "auto" and self.probed_build in ("fixed", "legacy"):
+            build = self.probed_build
+        return Options(allo_build=build)
 
     async def analyse(self, uri: str, delay: float = 0.0) -> None:
         """Analyse the document as it is after `delay` seconds, and publish if still current."""
@@ -95,6 +103,8 @@ class AlloLanguageServer(LanguageServer):
         for warning in warnings:
             self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, f"allo-lsp: {warning}"))
         changed = settings != self.settings
+        if settings.python != self.settings.python or settings.allo_build != self.settings.allo_build:
+            self.probed_build = None  # another Allo: probe again when it matters
         self.settings = settings
         if changed:
             for uri in self.open_uris():
@@ -201,6 +211,9 @@ def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | Non
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 def on_definition(ls: AlloLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    view = ls.mlir_views.get(params.text_document.uri)
+    if view is not None:
+        return _mlir_definition(ls, view, params.position)
     found = _at(ls, params.text_document.uri, params.position)
     if found is None:
         return None
@@ -208,6 +221,17 @@ def on_definition(ls: AlloLanguageServer, params: lsp.DefinitionParams) -> lsp.L
     target = definition(analysis, pos)
     moved = range_forward(shift, target) if target else None
     return lsp.Location(params.text_document.uri, convert.range(moved)) if moved else None
+
+
+def _mlir_definition(ls: AlloLanguageServer, view, position: lsp.Position) -> lsp.Location | None:
+    result = ls.analyses.get(view.source_uri)
+    if result is None:
+        return None
+    analysis, _ = result.good()
+    target = definition_in_view(view.text, position.line, position.character, analysis or result.current, view.region)
+    if target is None:
+        return None
+    return lsp.Location(view.source_uri, ls.converter(view.source_uri, result.text).range(target))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
@@ -277,7 +301,30 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     where = convert.from_range(params.range)
     actions = code_actions(text, result.current, where)
     out = [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]
+    out += _reproducer_actions(ls, uri, params.context.diagnostics)
     # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).
     for title, command, name in run_actions(result.current, where.start.line):
         out.append(lsp.CodeAction(title, kind=lsp.CodeActionKind.Source, command=lsp.Command(title=title, command=command, arguments=[uri, name])))
     return out
+
+
+def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
+    """"Write a minimal reproducer" on a library-bug diagnostic: a new file next to the design."""
+    found = ls.reproducers.get(uri)
+    bug = [d for d in diagnostics if d.code == "library_bug"]
+    if found is None or not bug:
+        return []
+    target, script = found
+    path = Path(ls.document(uri).path)
+    new_uri = path.with_name(f"{path.stem}_{target}_repro.py").as_uri()
+    edit = lsp.WorkspaceEdit(
+        document_changes=[
+            lsp.CreateFile(uri=new_uri, options=lsp.CreateFileOptions(overwrite=True)),
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=new_uri, version=None),
+                edits=[lsp.TextEdit(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), new_text=script)],
+            ),
+        ]
+    )
+    title = f"Write a minimal reproducer of this Allo bug to {path.stem}_{target}_repro.py"
+    return [lsp.CodeAction(title, kind=lsp.CodeActionKind.QuickFix, diagnostics=bug, edit=edit)]

@@ -120,7 +120,9 @@ def load(path: str, source: str | None = None):
         import linecache
 
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-        exec(compile(source, path, "exec"), module.__dict__)
+        # dont_inherit: this module's `from __future__ import annotations` must not turn the
+        # design's annotations into strings (Allo evaluates them).
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
     return module
 
 

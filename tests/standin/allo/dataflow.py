@@ -109,7 +109,7 @@ def _mlir(fn) -> str:
     """The top function as Allo prints it (bodies omitted), arguments in this build's order."""
     annotations = {name: p.annotation for name, p in inspect.signature(fn).parameters.items()}
     order = list(annotations)
-    if os.environ.get("ALLO_STANDIN_ORDER") == "legacy":
+    if (fn.__globals__.get("ALLO_STANDIN_ORDER") or os.environ.get("ALLO_STANDIN_ORDER")) == "legacy":
         order = _kernel_order(fn) + [n for n in order if n not in _kernel_order(fn)]
     args = ", ".join(f"%arg{i}: {annotations[n].mlir}" for i, n in enumerate(order))
     itypes = "".join(annotations[n].itype for n in order)

@@ -1,0 +1,30 @@
+"""The read-only MLIR view of a region: from a symbol in it back to the source.
+
+`@producer_0` is PE 0 of kernel `producer` (functions are matched by name: the MLIR carries no
+source locations); `@top` is the region itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from allo_lsp.analysis import Analysis
+from allo_lsp.analysis.model import Range
+from allo_lsp.mlir import kernel_of
+
+_SYMBOL = re.compile(r"@[\w.$-]+")
+
+
+def definition_in_view(text: str, line: int, column: int, analysis: Analysis, region_name: str) -> Range | None:
+    lines = text.split("\n")
+    if not 0 <= line < len(lines):
+        return None
+    symbol = next((m.group()[1:] for m in _SYMBOL.finditer(lines[line]) if m.start() <= column <= m.end()), None)
+    region = next((r for r in analysis.model.regions if r.name == region_name and not r.scope_path), None)
+    if symbol is None or region is None:
+        return None
+    if symbol == region.name:
+        return region.range
+    mapped = kernel_of(symbol, region)
+    kernel = region.kernel(mapped[0]) if mapped else None
+    return kernel.range if kernel else None
