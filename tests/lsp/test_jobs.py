@@ -213,3 +213,17 @@ async def test_auto_build_follows_the_probe(job_editor, tmp_path):
             break
         await asyncio.sleep(0.05)
     assert adf003[0].severity == lsp.DiagnosticSeverity.Information
+
+
+async def test_cancelling_the_progress_cancels_the_job(job_editor, tmp_path):
+    if job_editor.name != "visual_studio_code":
+        pytest.skip("this client's capabilities have no work-done progress")
+    path, uri = await open_design(job_editor, tmp_path, "hang")
+    running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
+    while not pids(path):
+        await asyncio.sleep(0.05)
+    token = list(job_editor.client.progress_reports)[-1]
+    job_editor.client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
+    assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
+    assert not any(alive(p) for p in pids(path))
+    assert job_editor.client.progress_reports[token][-1].kind == "end"
