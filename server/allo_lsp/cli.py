@@ -1,4 +1,4 @@
-"""Command-line entry point: `allo-lsp [serve] | check | rules`."""
+"""Command-line entry point: `allo-lsp [serve] | check | run | report | rules`."""
 
 from __future__ import annotations
 
@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     run.add_argument("--format", choices=("text", "json"), default="text")
 
+    report = sub.add_parser("report", help="show a Vitis HLS synthesis report (csynth.xml or a project directory)")
+    report.add_argument("path", metavar="PATH", help="a csynth.xml, a csynth.rpt, or a project directory")
+    report.add_argument("--format", choices=("text", "json", "md"), default="text")
+
     rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
     rules.add_argument("code", nargs="?")
     rules.add_argument("--format", choices=("text", "markdown"), default="text")
@@ -57,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         return _rules(args)
     if args.command == "run":
         return _run(args)
+    if args.command == "report":
+        return _report(args)
     parser.print_help()
     return 2
 
@@ -131,7 +137,8 @@ def _run(args) -> int:
         result = asyncio.run(run_target(JobManager(), target, model, config, args.backend, args.seed))
     if args.format == "json":
         data = asdict(result)
-        data.pop("details", None)
+        for bulky in ("log", "artifact_text", "traceback"):
+            data["details"].pop(bulky, None)
         print(json.dumps(data, indent=2))
     else:
         print(_run_text(result, file))
@@ -145,10 +152,35 @@ def _run_text(result, file: str) -> str:
              f"  backend {result.backend}, {result.duration_s:.2f} s, OMP_NUM_THREADS={result.omp_num_threads}"]
     for out in result.outputs:
         lines.append(f"  {out.name}: {out.dtype}{out.shape} min {out.min} max {out.max} mean {out.mean:.4g} sha {out.checksum}")
+    for blocked in result.details.get("blocked", []):
+        lines.append(f"  blocked: {blocked['pe']} {blocked['op']} {blocked['stream']} (line {blocked['line']}), "
+                     f"FIFO {blocked['occupancy']}/{blocked['depth']}")
+    differential = result.details.get("differential", {})
+    for name, diff in differential.get("max_abs_diff", {}).items():
+        lines.append(f"  reference executor vs Allo on {name}: largest difference {diff:g}")
+    if "error" in differential:
+        lines.append(f"  reference executor could not check this design: {differential['error']}")
     if result.status != "passed" and result.details.get("log"):
         lines.append("  --- output (last lines) ---")
         lines += ["  " + l for l in result.details["log"].strip().splitlines()[-15:]]
     return "\n".join(lines)
+
+
+def _report(args) -> int:
+    import json
+
+    from allo_lsp.reports import ReportError, format_markdown, format_text, load
+
+    try:
+        report = load(args.path)
+    except ReportError as exc:
+        print(f"allo-lsp report: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(format_markdown(report) if args.format == "md" else format_text(report))
+    return 0
 
 
 def _rules(args) -> int:

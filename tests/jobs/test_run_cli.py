@@ -79,15 +79,15 @@ def test_library_bugs_come_with_a_reproducer(tmp_path, llvm, behaviour):
 
 def test_environment_problems_say_what_to_set(tmp_path, llvm):
     path = design(tmp_path)
-    result, _ = run(f"{path}::top")  # no LLVM_BUILD_DIR anywhere
+    result, _ = run(f"{path}::top", "--backend", "allo")  # no LLVM_BUILD_DIR anywhere
     assert (result["status"], result["cause"]) == ("error", "environment")
     assert "LLVM_BUILD_DIR is not set" in result["message"] and "alloDataflow.llvmBuildDir" in result["message"]
     assert pids(path) == []  # nothing was run
-    broken, _ = run(f"{path}::top", "--llvm-build-dir", str(tmp_path))
+    broken, _ = run(f"{path}::top", "--llvm-build-dir", str(tmp_path), "--backend", "allo")
     assert "lacks lib/libomp.so" in broken["message"]
     glibc, _ = run(f"{design(tmp_path, 'glibc', name='g.py')}::top", "--llvm-build-dir", llvm)
     assert (glibc["cause"], glibc["message"].split(":")[0]) == ("environment", "GLIBC_2.34 not found")
-    no_allo, _ = run(f"{path}::top", "--llvm-build-dir", llvm, standin=False)
+    no_allo, _ = run(f"{path}::top", "--llvm-build-dir", llvm, "--backend", "allo", standin=False)
     assert no_allo["cause"] == "environment" and "allo is not importable" in no_allo["message"]
     python, _ = run(f"{path}::top", "--llvm-build-dir", llvm, "--python", str(tmp_path / "nope" / "python"))
     assert python["cause"] == "environment" and "does not exist" in python["message"]
@@ -122,3 +122,20 @@ def test_unknown_target_and_bad_usage(tmp_path):
     assert rc == 1 and result["cause"] == "environment" and "no module-level region or function" in result["message"]
     out = subprocess.run([sys.executable, "-m", "allo_lsp", "run", str(path)], capture_output=True, text=True)
     assert out.returncode == 2 and "FILE::NAME" in out.stderr
+
+
+def test_auto_backend_falls_back_to_the_reference_executor_and_says_so(tmp_path, llvm):
+    path = design(tmp_path)
+    without_llvm, _ = run(f"{path}::test_producer_consumer")
+    assert (without_llvm["status"], without_llvm["backend"]) == ("passed", "reference")
+    without_allo, _ = run(f"{path}::top", "--llvm-build-dir", llvm, standin=False)
+    assert (without_allo["status"], without_allo["backend"]) == ("passed", "reference")
+    with_both, _ = run(f"{path}::top", "--llvm-build-dir", llvm)
+    assert with_both["backend"] == "allo"
+
+
+def test_differential_check_reports_the_largest_difference(tmp_path, llvm):
+    # The stand-in computes nothing, so Allo's "outputs" stay zero: the reference executor disagrees.
+    result, _ = run(f"{design(tmp_path)}::top", "--llvm-build-dir", llvm)
+    diff = result["details"]["differential"]["max_abs_diff"]["B"]
+    assert diff > 0

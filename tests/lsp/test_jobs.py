@@ -30,7 +30,14 @@ async def test_simulate_passes_and_the_lens_says_so(job_editor, tmp_path):
     assert (result["status"], result["backend"], result["omp_num_threads"]) == ("passed", "allo", 2)
     titles = await job_editor.lens_titles(uri)
     assert titles[0].startswith("▶ Simulate: ✓ passed") and titles[0].endswith(" s")
-    assert job_editor.run_diagnostics(uri) == []
+    # The stand-in computes nothing, so the reference executor's outputs differ: a finding.
+    for _ in range(50):
+        if job_editor.run_diagnostics(uri):
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = job_editor.run_diagnostics(uri)
+    assert (diag.code, diag.severity) == ("differential", lsp.DiagnosticSeverity.Warning)
+    assert "disagree on B" in diag.message
 
 
 @pytest.mark.parametrize(
@@ -88,7 +95,7 @@ async def test_outcomes_in_the_lens(job_editor, tmp_path, behaviour, status, cau
 
 async def test_missing_llvm_build_dir_runs_nothing(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path)
-    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": ""}, section="alloDataflow")
+    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": "", "backend": "allo"}, section="alloDataflow")
     job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
     await asyncio.sleep(0.5)
     result = await job_editor.click(uri, "▶ Simulate", "top")
@@ -227,3 +234,22 @@ async def test_cancelling_the_progress_cancels_the_job(job_editor, tmp_path):
     assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
     assert not any(alive(p) for p in pids(path))
     assert job_editor.client.progress_reports[token][-1].kind == "end"
+
+
+async def test_reference_backend_simulates_and_finds_deadlocks(job_editor, tmp_path):
+    job_editor.client.set_configuration({"debounceMs": 50, "backend": "reference"}, section="alloDataflow")
+    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+    await asyncio.sleep(0.5)
+    path = tmp_path / "deadlock.py"
+    path.write_text((EXAMPLES / "pitfall_deadlock_stream.py").read_text())
+    uri = job_editor.open(path.read_text(), path=path)
+    await job_editor.diagnostics(uri)
+    result = await job_editor.click(uri, "▶ Simulate", "top")
+    assert (result["status"], result["cause"], result["backend"]) == ("failed", "deadlock", "reference")
+    for _ in range(50):
+        if len(job_editor.run_diagnostics(uri)) == 2:
+            break
+        await asyncio.sleep(0.05)
+    lines = sorted(d.range.start.line + 1 for d in job_editor.run_diagnostics(uri))
+    assert lines == [line_of(path, "tap.put("), line_of(path, "pipe.get()")]
+    assert "✗ deadlock" in (await job_editor.lens_titles(uri))[0]

@@ -77,6 +77,8 @@ def job_environment(config: JobConfig, omp: int, llvm_build_dir: str | None) -> 
     env.update(config.extra_env)
     if llvm_build_dir:
         env["LLVM_BUILD_DIR"] = llvm_build_dir
+    else:
+        env.pop("LLVM_BUILD_DIR", None)  # unchecked: the runner must not take it as usable
     env["OMP_NUM_THREADS"] = str(omp)
     # The runner is imported from our package directory, after anything the user put first;
     # the job runs in its own directory, so relative entries are made absolute here.

@@ -39,10 +39,6 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
     """A ready-to-run job, or SetupError with what to fix. Nothing is started here."""
     if backend not in BACKENDS:
         raise SetupError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
-    # The reference executor arrives later; until then "auto" means the real Allo.
-    if backend == "reference":
-        raise SetupError("the reference backend is not available in this version: use --backend allo")
-    backend = "allo"
     python = resolve_python(config.python)
     args: list[ArgSpec] = []
     if target.kind in (SIMULATE, MLIR):
@@ -55,8 +51,13 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
     else:
         pe_count = None
     llvm = None
-    if target.kind in (SIMULATE, RUN):
-        llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", ""))
+    if target.kind in (SIMULATE, RUN) and backend != "reference":
+        try:
+            llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", ""))
+        except SetupError:
+            if backend == "allo":
+                raise
+            backend = "reference"  # auto: no usable LLVM build, so not the real simulator
     omp = omp_threads(config, pe_count)
     request = JobRequest(
         kind=target.kind, file=os.path.abspath(target.file), target=target.name, result_path="",

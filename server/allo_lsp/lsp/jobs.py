@@ -24,10 +24,12 @@ from allo_lsp.jobs.service import run_target
 from allo_lsp.ide.document import range_forward
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer, _view, server
-from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, JobResult
+from allo_lsp.protocol.messages import DEADLOCK, ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, JobResult
 
 log = logging.getLogger(__name__)
 RUN_SOURCE = "allo-lsp run"
+# Outputs are compared as float64: anything above rounding noise means the two disagree.
+DIFFERENTIAL_TOLERANCE = 1e-4
 _tokens = itertools.count(1)
 
 
@@ -130,25 +132,42 @@ def _target_line(analysis, name: str) -> int | None:
 
 
 def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: int | None) -> None:
-    """The outcome in the log, and as a diagnostic when the job did not pass: at the failing
-    line, or on the target's name when the failure has no line (a crash, a compiler bug)."""
+    """The outcome in the log, and as diagnostics: a failure at its line (on the target's name
+    when it has none: a crash, a compiler bug), a deadlock at every blocked put/get, and a
+    disagreement between Allo and the reference executor on the target."""
     log_text = outcome.details.get("log", "")
     summary = f"[{outcome.target}] {outcome.status}: {outcome.message}"
     ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, summary + (f"\n{log_text}" if log_text else "")))
-    if outcome.status in (PASSED, "cancelled"):
+    found: list[tuple[int, str, str, lsp.DiagnosticSeverity]] = []  # (line, message, code, severity)
+    if outcome.cause == DEADLOCK:
+        for b in outcome.details.get("blocked", []):
+            if b.get("line"):
+                state = "full" if b["op"] == "put" else "empty"
+                message = f"deadlock: {b['pe']} waits forever to {b['op']} {b['stream']} (FIFO {state}, {b['occupancy']}/{b['depth']})"
+                found.append((b["line"] - 1, message, DEADLOCK, lsp.DiagnosticSeverity.Error))
+    elif outcome.status not in (PASSED, "cancelled"):
+        if not outcome.line:
+            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))
+        line = outcome.line - 1 if outcome.line else target_line
+        if line is not None:
+            found.append((line, outcome.message, outcome.cause or outcome.status, lsp.DiagnosticSeverity.Error))
+    differences = outcome.details.get("differential", {}).get("max_abs_diff", {})
+    disagree = {name: diff for name, diff in differences.items() if diff > DIFFERENTIAL_TOLERANCE}
+    if disagree and target_line is not None:
+        listed = ", ".join(f"{n} (largest difference {d:g})" for n, d in disagree.items())
+        message = f"Allo's simulator and the reference executor disagree on {listed} for the same inputs: one of them is wrong"
+        found.append((target_line, message, "differential", lsp.DiagnosticSeverity.Warning))
+    if not found:
         return
-    if not outcome.line:
-        ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))
-    line = outcome.line - 1 if outcome.line else target_line
-    if line is None:
-        return
-    text = ls.document(uri).lines[line] if line < len(ls.document(uri).lines) else ""
-    start = len(text) - len(text.lstrip())
-    convert = ls.converter(uri, ls.document(uri).source)
-    rng = convert.range(Range(Position(line, start), Position(line, len(text.rstrip("\n")))))
-    ls.job_diagnostics[uri] = [
-        lsp.Diagnostic(range=rng, message=outcome.message, severity=lsp.DiagnosticSeverity.Error, source=RUN_SOURCE, code=outcome.cause)
-    ]
+    document = ls.document(uri)
+    convert = ls.converter(uri, document.source)
+    diagnostics = []
+    for line, message, code, severity in found:
+        text = document.lines[line].rstrip("\n") if line < len(document.lines) else ""
+        start = len(text) - len(text.lstrip())
+        rng = convert.range(Range(Position(line, start), Position(line, len(text))))
+        diagnostics.append(lsp.Diagnostic(range=rng, message=message, severity=severity, source=RUN_SOURCE, code=code))
+    ls.job_diagnostics[uri] = diagnostics
     current = ls.analyses.get(uri)
     if current is not None:
         ls.publish(uri, current)

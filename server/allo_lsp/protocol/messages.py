@@ -30,6 +30,7 @@ ENVIRONMENT = "environment"
 CRASH_AFTER_SUCCESS = "crash_after_success"
 CRASH = "crash"
 DEADLOCK = "deadlock"
+UNSUPPORTED = "unsupported"  # a construct the reference executor does not run
 
 
 @dataclass
@@ -83,7 +84,7 @@ class JobResult:
     message: str = ""
     file: str | None = None  # where `line` is (the user's file, normally)
     line: int | None = None  # 1-based
-    backend: str = "allo"
+    backend: str = ""  # which backend ran: allo or reference
     target: str = ""
     duration_s: float = 0.0
     omp_num_threads: int | None = None

@@ -13,6 +13,8 @@ import traceback
 from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ASSERTION,
+    DEADLOCK,
+    UNSUPPORTED,
     ENVIRONMENT,
     ERROR,
     FAILED,
@@ -51,6 +53,11 @@ def main(argv: list[str]) -> int:
         print(f"allo-lsp runner: cannot read the request {argv[0]}", file=sys.stderr)
         return 2
     request = JobRequest.from_dict(data)
+    request.backend = choose_backend(request.backend, request.kind)
+    if request.backend == "reference":
+        from allo_lsp.runner.reference import SHIM_PATH
+
+        sys.path.insert(0, SHIM_PATH)  # `import allo` in the design is the executor's own
     started = time.monotonic()
     tail = _Tail()
     sys.stdout, sys.stderr = tail.wrap(sys.stdout), tail.wrap(sys.stderr)
@@ -70,6 +77,17 @@ def main(argv: list[str]) -> int:
     return 0 if result.status == PASSED else 1
 
 
+def choose_backend(requested: str, kind: str) -> str:
+    """`auto`: the real Allo when it is importable and, to simulate, has an LLVM build (the job
+    manager passes LLVM_BUILD_DIR only when it checked it); else the reference executor."""
+    if requested != "auto":
+        return requested
+    usable = importlib.util.find_spec("allo") is not None
+    if kind in (SIMULATE, RUN):
+        usable = usable and bool(os.environ.get("LLVM_BUILD_DIR"))
+    return "allo" if usable else "reference"
+
+
 def run(request: JobRequest) -> JobResult:
     phase("loading")
     module = load(request.file, request.source)
@@ -80,6 +98,15 @@ def run(request: JobRequest) -> JobResult:
         phase("running")
         target()
         return JobResult(PASSED, message=f"{request.target}() returned")
+    if request.kind == SIMULATE and request.backend == "reference":
+        from allo_lsp.runner.reference import simulate
+
+        arrays = inputs(request)
+        phase("simulating")
+        simulate(target, arrays)
+        return JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs_of(request, arrays))
+    if request.backend == "reference":
+        raise UserFailure(f"{request.kind} needs the Allo backend: the reference executor only simulates")
     import allo.dataflow as df
 
     if request.kind in (MLIR, PROBE):
@@ -95,9 +122,35 @@ def run(request: JobRequest) -> JobResult:
         arrays = inputs(request)
         phase("simulating")
         mod(*arrays)
-        outputs = [summary(spec.name, a) for spec, a in zip(request.args, arrays) if spec.direction in ("out", "inout")]
-        return JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs)
+        result = JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs_of(request, arrays))
+        phase("comparing with the reference executor")
+        result.details["differential"] = differential(request, target, arrays)
+        return result
     raise UserFailure(f"unknown job kind {request.kind!r}")
+
+
+def outputs_of(request: JobRequest, arrays: list) -> list[Output]:
+    return [summary(spec.name, a) for spec, a in zip(request.args, arrays) if spec.direction in ("out", "inout")]
+
+
+def differential(request: JobRequest, region, allo_arrays: list) -> dict:
+    """The same seeded inputs through the reference executor: the largest difference per output
+    (one of the two is wrong when they disagree)."""
+    import numpy as np
+
+    from allo_lsp.runner.reference import Deadlock, Unsupported, simulate
+
+    mine = inputs(request)
+    try:
+        simulate(region, mine)
+    except (Unsupported, Deadlock, Exception) as exc:  # noqa: BLE001 - a finding, not a failure
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    diffs = {}
+    for spec, theirs, ours in zip(request.args, allo_arrays, mine):
+        if spec.direction in ("out", "inout"):
+            a, b = np.asarray(theirs, dtype=np.float64), np.asarray(ours, dtype=np.float64)
+            diffs[spec.name] = float(np.max(np.abs(a - b))) if a.size else 0.0
+    return {"max_abs_diff": diffs}
 
 
 def load(path: str, source: str | None = None):
@@ -166,6 +219,9 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
     """Classify an exception that ended the job (ALLO_DATAFLOW.md sections 4 and 5)."""
     text = f"{printed}\n{type(exc).__name__}: {exc}"
     line = user_line(exc, request.file)
+    reference = _reference_failure(exc, request, line)
+    if reference is not None:
+        return reference
     environment = classify.environment_problem(text)
     if environment is not None or isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.startswith("allo"):
         return JobResult(ERROR, ENVIRONMENT, environment or f"cannot import {exc.name}: {exc}")
@@ -184,6 +240,21 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
         return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
     message = f"{type(exc).__name__}: {exc}"
     return JobResult(FAILED, USER_ERROR, message, request.file, line, details={"traceback": _traceback(exc)})
+
+
+def _reference_failure(exc: BaseException, request: JobRequest, line: int | None) -> JobResult | None:
+    """A deadlock or an unsupported construct, from the reference executor."""
+    if "allo_lsp.runner.reference" not in sys.modules:
+        return None
+    from allo_lsp.runner.reference import Deadlock, Unsupported
+
+    if isinstance(exc, Deadlock):
+        blocked = [vars(b) for b in exc.blocked]
+        first = next((b["line"] for b in blocked if b["line"]), line)
+        return JobResult(FAILED, DEADLOCK, str(exc), request.file, first, details={"blocked": blocked})
+    if isinstance(exc, Unsupported):
+        return JobResult(ERROR, UNSUPPORTED, str(exc), request.file, exc.line or line)
+    return None
 
 
 def user_line(exc: BaseException, path: str) -> int | None:

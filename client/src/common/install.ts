@@ -1,0 +1,81 @@
+// The private environment: when no interpreter at hand can import the server, the extension
+// installs the wheel it carries (client/wheels/) into a virtual environment in its global storage.
+// The wheel's dependencies (pygls, lsprotocol, libcst) come from PyPI.
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { ProgressLocation, window } from "vscode";
+import { traceError, traceInfo } from "./logger";
+
+export function venvPython(storageDir: string): string {
+    const venv = path.join(storageDir, "venv");
+    return process.platform === "win32" ? path.join(venv, "Scripts", "python.exe") : path.join(venv, "bin", "python");
+}
+
+/** The server wheel inside the extension, if this build carries one. */
+export function bundledWheel(extensionPath: string, module: string): string | undefined {
+    const dir = path.join(extensionPath, "client", "wheels");
+    const wheels = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith(`${module}-`) && f.endsWith(".whl")) : [];
+    return wheels.length ? path.join(dir, wheels.sort().pop()!) : undefined;
+}
+
+/** `allo_lsp-0.1.0-py3-none-any.whl` -> `0.1.0` (the wheel file name format, PEP 427). */
+export function wheelVersion(wheel: string): string | undefined {
+    return path.basename(wheel).split("-")[1];
+}
+
+export class InstallError extends Error {}
+
+export function run(command: string, args: string[], timeoutMs = 600_000): Promise<string> {
+    traceInfo(`> ${command} ${args.join(" ")}`);
+    return new Promise((resolve, reject) => {
+        execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+            if (stdout.trim()) {
+                traceInfo(stdout.trim());
+            }
+            if (stderr.trim()) {
+                (error ? traceError : traceInfo)(stderr.trim());
+            }
+            if (error) {
+                const last = (stderr || stdout || error.message).trim().split("\n").slice(-3).join(" ");
+                reject(Object.assign(error, { detail: last }));
+            } else {
+                resolve(stdout);
+            }
+        });
+    });
+}
+
+/** Creates (or refreshes) the private environment and installs the wheel; returns its interpreter. */
+export async function installPrivateServer(basePython: string, storageDir: string, wheel: string): Promise<string> {
+    const python = venvPython(storageDir);
+    await window.withProgress(
+        { location: ProgressLocation.Notification, title: "Allo: installing the language server" },
+        async (progress) => {
+            fs.mkdirSync(storageDir, { recursive: true });
+            if (!fs.existsSync(python)) {
+                progress.report({ message: `creating a virtual environment with ${basePython}` });
+                try {
+                    await run(basePython, ["-m", "venv", path.dirname(path.dirname(python))]);
+                } catch (error: any) {
+                    throw new InstallError(
+                        `${basePython} -m venv failed (${error.detail}). Install the venv module ` +
+                            "(on Debian or Ubuntu: apt install python3-venv), or set alloDataflow.server.python " +
+                            "to an interpreter where allo-lsp is installed.",
+                    );
+                }
+            }
+            progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from PyPI` });
+            try {
+                await run(python, ["-m", "pip", "install", "--disable-pip-version-check", "--upgrade", wheel]);
+            } catch (error: any) {
+                throw new InstallError(
+                    `pip could not install ${path.basename(wheel)} (${error.detail}). Check that PyPI can be ` +
+                        "reached (or a proxy is configured for pip), or set alloDataflow.server.python to an " +
+                        "interpreter where allo-lsp is installed.",
+                );
+            }
+        },
+    );
+    return python;
+}

@@ -1,0 +1,56 @@
+// The settings the client itself reads, and what it adds to the ones the server reads.
+//
+// The server reads the `alloDataflow` section through `workspace/configuration` (and again after
+// `workspace/didChangeConfiguration`); its keys and defaults are declared once, in package.json
+// `contributes.configuration`. The client reads only `alloDataflow.server.*`, and adds `trusted`.
+import * as os from "os";
+import * as path from "path";
+import { ConfigurationChangeEvent, workspace } from "vscode";
+import { getConfiguration } from "./vscodeapi";
+
+export const SECTION = "alloDataflow";
+
+export interface IServerSettings {
+    /** The interpreter that runs the server; empty: the Python extension's, else python3. */
+    python: string;
+}
+
+/** Settings whose change restarts the server (the server re-reads all the others itself). */
+export const RESTART_SETTINGS = ["server.python"];
+
+export function getServerSettings(): IServerSettings {
+    const config = getConfiguration(SECTION);
+    return { python: expandPath(config.get<string>("server.python", "").trim()) };
+}
+
+export function checkIfConfigurationChanged(e: ConfigurationChangeEvent): boolean {
+    return RESTART_SETTINGS.some((name) => e.affectsConfiguration(`${SECTION}.${name}`));
+}
+
+/** `~`, `${userHome}` and `${workspaceFolder}` in a path setting. */
+export function expandPath(value: string): string {
+    if (!value) {
+        return value;
+    }
+    const folder = workspace.workspaceFolders?.[0]?.uri.fsPath ?? "";
+    let out = value.replace(/\$\{userHome\}/g, os.homedir()).replace(/\$\{workspaceFolder\}/g, folder);
+    if (out === "~" || out.startsWith("~/")) {
+        out = path.join(os.homedir(), out.slice(1));
+    }
+    return out;
+}
+
+/**
+ * The answer to `workspace/configuration` with the workspace's trust put into the server's section:
+ * the server runs nothing unless `trusted` is true. It is not a user setting: whatever a settings
+ * file says, the editor's trust wins.
+ */
+export function withTrust(items: readonly { section?: string }[], results: unknown[], trusted: boolean): unknown[] {
+    return results.map((result, i) => {
+        if (items[i]?.section !== SECTION) {
+            return result;
+        }
+        const section = result !== null && typeof result === "object" ? (result as object) : {};
+        return { ...section, trusted };
+    });
+}

@@ -1,0 +1,56 @@
+// What the user sees of the server and its jobs: a language status item (server state) and, while
+// a job runs, a status bar item ("$(sync~spin) Allo: top simulate") that cancels the jobs on click.
+import { Disposable, LanguageStatusItem, LanguageStatusSeverity, StatusBarItem } from "vscode";
+import { createLanguageStatusItem, createStatusBarItem } from "./vscodeapi";
+
+export type ServerState = "starting" | "running" | "stopped" | "error";
+
+export class Status implements Disposable {
+    private readonly server: LanguageStatusItem;
+    private readonly jobs: StatusBarItem;
+    private readonly running = new Map<number, string>();
+    private nextJob = 0;
+
+    constructor() {
+        this.server = createLanguageStatusItem("alloDataflow.server", "python");
+        this.server.name = "Allo Dataflow";
+        this.server.command = { title: "Show Output", command: "alloDataflow.showOutput" };
+        this.setServer("stopped");
+        this.jobs = createStatusBarItem("alloDataflow.jobs", "Allo jobs");
+        this.jobs.command = "alloDataflow.cancelJob";
+    }
+
+    setServer(state: ServerState, detail = ""): void {
+        this.server.busy = state === "starting";
+        this.server.severity = state === "error" ? LanguageStatusSeverity.Error : LanguageStatusSeverity.Information;
+        this.server.text = `Allo: ${state}`;
+        this.server.detail = detail;
+    }
+
+    /** Shows a running job until the returned function is called. */
+    jobStarted(label: string): () => void {
+        const id = this.nextJob++;
+        this.running.set(id, label);
+        this.renderJobs();
+        return () => {
+            this.running.delete(id);
+            this.renderJobs();
+        };
+    }
+
+    private renderJobs(): void {
+        const labels = [...this.running.values()];
+        if (!labels.length) {
+            this.jobs.hide();
+            return;
+        }
+        this.jobs.text = labels.length === 1 ? `$(sync~spin) Allo: ${labels[0]}` : `$(sync~spin) Allo: ${labels.length} jobs`;
+        this.jobs.tooltip = `${labels.join("\n")}\nClick to cancel`;
+        this.jobs.show();
+    }
+
+    dispose(): void {
+        this.server.dispose();
+        this.jobs.dispose();
+    }
+}

@@ -1,0 +1,45 @@
+// Pure helpers (no `vscode` import): what a command acts on, and which documents are Allo designs.
+
+export interface Target {
+    uri: string;
+    name: string;
+}
+
+/** The part of an LSP code lens the client reads. */
+export interface LensLike {
+    range: { start: { line: number } };
+    command?: { command: string; arguments?: unknown[] };
+}
+
+/** `[uri, name]` as the server's lenses pass them; anything else (a palette or menu call) is not a target. */
+export function explicitTarget(args: readonly unknown[]): Target | undefined {
+    const [uri, name] = args;
+    return typeof uri === "string" && typeof name === "string" ? { uri, name } : undefined;
+}
+
+/**
+ * The target of the lens nearest at or above `line`, among the lenses of the first command in
+ * `lensCommands` that has any (Synthesize falls back to the regions of the Simulate lenses). When
+ * the cursor is above every lens and there is only one, that one.
+ */
+export function pickTarget(lenses: readonly LensLike[], lensCommands: readonly string[], line: number): Target | undefined {
+    for (const command of lensCommands) {
+        const candidates = lenses
+            .filter((lens) => lens.command?.command === command && explicitTarget(lens.command.arguments ?? []))
+            .sort((a, b) => a.range.start.line - b.range.start.line);
+        if (!candidates.length) {
+            continue;
+        }
+        const above = candidates.filter((lens) => lens.range.start.line <= line).pop();
+        const chosen = above ?? (candidates.length === 1 ? candidates[0] : undefined);
+        return chosen && explicitTarget(chosen.command!.arguments!);
+    }
+    return undefined;
+}
+
+const ALLO_DATAFLOW = /^\s*(import\s+allo\.dataflow\b|from\s+allo\.dataflow\s+import\b|from\s+allo\s+import\s+[^\n#]*\bdataflow\b)|@\s*df\.(region|kernel)\b/m;
+
+/** Whether Python source uses Allo dataflow: the server starts only once such a file is open. */
+export function usesAlloDataflow(text: string): boolean {
+    return ALLO_DATAFLOW.test(text);
+}

@@ -1,0 +1,84 @@
+// Read-only documents for what the server returns: the MLIR of a region (`allo-mlir:` URIs the
+// server chooses, so that go to definition inside the view reaches it) and synthesis reports
+// (markdown, shown in the markdown preview).
+import {
+    commands,
+    Disposable,
+    EventEmitter,
+    languages,
+    TextDocumentContentProvider,
+    Uri,
+    ViewColumn,
+    window,
+    workspace,
+} from "vscode";
+import { traceWarn } from "./logger";
+
+export const MLIR_SCHEME = "allo-mlir";
+export const REPORT_SCHEME = "allo-report";
+
+class ReadOnlyDocuments implements TextDocumentContentProvider {
+    private readonly texts = new Map<string, string>();
+    private readonly changed = new EventEmitter<Uri>();
+    readonly onDidChange = this.changed.event;
+
+    set(uri: Uri, text: string): void {
+        this.texts.set(uri.toString(), text);
+        this.changed.fire(uri);
+    }
+
+    provideTextDocumentContent(uri: Uri): string {
+        return this.texts.get(uri.toString()) ?? "";
+    }
+}
+
+export class Views implements Disposable {
+    private readonly mlir = new ReadOnlyDocuments();
+    private readonly reports = new ReadOnlyDocuments();
+    private readonly registrations: Disposable[];
+
+    constructor() {
+        this.registrations = [
+            workspace.registerTextDocumentContentProvider(MLIR_SCHEME, this.mlir),
+            workspace.registerTextDocumentContentProvider(REPORT_SCHEME, this.reports),
+        ];
+    }
+
+    /** Opens the MLIR view beside the source, from the result of `alloDataflow.showMlir`. */
+    async showMlir(result: unknown): Promise<void> {
+        const { mlirUri, mlir, parseError } = (result ?? {}) as { mlirUri?: unknown; mlir?: unknown; parseError?: unknown };
+        if (typeof mlirUri !== "string" || typeof mlir !== "string") {
+            return; // the job did not produce a module: the server already said why
+        }
+        if (parseError) {
+            traceWarn(`The MLIR of ${mlirUri} did not parse: ${parseError}`);
+        }
+        const uri = Uri.parse(mlirUri);
+        this.mlir.set(uri, mlir);
+        let document = await workspace.openTextDocument(uri);
+        if (document.languageId !== "mlir") {
+            document = await languages.setTextDocumentLanguage(document, "mlir");
+        }
+        await window.showTextDocument(document, { viewColumn: ViewColumn.Beside, preview: true });
+    }
+
+    /** Shows the markdown of `alloDataflow.showReport` in the markdown preview. */
+    async showReport(result: unknown, title: string): Promise<void> {
+        const { markdown } = (result ?? {}) as { markdown?: unknown };
+        if (typeof markdown !== "string") {
+            return;
+        }
+        const uri = Uri.from({ scheme: REPORT_SCHEME, path: `/${title}.md` });
+        this.reports.set(uri, markdown);
+        try {
+            await commands.executeCommand("markdown.showPreview", uri);
+        } catch (error) {
+            traceWarn(`No markdown preview (${error}): showing the report as text`);
+            await window.showTextDocument(await workspace.openTextDocument(uri), { preview: true });
+        }
+    }
+
+    dispose(): void {
+        this.registrations.forEach((r) => r.dispose());
+    }
+}

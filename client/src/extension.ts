@@ -1,0 +1,170 @@
+// Activation, and starting/restarting the server (one at a time: a restart asked for while one
+// runs is queued, and several queued ones become one).
+import { Disposable, ExtensionContext, window } from "vscode";
+import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State } from "vscode-languageclient/node";
+import { Jobs } from "./common/commands";
+import { registerLogger, traceError, traceInfo } from "./common/logger";
+import { onDidChangeInterpreter } from "./common/python";
+import { createClient, IServerInfo, resolveServerPython, ServerContext } from "./common/server";
+import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
+import { Status } from "./common/status";
+import { usesAlloDataflow } from "./common/targets";
+import { MLIR_SCHEME, Views } from "./common/views";
+import {
+    createOutputChannel,
+    isTrusted,
+    onDidChangeConfiguration,
+    onDidChangeTextDocument,
+    onDidGrantWorkspaceTrust,
+    onDidOpenTextDocument,
+    openTextDocuments,
+    registerCommand,
+    setContext,
+} from "./common/vscodeapi";
+
+let client: LanguageClient | undefined;
+let clientDisposables: Disposable[] = [];
+let restartInProgress: Promise<void> | undefined;
+let restartQueued = false;
+
+export async function activate(context: ExtensionContext): Promise<void> {
+    const info: IServerInfo = context.extension.packageJSON.serverInfo;
+    const output = createOutputChannel(info.name);
+    const status = new Status();
+    const views = new Views();
+    const jobs = new Jobs(() => client, status, views);
+    const server: ServerContext = { info, extensionPath: context.extensionPath, storageDir: context.globalStorageUri.fsPath };
+    context.subscriptions.push(output, registerLogger(output), status, views);
+
+    const middleware: Middleware = {
+        executeCommand: jobs.middleware,
+        workspace: {
+            configuration: async (params, token, next) => {
+                const result = await next(params, token);
+                return result instanceof ResponseError ? result : withTrust(params.items, result, isTrusted());
+            },
+        },
+        // The MLIR view is open in the server only for go to definition: it is not Python to check.
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics),
+    };
+
+    const startServer = async (): Promise<void> => {
+        status.setServer("starting");
+        const python = await resolveServerPython(server);
+        if (!python) {
+            status.setServer("error", "no interpreter can run the server: see the output");
+            return;
+        }
+        const started = createClient(python, server, output, middleware);
+        started.onDidChangeState(({ newState }) => {
+            if (client === started) {
+                const running = newState === State.Running;
+                status.setServer(running ? "running" : newState === State.Starting ? "starting" : "stopped", python);
+                void setContext("alloDataflow.serverRunning", running);
+            }
+        });
+        try {
+            await started.start();
+        } catch (error) {
+            traceError(`The server did not start: ${error}`);
+            status.setServer("error", String(error));
+            void started.dispose().catch(() => undefined);
+            const choice = await window.showErrorMessage(
+                `The Allo language server did not start (${python} -m ${info.module} serve): ${error}`,
+                "Show Output",
+            );
+            if (choice) {
+                output.show();
+            }
+            return;
+        }
+        client = started;
+        clientDisposables = jobs.registerMissing(started);
+        const version = started.initializeResult?.serverInfo?.version ?? "?";
+        traceInfo(`${info.name} ${version} is running (${python})`);
+        status.setServer("running", `allo-lsp ${version}, ${python}`);
+        await setContext("alloDataflow.serverRunning", true);
+    };
+
+    const runServer = async (): Promise<void> => {
+        if (restartInProgress) {
+            if (!restartQueued) {
+                restartQueued = true;
+                await restartInProgress;
+                restartQueued = false;
+                await runServer();
+            }
+            return;
+        }
+        restartInProgress = stopServer().then(startServer);
+        try {
+            await restartInProgress;
+        } finally {
+            restartInProgress = undefined;
+        }
+    };
+
+    context.subscriptions.push(
+        registerCommand("alloDataflow.restartServer", runServer),
+        registerCommand("alloDataflow.showOutput", () => output.show()),
+        onDidChangeConfiguration((e) => {
+            if (client && checkIfConfigurationChanged(e)) {
+                void runServer();
+            }
+        }),
+        onDidGrantWorkspaceTrust(() => {
+            // The server pulls the settings again and finds `trusted: true`.
+            void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+        }),
+    );
+    const interpreterChanged = await onDidChangeInterpreter(() => {
+        if (client && !getServerSettings().python) {
+            void runServer();
+        }
+    });
+    if (interpreterChanged) {
+        context.subscriptions.push(interpreterChanged);
+    }
+    context.subscriptions.push(startOnceAlloIsOpen(runServer));
+}
+
+/** Starts the server when the first Python document that uses Allo dataflow is open. */
+function startOnceAlloIsOpen(start: () => Promise<void>): Disposable {
+    let listeners: Disposable[] = [];
+    let started = false;
+    const check = (document: { languageId: string; getText(): string }): boolean => {
+        if (started || document.languageId !== "python" || !usesAlloDataflow(document.getText())) {
+            return false;
+        }
+        started = true;
+        listeners.forEach((l) => l.dispose());
+        listeners = [];
+        if (!client && !restartInProgress) {
+            void start(); // unless "Restart Server" already started it
+        }
+        return true;
+    };
+    if (!openTextDocuments().some(check)) {
+        listeners = [onDidOpenTextDocument(check), onDidChangeTextDocument((e) => check(e.document))];
+    }
+    return { dispose: () => listeners.forEach((l) => l.dispose()) };
+}
+
+async function stopServer(): Promise<void> {
+    clientDisposables.forEach((d) => d.dispose());
+    clientDisposables = [];
+    const stopping = client;
+    client = undefined;
+    await setContext("alloDataflow.serverRunning", false);
+    if (stopping) {
+        try {
+            await stopping.dispose();
+        } catch (error) {
+            traceError(`Stopping the server: ${error}`);
+        }
+    }
+}
+
+export function deactivate(): Promise<void> {
+    return stopServer();
+}

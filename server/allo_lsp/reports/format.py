@@ -1,0 +1,174 @@
+"""A report as a terminal table or as markdown (hover, job summary), and the change between two runs."""
+
+from __future__ import annotations
+
+from .model import Latency, Loop, Module, Range, Report, Value
+
+BAR_WIDTH = 10
+TREE_HEADERS = ("Modules & loops", "Latency", "Time", "Interval/II", "Trip count", "Pipelined",
+                "BRAM_18K", "DSP", "FF", "LUT", "URAM")
+
+
+def format_text(report: Report) -> str:
+    lines = [_title(report), ""]
+    lines += [f"{label:<10}{text}" for label, text in _summary(report)]
+    if report.resources:
+        lines += ["", *_text_table(("Resource", "Used", "Available", "Utilisation"), _resource_rows(report))]
+    tree = _tree_rows(report, indent="  ")
+    if tree:
+        lines += ["", *_text_table(TREE_HEADERS, tree)]
+    return "\n".join(lines)
+
+
+def format_markdown(report: Report) -> str:
+    lines = [f"### {_title(report)}", "", "| Figure | Value |", "|---|---|"]
+    lines += [f"| {label} | {text} |" for label, text in _summary(report)]
+    if report.resources:
+        lines += ["", *_md_table(("Resource", "Used", "Available", "Utilisation"), _resource_rows(report))]
+        lines += ["", "```text", *_bars(report), "```"]
+    tree = _tree_rows(report, indent="\u00a0\u00a0")  # markdown tables drop plain leading spaces
+    if tree:
+        lines += ["", *_md_table(TREE_HEADERS, tree)]
+    return "\n".join(lines)
+
+
+def delta(old: Report, new: Report) -> dict[str, dict]:
+    """Each headline figure of two runs: {figure: {old, new, change}}; change is None unless both are numbers."""
+    pairs = {
+        "latency_best": (old.latency.best, new.latency.best),
+        "latency_average": (old.latency.average, new.latency.average),
+        "latency_worst": (old.latency.worst, new.latency.worst),
+        "interval_min": (old.interval.min, new.interval.min),
+        "interval_max": (old.interval.max, new.interval.max),
+        "estimated_ns": (old.clock.estimated_ns, new.clock.estimated_ns),
+        "slack_ns": (old.clock.slack_ns, new.clock.slack_ns),
+    }
+    for name in dict.fromkeys([*old.resources, *new.resources]):
+        pairs[name] = (_used(old, name), _used(new, name))
+    return {name: {"old": _json(a), "new": _json(b), "change": _change(a, b)} for name, (a, b) in pairs.items()}
+
+
+def _used(report: Report, name: str) -> Value:
+    resource = report.resources.get(name)
+    return resource.used if resource else None
+
+
+def _change(a: Value, b: Value) -> float | int | None:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return round(b - a, 6)
+    return None
+
+
+def _json(v: Value):
+    return {"min": v.min, "max": v.max} if isinstance(v, Range) else v
+
+
+def _title(report: Report) -> str:
+    version = f"HLS {report.version}" if report.version else "HLS"
+    return f"{report.top or '?'} ({version}, {report.part or 'unknown part'})"
+
+
+def _summary(report: Report) -> list[tuple[str, str]]:
+    c = report.clock
+    clock = (f"target {_ns(c.target_ns)}, uncertainty {_ns(c.uncertainty_ns)}, "
+             f"estimated {_ns(c.estimated_ns)}, slack {_ns(c.slack_ns)}")
+    if isinstance(c.slack_ns, (int, float)) and c.slack_ns < 0:
+        clock += "  TIMING VIOLATED"
+    time = ""
+    if report.latency_ns is not None:  # the report's absolute time is the worst case
+        worst = "" if report.latency.best == report.latency.worst else "worst "
+        time = f" ({worst}{_time(report.latency_ns)})"
+    return [("Clock", clock), ("Latency", f"{_latency(report.latency)} cycles{time}"),
+            ("Interval", f"{_value(_interval(report.interval))} cycles")]
+
+
+def _resource_rows(report: Report) -> list[tuple[str, ...]]:
+    return [(name, _value(r.used), _value(r.available), _percent(r.percent))
+            for name, r in report.resources.items()]
+
+
+def _bars(report: Report) -> list[str]:
+    rows = []
+    for name, r in report.resources.items():
+        if r.percent is None:
+            rows.append(f"{name:<9}{'░' * BAR_WIDTH}    -  (none available)")
+            continue
+        filled = min(BAR_WIDTH, round(r.percent / 100 * BAR_WIDTH))
+        over = "  OVER BUDGET" if r.percent > 100 else ""
+        rows.append(f"{name:<9}{'█' * filled}{'░' * (BAR_WIDTH - filled)} {_percent(r.percent):>6}{over}")
+    return rows
+
+
+def _tree_rows(report: Report, indent: str) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for module in report.modules:
+        rows.append(_module_row(module, indent * module.depth))
+        for loop in module.loops:
+            _loop_rows(loop, indent * (module.depth + 1), indent, rows)
+    return rows
+
+
+def _module_row(module: Module, pad: str) -> tuple[str, ...]:
+    resources = [_value(module.resources[n].used) if n in module.resources else "" for n in TREE_HEADERS[6:]]
+    return (f"{pad}+ {module.name}", _latency(module.latency), _time(module.latency_ns),
+            _value(_interval(module.interval)), "", "", *resources)
+
+
+def _loop_rows(loop: Loop, pad: str, indent: str, rows: list) -> None:
+    rows.append((f"{pad}o {loop.name}", _value(loop.latency), _time(loop.latency_ns), _value(loop.ii),
+                 _value(loop.trip_count), "yes" if loop.pipelined else "no", *[""] * 5))
+    for inner in loop.loops:
+        _loop_rows(inner, pad + indent, indent, rows)
+
+
+def _latency(latency: Latency) -> str:
+    return _value(latency.best if latency.best == latency.worst else Range(latency.best, latency.worst))
+
+
+def _interval(interval: Range) -> Value:
+    return interval.min if interval.min == interval.max else interval
+
+
+def _value(v: Value) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, Range):  # an unknown end of a known range reads as `?`, as in the .rpt
+        return " ~ ".join("?" if end is None else _value(end) for end in (v.min, v.max))
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _ns(v: float | None) -> str:
+    return "-" if v is None else f"{v:g} ns"
+
+
+def _time(v: Value) -> str:
+    """Nanoseconds in the unit Vitis would print them in (`6.144 ms`)."""
+    if v is None:
+        return "-"
+    if isinstance(v, Range):
+        return f"{_time(v.min)} ~ {_time(v.max)}"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.3f} {unit}"
+    return f"{v:.3f} ns"
+
+
+def _percent(p: float | None) -> str:
+    return "-" if p is None else f"{p:.0f}%" if p >= 10 else f"{p:.1f}%"
+
+
+def _text_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells):
+        # The first column reads left to right (names); figures line up on the right.
+        out = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join(out).rstrip()
+
+    return [line(headers), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def _md_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    align = ["---"] + ["--:"] * (len(headers) - 1)
+    return [f"| {' | '.join(headers)} |", f"|{'|'.join(align)}|",
+            *(f"| {' | '.join(c.replace('|', '/') for c in r)} |" for r in rows)]

@@ -1,0 +1,237 @@
+"""Running a `@df.region()` function on numpy arrays: streams, kernels, one thread per PE.
+
+The region's source is read (as Allo reads it: `inspect.getsource`), its annotations evaluated in
+the function's own globals and closure, its kernels rewritten (`transform.py`) and compiled under
+the user's file name, and every PE of every kernel started with its `get_pid()` values.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+import types as pytypes
+
+import numpy as np
+
+from allo_lsp.runner.reference import library
+from allo_lsp.runner.reference.scheduler import FifoArray, Fifo, Scheduler
+from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
+from allo_lsp.runner.reference.types import ArrayType, StreamType, as_allo_array, convert
+from allo_lsp.runner.reference import types as ref_types
+
+_ALLO_NAMES = {
+    name: getattr(ref_types, name)
+    for name in ("Int", "UInt", "Fixed", "UFixed", "Stream", "ConstExpr", "float16", "float32", "float64", "bfloat16", "index")
+}
+
+
+def is_region(obj) -> bool:
+    if getattr(obj, "__allo_region__", False):
+        return True
+    if not isinstance(obj, pytypes.FunctionType):
+        return False
+    try:
+        head = inspect.getsource(obj).lstrip()
+    except (OSError, TypeError):
+        return False
+    return head.startswith("@") and ".region(" in head.split("def ", 1)[0]
+
+
+def run_region(fn, arrays: list, generic=None, sched: Scheduler | None = None) -> None:
+    """Run region `fn` on `arrays` (written in place), as Allo's simulator would."""
+    fn = getattr(fn, "__wrapped__", fn)
+    fdef, ns = _parse(fn)
+    sched = sched or Scheduler(fn.__code__.co_filename)
+    _bind_generics(fdef, ns, generic)
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    if not params and any(isinstance(s, ast.FunctionDef) and s.args.args for s in fdef.body):
+        raise Unsupported(f"the parameter-less region '{fdef.name}' (removed API: see ADF040)", fdef.lineno)
+    if len(arrays) != len(params):
+        raise TypeError(f"{fdef.name}() takes {len(params)} arrays ({', '.join(params)}), got {len(arrays)}")
+    for arg, array in zip(fdef.args.posonlyargs + fdef.args.args, arrays):
+        ns[arg.arg] = _argument(arg, array, ns)
+    pes = []
+    for stmt in fdef.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            _declare(stmt, ns, sched)
+        elif isinstance(stmt, ast.FunctionDef):
+            pes += _kernel_pes(stmt, ns, sched)
+        elif isinstance(stmt, ast.Assign):
+            if isinstance(stmt.value, ast.Call) and ast.unparse(stmt.value.func).endswith(".pipe"):
+                raise Unsupported("df.pipe(...) (removed syntax)", stmt.lineno)
+            exec(compile(ast.Module([stmt], []), sched.user_file, "exec"), ns)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # a docstring
+        elif not isinstance(stmt, ast.Pass):
+            raise Unsupported(f"a {type(stmt).__name__} statement in a region body", stmt.lineno)
+    sched.run(pes)
+
+
+def _parse(fn) -> tuple[ast.FunctionDef, dict]:
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise Unsupported(f"region {fn.__name__} without readable source ({exc})", None) from exc
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError as exc:
+        raise Unsupported(f"syntax this Python cannot parse ({exc.msg}; generic regions need Python 3.12)", start) from exc
+    ast.increment_lineno(tree, start - 1)
+    fdef = tree.body[0]
+    ns = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            ns[name] = cell.cell_contents
+        except ValueError:
+            pass
+    for name, value in _ALLO_NAMES.items():
+        ns.setdefault(name, value)
+    return fdef, ns
+
+
+def _bind_generics(fdef, ns: dict, generic) -> None:
+    names = [p.name for p in getattr(fdef, "type_params", [])]
+    if not names:
+        return
+    values = generic if isinstance(generic, tuple) else (generic,)
+    if generic is None or len(values) != len(names):
+        raise TypeError(f"{fdef.name} takes type parameters [{', '.join(names)}]: call {fdef.name}[...](...)")
+    ns.update(zip(names, values))
+
+
+def evaluate_type(node: ast.expr, ns: dict, line: int):
+    """An annotation, evaluated as Allo does, as one of our types."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        node = ast.parse(node.value, mode="eval").body
+    scope = dict(ns)
+    for name in list(_names(node)):
+        found = ref_types.by_name(name)
+        if found is not None and (name not in scope or convert(scope[name]) == found):
+            scope[name] = found
+        elif name in _ALLO_NAMES and _foreign(scope.get(name)):
+            scope[name] = _ALLO_NAMES[name]  # the real Allo's (or the stand-in's) `Stream`, `UInt`...
+    try:
+        value = eval(compile(ast.Expression(node), "<annotation>", "eval"), scope)
+    except Exception as exc:
+        raise Unsupported(f"the annotation {ast.unparse(node)} ({exc})", line) from exc
+    if isinstance(value, (int, float)) or value is None:
+        return value
+    converted = convert(value)
+    if converted is None:
+        raise Unsupported(f"the type {ast.unparse(node)}", line)
+    return converted
+
+
+def _foreign(value) -> bool:
+    """An object of another `allo` package (the real one, or the test stand-in)."""
+    return value is not None and str(getattr(value, "__module__", "")).split(".")[0] == "allo"
+
+
+def _names(node):
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            yield sub.id
+
+
+def _argument(arg: ast.arg, array, ns: dict):
+    kind = evaluate_type(arg.annotation, ns, arg.lineno) if arg.annotation is not None else None
+    if not isinstance(kind, ArrayType):
+        raise Unsupported(f"region parameter '{arg.arg}' without an array type", arg.lineno)
+    array = np.asarray(array)
+    if tuple(array.shape) != kind.shape:
+        raise ValueError(f"argument '{arg.arg}' has shape {array.shape}, the region declares {kind}")
+    return as_allo_array(array, kind.elem)
+
+
+def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler) -> None:
+    name = stmt.target.id
+    kind = evaluate_type(stmt.annotation, ns, stmt.lineno)
+    if isinstance(kind, StreamType):
+        store = _storer(kind.elem)
+        if kind.dims:
+            ns[name] = FifoArray(sched, name, kind.depth, kind.dims, store)
+        else:
+            ns[name] = Fifo(sched, name, kind.depth, store)
+    elif stmt.value is not None:  # ConstExpr declarations
+        ns[name] = eval(compile(ast.Expression(stmt.value), sched.user_file, "eval"), ns)
+
+
+def _storer(elem):
+    if isinstance(elem, ArrayType):  # a block element: a copy of the right type travels
+        return lambda value: as_allo_array(elem.elem.cast_array(np.asarray(value)).reshape(elem.shape), elem.elem)
+    return elem.cast
+
+
+def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler) -> list:
+    decorator = next((d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None)
+    if decorator is None:
+        return []  # a helper defined in the region
+    keywords = {k.arg: k.value for k in decorator.keywords}
+    mapping = eval(compile(ast.Expression(keywords["mapping"]), sched.user_file, "eval"), ns) if "mapping" in keywords else [1]
+    mapping = [int(m) for m in (mapping if isinstance(mapping, (list, tuple)) else [mapping])]
+    args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
+    fn, arg_types = _compile_kernel(fdef, ns, sched)
+    pes = []
+    for pid in itertools.product(*(range(m) for m in mapping)):
+        name = "_".join([fdef.name, *map(str, pid)])
+        bound = [_shard(ns[a], t, pid, mapping) for a, t in zip(args, arg_types)]
+        pes.append((name, pid, (lambda f=fn, b=bound: f(*b))))
+    return pes
+
+
+def _shard(array, kind, pid: tuple, mapping: list):
+    """A PE's part of an array under a layout `@ [S(0), R]` (local shape = global / mapping)."""
+    if not isinstance(kind, ArrayType) or not kind.layout:
+        return array
+    index = []
+    specs = list(kind.layout) if isinstance(kind.layout, (list, tuple)) else None
+    if specs is None or len(specs) != len(kind.shape) or not all(_layout_spec(s) for s in specs):
+        raise Unsupported(f"the layout {kind.layout!r}", None)
+    for axis, spec in enumerate(specs):
+        shard = spec[1] if spec[0] == "S" else None
+        if shard is None:
+            index.append(slice(None))
+            continue
+        size = kind.shape[axis] // mapping[shard]
+        index.append(slice(pid[shard] * size, (pid[shard] + 1) * size))
+    return array[tuple(index)]
+
+
+def _layout_spec(spec) -> bool:
+    """`S(i)` is ("S", i), `R` is ("R",): the shim's and the stand-in's spelling."""
+    return isinstance(spec, tuple) and (spec == ("R",) or (len(spec) == 2 and spec[0] == "S"))
+
+
+def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler):
+    table: list = []
+
+    def type_index(node: ast.expr) -> int:
+        table.append(evaluate_type(node, ns, node.lineno))
+        return len(table) - 1
+
+    arg_types = [evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args]
+    transformer = KernelTransformer(
+        is_allo=lambda name: _is_allo(ns.get(name), name),
+        is_region=lambda name: is_region(ns.get(name)),
+        evaluate_type=type_index,
+    )
+    fdef = transformer.visit(fdef)
+    fdef.decorator_list = []
+    for a in fdef.args.args:
+        a.annotation = None
+    fdef.returns = None
+    module = ast.fix_missing_locations(ast.Module([fdef], []))
+    scope = dict(ns)
+    scope[REF] = library.Runtime(sched, table, lambda f, arrays, generic: run_region(f, arrays, generic, sched))
+    exec(compile(module, sched.user_file, "exec"), scope)
+    return scope[fdef.name], arg_types
+
+
+def _is_allo(value, name: str) -> bool:
+    if isinstance(value, pytypes.ModuleType):
+        return value.__name__ == "allo" or value.__name__.startswith("allo.")
+    return value is None and name in ("allo", "df")
+
+
