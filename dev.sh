@@ -25,6 +25,12 @@ case "${1:-}" in
     .venv/bin/allo-lsp check examples/ || rc=$?
     # Exit 1 means "diagnostics were reported", which the pitfall examples exist to show.
     [ "$rc" -le 1 ] || exit "$rc"
+    echo
+    echo "== allo-lsp run examples/systolic_gemm.py::test_systolic_gemm (reference executor when no Allo is set up)"
+    .venv/bin/allo-lsp run examples/systolic_gemm.py::test_systolic_gemm
+    echo
+    echo "== allo-lsp run examples/pitfall_deadlock_stream.py::top (a deadlock, found and explained)"
+    .venv/bin/allo-lsp run examples/pitfall_deadlock_stream.py::top || true
     ;;
   test)
     setup

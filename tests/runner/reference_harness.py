@@ -1,0 +1,51 @@
+"""Runs small designs on the reference executor in this process, as the runner would.
+
+The executor's own `allo` (the shim) is put first on `sys.path` only while a design is loaded
+and run, and every `allo` module is forgotten afterwards, so no other test sees it.
+"""
+
+import contextlib
+import importlib.util
+import itertools
+import sys
+import textwrap
+
+from allo_lsp.runner.reference import SHIM_PATH
+
+HEADER = """\
+import allo
+from allo.ir.types import int8, int16, int32, uint8, float32, bfloat16, Int, UInt, Fixed, Stream, ConstExpr
+import allo.dataflow as df
+import numpy as np
+"""
+_counter = itertools.count()
+
+
+@contextlib.contextmanager
+def shim():
+    sys.path.insert(0, SHIM_PATH)
+    try:
+        yield
+    finally:
+        sys.path.remove(SHIM_PATH)
+        for name in [m for m in sys.modules if m == "allo" or m.startswith("allo.")]:
+            del sys.modules[name]
+
+
+def load(tmp_path, source: str):
+    """The design module (HEADER + dedented source), loaded with the shim."""
+    path = tmp_path / f"design_{next(_counter)}.py"
+    path.write_text(HEADER + textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def run(tmp_path, source: str, *arrays, region: str = "top"):
+    """Build `region` for the simulator and call it on `arrays` (written in place)."""
+    with shim():
+        module, path = load(tmp_path, source)
+        mod = module.df.build(getattr(module, region), target="simulator")
+        mod(*arrays)
+    return path
