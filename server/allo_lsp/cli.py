@@ -44,6 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("path", metavar="PATH", help="a csynth.xml, a csynth.rpt, or a project directory")
     report.add_argument("--format", choices=("text", "json", "md"), default="text")
 
+    synth = sub.add_parser("synth", help="synthesize a region with Vitis HLS in an isolated process")
+    synth.add_argument("target", metavar="FILE::REGION")
+    synth.add_argument("--python", default="", help="the Allo environment's interpreter (default: this one)")
+    synth.add_argument("--vitis-command", choices=("vitis_hls", "vitis-run"), default="vitis_hls")
+    synth.add_argument("--part", default="", help="FPGA part (default: what Allo writes)")
+    synth.add_argument("--clock", type=float, default=0.0, help="clock period in ns (default: what Allo writes)")
+    synth.add_argument("--launcher-prefix", default="", help="e.g. 'srun -p fpga -t 4:00:00' or 'ssh build-host'")
+    synth.add_argument("--timeout", type=float, default=4 * 3600.0)
+    synth.add_argument("--format", choices=("text", "json"), default="text")
+
     rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
     rules.add_argument("code", nargs="?")
     rules.add_argument("--format", choices=("text", "markdown"), default="text")
@@ -61,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         return _rules(args)
     if args.command == "run":
         return _run(args)
+    if args.command == "synth":
+        return _synth(args)
     if args.command == "report":
         return _report(args)
     parser.print_help()
@@ -142,6 +154,43 @@ def _run(args) -> int:
         print(json.dumps(data, indent=2))
     else:
         print(_run_text(result, file))
+    return 0 if result.status == PASSED else 1
+
+
+def _synth(args) -> int:
+    import asyncio
+    import json
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from allo_lsp.analysis import analyze
+    from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.launch import Target
+    from allo_lsp.jobs.manager import JobManager
+    from allo_lsp.jobs.synthesis import SynthConfig, synthesize
+    from allo_lsp.protocol.messages import PASSED, SYNTHESIZE
+
+    file, sep, name = args.target.rpartition("::")
+    if not sep or not file or not name:
+        print("allo-lsp synth: the target is FILE::REGION, e.g. examples/producer_consumer.py::top", file=sys.stderr)
+        return 2
+    try:
+        model = analyze(Path(file).read_text(encoding="utf-8")).model
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"allo-lsp synth: {file}: {exc}", file=sys.stderr)
+        return 2
+    synth = SynthConfig(command=args.vitis_command, part=args.part, clock_ns=args.clock,
+                        launcher_prefix=args.launcher_prefix, timeout_s=args.timeout)
+    result = asyncio.run(synthesize(JobManager(), Target(file, name, SYNTHESIZE), model, JobConfig(python=args.python), synth))
+    if args.format == "json":
+        data = asdict(result)
+        for bulky in ("log", "report_markdown"):
+            data["details"].pop(bulky, None)
+        print(json.dumps(data, indent=2))
+    else:
+        print(_run_text(result, file))
+        if result.details.get("report_markdown"):
+            print(result.details["report_markdown"])
     return 0 if result.status == PASSED else 1
 
 

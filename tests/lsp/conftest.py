@@ -69,6 +69,7 @@ def _job_server_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("LLVM_BUILD_DIR", None)
     env["PYTHONPATH"] = str(STANDIN)
+    env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env.get('PATH', '')}"  # the stand-in vitis_hls
     return env
 
 

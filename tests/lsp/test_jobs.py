@@ -21,7 +21,7 @@ async def open_design(editor, tmp_path, behaviour="ok", extra=""):
 
 async def test_lenses_before_any_run(job_editor, tmp_path):
     _, uri = await open_design(job_editor, tmp_path)
-    assert await job_editor.lens_titles(uri) == ["▶ Simulate", "MLIR", "▶ Run"]
+    assert await job_editor.lens_titles(uri) == ["▶ Simulate", "⚙ Synthesize", "MLIR", "▶ Run"]
 
 
 async def test_simulate_passes_and_the_lens_says_so(job_editor, tmp_path):
@@ -253,3 +253,34 @@ async def test_reference_backend_simulates_and_finds_deadlocks(job_editor, tmp_p
     lines = sorted(d.range.start.line + 1 for d in job_editor.run_diagnostics(uri))
     assert lines == [line_of(path, "tap.put("), line_of(path, "pipe.get()")]
     assert "✗ deadlock" in (await job_editor.lens_titles(uri))[0]
+
+
+async def test_synthesis_figures_in_place(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path)
+    assert "⚙ Synthesize" in await job_editor.lens_titles(uri)
+    result = await job_editor.click(uri, "⚙ Synthesize", "top")
+    assert result["status"] == "passed", result["message"]
+    titles = await job_editor.lens_titles(uri)
+    # The stand-in's report: worst latency 3,624 cycles, II up to 1,813, LUT 0.32 %, 2.433 ns.
+    assert "⚙ 3,624 cycles · II 1,813 · LUT 0.32% · 2.433 ns" in titles and "Report" in titles
+    # Negative slack in the report: a warning on the region.
+    for _ in range(50):
+        timing = [d for d in job_editor.run_diagnostics(uri) if d.code == "timing"]
+        if timing:
+            break
+        await asyncio.sleep(0.05)
+    assert timing[0].severity == lsp.DiagnosticSeverity.Warning and "slack -0.05 ns" in timing[0].message
+    # Each kernel's PE module: in its hover and as an inlay hint.
+    line = line_of(path, "def producer(") - 1
+    hover = await job_editor.hover(uri, line, job_editor.texts[uri].splitlines()[line].index("producer") + 2)
+    assert "| `producer_0` | 68 ~ 132 | 68 ~ 132 | 1,690 |" in hover
+    hints = await job_editor.client.text_document_inlay_hint_async(
+        lsp.InlayHintParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(200, 0)))
+    )
+    assert "⚙ 132 cycles" in [h.label for h in hints]
+    # The report view, then the change against the previous run.
+    first = await job_editor.click(uri, "Report", "top")
+    assert "| Resource | Used | Available | Utilisation |" in first["markdown"]
+    await job_editor.click(uri, "⚙", "top")
+    second = await job_editor.click(uri, "Report", "top")
+    assert second["markdown"].rstrip().endswith("### Change since the previous run\n\nNo figure changed.")

@@ -178,3 +178,20 @@ def _report_dir(solution: Path) -> Path:
     folder = solution / "syn" / "report"
     folder.mkdir(parents=True)
     return folder
+
+
+def test_reports_is_pure_standard_library():
+    # DESIGN.md: reports/ is pure parsing; the language server and the CLI both build on it.
+    import ast
+    import sys
+
+    package = Path(__file__).resolve().parents[2] / "server" / "allo_lsp" / "reports"
+    imported = set()
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                imported.add(node.module.split(".")[0])
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}
+    assert {"subprocess", "socket"}.isdisjoint(imported)

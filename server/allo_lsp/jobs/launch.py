@@ -19,7 +19,7 @@ from allo_lsp.jobs.environment import (
     resolve_python,
 )
 from allo_lsp.jobs.manager import JobSpec
-from allo_lsp.protocol.messages import MLIR, PROBE, RUN, SIMULATE, ArgSpec, JobRequest
+from allo_lsp.protocol.messages import MLIR, PROBE, RUN, SIMULATE, SYNTHESIZE, ArgSpec, JobRequest
 
 BACKENDS = ("auto", "allo", "reference")
 
@@ -41,7 +41,7 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
         raise SetupError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
     python = resolve_python(config.python)
     args: list[ArgSpec] = []
-    if target.kind in (SIMULATE, MLIR):
+    if target.kind in (SIMULATE, MLIR, SYNTHESIZE):
         region = module_region(model, target.name)
         pe_count = region.pe_count
         if target.kind == SIMULATE:

@@ -101,37 +101,16 @@ class JobManager:
             request_path = os.path.join(workdir, "request.json")
             write_json(request_path, request)
             progress("starting")
+            argv = [spec.python, "-m", "allo_lsp.runner", request_path]
+            log = _Log(progress, _runner_phase)
             try:
-                job.process = await asyncio.create_subprocess_exec(
-                    spec.python, "-m", "allo_lsp.runner", request_path,
-                    cwd=workdir, env=spec.env, stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                    start_new_session=True,
-                )
+                returncode, timed_out = await self._spawn(job, argv, workdir, spec.env, spec.timeout_s, log)
             except OSError as exc:
                 return JobResult("error", "environment", f"cannot start {spec.python}: {exc.strerror}")
-            log = _Log(progress)
-            reader = asyncio.ensure_future(log.consume(job.process.stdout))
-            timed_out = False
-            try:
-                await asyncio.wait_for(job.process.wait(), spec.timeout_s)
-            except asyncio.TimeoutError:
-                timed_out = True
-                _kill(job.process)
-                await job.process.wait()
-            except asyncio.CancelledError:
-                _kill(job.process)
-                raise
-            finally:
-                _kill_group(job.process.pid)  # children that outlived the runner
-            try:
-                await asyncio.wait_for(reader, 2.0)
-            except asyncio.TimeoutError:
-                reader.cancel()
             data = read_json(request.result_path)
             result = JobResult.from_dict(data) if data else None
             final = outcome(
-                job.process.returncode, result, log.text(), cancelled=job.cancelled,
+                returncode, result, log.text(), cancelled=job.cancelled,
                 timed_out=timed_out, timeout_s=spec.timeout_s,
                 omp_threads=spec.omp_threads, pe_count=spec.pe_count,
             )
@@ -139,17 +118,80 @@ class JobManager:
             if final.artifact and os.path.isfile(final.artifact):
                 with open(final.artifact, encoding="utf-8", errors="replace") as f:
                     final.details["artifact_text"] = f.read()
+            if spec.keep_dir:
+                final.details["job_dir"] = workdir
             return final
         finally:
             if not spec.keep_dir:
                 shutil.rmtree(workdir, ignore_errors=True)
 
+    async def run_tool(self, key: str, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
+                       phase_of=None, progress: Progress = lambda phase: None) -> ToolRun:
+        """Run an external tool (Vitis HLS) with the same guarantees as a runner job: its own
+        process group, no shell, a timeout, cancellation under `key`, a bounded log."""
+        await self.cancel(key)
+        job = _Running(JobSpec(key, JobRequest("tool", "", key, ""), argv[0], env, timeout_s))
+        self._running[key] = job
+        log = _Log(progress, phase_of or (lambda line: None))
+        started = time.monotonic()
+        try:
+            async with self._slots:
+                returncode, timed_out = await self._spawn(job, argv, cwd, env, timeout_s, log)
+        finally:
+            if self._running.get(key) is job:
+                del self._running[key]
+            job.done.set()
+        return ToolRun(returncode, log.text(), timed_out, job.cancelled, round(time.monotonic() - started, 3))
+
+    async def _spawn(self, job: _Running, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
+                     log: _Log) -> tuple[int | None, bool]:
+        """Start `argv` in a new session, collect its output, wait with a timeout; kill the whole
+        group at the end (children that outlived it too). OSError when it cannot start."""
+        job.process = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+        )
+        reader = asyncio.ensure_future(log.consume(job.process.stdout))
+        timed_out = False
+        try:
+            await asyncio.wait_for(job.process.wait(), timeout_s)
+        except asyncio.TimeoutError:
+            timed_out = True
+            _kill(job.process)
+            await job.process.wait()
+        except asyncio.CancelledError:
+            _kill(job.process)
+            raise
+        finally:
+            _kill_group(job.process.pid)
+        try:
+            await asyncio.wait_for(reader, 2.0)
+        except asyncio.TimeoutError:
+            reader.cancel()
+        return job.process.returncode, timed_out
+
+
+@dataclass
+class ToolRun:
+    returncode: int | None
+    log: str
+    timed_out: bool
+    cancelled: bool
+    duration_s: float
+
+
+def _runner_phase(line: bytes) -> str | None:
+    if line.startswith(PHASE):
+        return line[len(PHASE):].decode("utf-8", "replace").strip()
+    return None
+
 
 class _Log:
     """The process's output: head and tail kept (a runner may print 100 MB), phases reported."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, progress: Progress, phase_of) -> None:
         self.progress = progress
+        self.phase_of = phase_of  # line -> phase name, or None for an ordinary line
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
@@ -166,9 +208,11 @@ class _Log:
         lines = (self._partial + chunk).split(b"\n")
         self._partial = lines.pop()[-4096:]
         for line in lines:
-            if line.startswith(PHASE):
-                self.progress(line[len(PHASE):].decode("utf-8", "replace").strip())
-                continue
+            phase = self.phase_of(line)
+            if phase is not None:
+                self.progress(phase)
+                if line.startswith(PHASE):
+                    continue  # the runner's own markers are not part of the user's log
             self._keep(line + b"\n")
 
     def _keep(self, data: bytes) -> None:

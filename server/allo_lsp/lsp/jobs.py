@@ -11,20 +11,25 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
+import shutil
 from dataclasses import asdict, dataclass, field
 
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis.model import Position, Range
-from allo_lsp.ide.lenses import COMMANDS, code_lenses
+from allo_lsp.ide.lenses import COMMANDS, REPORT, code_lenses
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.jobs.service import run_target
+from allo_lsp.jobs.synthesis import SynthConfig, synthesize
+from allo_lsp.reports import ReportError, delta, parse_report
 from allo_lsp.ide.document import range_forward
+from allo_lsp.ide.synthesis import timing_violation
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer, _view, server
-from allo_lsp.protocol.messages import DEADLOCK, ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, JobResult
+from allo_lsp.protocol.messages import DEADLOCK, ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 log = logging.getLogger(__name__)
 RUN_SOURCE = "allo-lsp run"
@@ -78,10 +83,13 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
             if token is not None:
                 ls.work_done_progress.report(token, lsp.WorkDoneProgressReport(message=phase))
 
-        outcome = await run_target(
-            jobs.manager, target, analysis.model, job_config(ls), ls.settings.backend, 0, progress,
-            source=doc.source,
-        )
+        if kind == SYNTHESIZE:
+            outcome = await synthesize(jobs.manager, target, analysis.model, job_config(ls), synth_config(ls), progress)
+        else:
+            outcome = await run_target(
+                jobs.manager, target, analysis.model, job_config(ls), ls.settings.backend, 0, progress,
+                source=doc.source,
+            )
     except Exception as exc:  # the server keeps answering whatever a job does
         log.exception("job %s failed", target.key)
         outcome = JobResult(ERROR, "crash", f"allo-lsp could not run the job: {exc!r}", target=name)
@@ -91,6 +99,8 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
             jobs.progress.pop(str(token), None)
         jobs.running.get(uri, set()).discard(key)
     jobs.outcomes.setdefault(uri, {})[key] = outcome
+    if kind == SYNTHESIZE:
+        _keep_reports(ls, uri, name, outcome)
     if outcome.reproducer:
         ls.reproducers[uri] = (name, outcome.reproducer)
     _report(ls, uri, outcome, _target_line(analysis, name))
@@ -101,6 +111,23 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     if kind == MLIR:
         data.update(await after_mlir_job(ls, uri, name, outcome))
     return data
+
+
+def synth_config(ls: AlloLanguageServer) -> SynthConfig:
+    s = ls.settings
+    return SynthConfig(command=s.vitis_command, part=s.vitis_part, clock_ns=s.vitis_clock_ns,
+                       launcher_prefix=s.vitis_launcher_prefix, timeout_s=s.vitis_timeout)
+
+
+def _keep_reports(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:
+    """The newest report of a region and the one before it (for the change view); older
+    synthesis projects are removed."""
+    if outcome.details.get("report") is None:
+        return
+    history = ls.synthesis.setdefault((uri, name), [])
+    history.append(outcome)
+    while len(history) > 2:
+        shutil.rmtree(os.path.dirname(history.pop(0).details.get("project", "") or "/nonexistent"), ignore_errors=True)
 
 
 def _refuse(ls: AlloLanguageServer, message: str) -> dict:
@@ -151,6 +178,9 @@ def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: i
         line = outcome.line - 1 if outcome.line else target_line
         if line is not None:
             found.append((line, outcome.message, outcome.cause or outcome.status, lsp.DiagnosticSeverity.Error))
+    violation = timing_violation(outcome.details["report"]) if outcome.details.get("report") else None
+    if violation and target_line is not None:
+        found.append((target_line, violation, "timing", lsp.DiagnosticSeverity.Warning))
     differences = outcome.details.get("differential", {}).get("max_abs_diff", {})
     disagree = {name: diff for name, diff in differences.items() if diff > DIFFERENTIAL_TOLERANCE}
     if disagree and target_line is not None:
@@ -205,6 +235,36 @@ async def run_test(ls: AlloLanguageServer, *args) -> dict:
 @server.command(COMMANDS[MLIR])
 async def show_mlir(ls: AlloLanguageServer, *args) -> dict:
     return await start_job(ls, *_args(args), MLIR)
+
+
+@server.command(COMMANDS[SYNTHESIZE])
+async def synthesize_region(ls: AlloLanguageServer, *args) -> dict:
+    return await start_job(ls, *_args(args), SYNTHESIZE)
+
+
+@server.command(COMMANDS[REPORT])
+def show_report(ls: AlloLanguageServer, *args) -> dict:
+    """The last synthesis report of a region as markdown, with the change since the run before."""
+    uri, name = _args(args)
+    history = ls.synthesis.get((uri, name), [])
+    if not history:
+        return {"markdown": f"No synthesis report for '{name}' yet: run ⚙ Synthesize first."}
+    markdown = history[-1].details.get("report_markdown", "")
+    if len(history) == 2:
+        try:
+            changes = delta(parse_report(history[0].artifact), parse_report(history[1].artifact))
+        except (ReportError, TypeError):
+            changes = {}
+        changed = {k: v for k, v in changes.items() if v["old"] != v["new"]}
+        rows = ["", "### Change since the previous run", ""]
+        if changed:
+            rows += ["| figure | before | now | change |", "|---|--:|--:|--:|"]
+            rows += [f"| {k} | {v['old']} | {v['new']} | {v['change'] if v['change'] is not None else '—'} |"
+                     for k, v in changed.items()]
+        else:
+            rows.append("No figure changed.")
+        markdown += "\n".join(rows) + "\n"
+    return {"markdown": markdown, "report": history[-1].details["report"]}
 
 
 @server.command("alloDataflow.cancelJob")

@@ -21,6 +21,9 @@ from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
 from allo_lsp.ide.hover import hover
 from allo_lsp.ide.inlay_hints import inlay_hints
+from allo_lsp.ide.synthesis import kernel_hint
+from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
+from allo_lsp.ide.types import InlayHint
 from allo_lsp.ide.lenses import run_actions
 from allo_lsp.ide.mlir_view import definition_in_view
 from allo_lsp.ide.navigation import definition, references
@@ -42,6 +45,13 @@ class AlloLanguageServer(LanguageServer):
         self.reproducers: dict[str, tuple[str, str]] = {}  # uri -> (target, script) of a library bug
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> lsp.mlir_view.MlirView
         self.probed_build: str | None = None  # what the probe found the configured Allo does
+        # Synthesis runs that produced a report, per (uri, region): the newest two.
+        self.synthesis: dict[tuple[str, str], list] = {}
+
+    def report(self, uri: str, region: str) -> dict | None:
+        """The newest synthesis report (JSON) of a region, if any."""
+        history = self.synthesis.get((uri, region))
+        return history[-1].details.get("report") if history else None
 
     # -- analysis ---------------------------------------------------------------------------
 
@@ -206,7 +216,15 @@ def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | Non
     analysis, pos, convert, shift = found
     result = hover(analysis, pos)
     moved = range_forward(shift, result.range) if result else None
-    return convert.hover(type(result)(moved, result.markdown)) if moved else None
+    if moved is None:
+        return None
+    markdown = result.markdown
+    for region in analysis.model.regions:
+        report = ls.report(params.text_document.uri, region.name)
+        kernel = next((k for k in region.kernels if k.range == result.range or k.decorator_range == result.range), None)
+        if report and kernel:
+            markdown += kernel_synthesis_markdown(report, kernel) or ""
+    return convert.hover(type(result)(moved, markdown))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -275,7 +293,14 @@ def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[l
     analysis, convert, shift = view
     window = convert.from_range(params.range)
     out = []
-    for hint in inlay_hints(analysis):
+    hints = inlay_hints(analysis)
+    for region in analysis.model.regions:
+        report = ls.report(params.text_document.uri, region.name)
+        for kernel in region.kernels if report else ():
+            label = kernel_hint(report, kernel)
+            if label:
+                hints.append(InlayHint(kernel.range.end, label, "type", padding_left=True))
+    for hint in hints:
         line = hint.position.line if shift is None else shift.forward(hint.position.line)
         if line is not None:
             moved = type(hint)(type(hint.position)(line, hint.position.column), hint.label, hint.kind,

@@ -23,6 +23,11 @@ class Settings:
     timeout: float = 300.0  # seconds before a job is killed
     backend: str = "auto"  # auto, allo or reference
     trusted: bool = True  # the client says whether the workspace is trusted: jobs run only if so
+    vitis_command: str = "vitis_hls"  # or "vitis-run" (Vitis 2024.2+)
+    vitis_part: str = ""  # empty: the part Allo writes
+    vitis_clock_ns: float = 0.0  # 0: the clock Allo writes
+    vitis_launcher_prefix: str = ""  # e.g. "srun -p fpga -t 4:00:00" or "ssh build-host"
+    vitis_timeout: float = 4 * 3600.0
 
     def __post_init__(self) -> None:
         if self.allo_build not in ALLO_BUILDS:
@@ -39,15 +44,29 @@ class Settings:
             raise ValueError("backend must be one of auto, allo, reference")
         if not isinstance(self.trusted, bool):
             raise ValueError("trusted must be true or false")
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+        if self.vitis_command not in ("vitis_hls", "vitis-run"):
+            raise ValueError("vitis.command must be vitis_hls or vitis-run")
+        if not isinstance(self.vitis_part, str) or not isinstance(self.vitis_launcher_prefix, str):
+            raise ValueError("vitis.part and vitis.launcherPrefix are strings")
+        for name in ("vitis_clock_ns", "vitis_timeout"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ValueError("must be a non-negative number")
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _flatten(raw: dict, prefix: str = ""):
+    """`{"vitis": {"clockNs": 5}}` (how VS Code nests `alloDataflow.vitis.clockNs`) as
+    `("vitis.clockNs", 5)`."""
+    for key, value in raw.items():
+        dotted = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            yield from _flatten(value, dotted)
+        else:
+            yield dotted, value
 
 
 def parse_settings(raw: Any, base: Settings = Settings()) -> tuple[Settings, list[str]]:
@@ -58,12 +77,12 @@ def parse_settings(raw: Any, base: Settings = Settings()) -> tuple[Settings, lis
         return base, [f"{SECTION} settings must be an object, got {type(raw).__name__}"]
     known = {f.name for f in fields(Settings)}
     settings, warnings = base, []
-    for key, value in raw.items():
-        name = _snake(key)
+    for key, value in _flatten(raw):
+        name = _snake(key.replace(".", "_"))
         if name not in known:
             continue  # settings of other components (the client's own) share the section
         try:
             settings = replace(settings, **{name: value})
         except (ValueError, TypeError) as exc:
-            warnings.append(f"{SECTION}.{_camel(name)}: {exc}; using {getattr(settings, name)!r}")
+            warnings.append(f"{SECTION}.{key}: {exc}; using {getattr(settings, name)!r}")
     return settings, warnings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Latency, Loop, Module, Range, Report, Value
+from .model import RESOURCES, Latency, Loop, Module, Range, Report, Value, json_value
 
 BAR_WIDTH = 10
 TREE_HEADERS = ("Modules & loops", "Latency", "Time", "Interval/II", "Trip count", "Pipelined",
@@ -43,9 +43,11 @@ def delta(old: Report, new: Report) -> dict[str, dict]:
         "estimated_ns": (old.clock.estimated_ns, new.clock.estimated_ns),
         "slack_ns": (old.clock.slack_ns, new.clock.slack_ns),
     }
-    for name in dict.fromkeys([*old.resources, *new.resources]):
-        pairs[name] = (_used(old, name), _used(new, name))
-    return {name: {"old": _json(a), "new": _json(b), "change": _change(a, b)} for name, (a, b) in pairs.items()}
+    for name in RESOURCES:
+        if name in old.resources or name in new.resources:
+            pairs[name] = (_used(old, name), _used(new, name))
+    return {name: {"old": json_value(a), "new": json_value(b), "change": _change(a, b)}
+            for name, (a, b) in pairs.items()}
 
 
 def _used(report: Report, name: str) -> Value:
@@ -57,10 +59,6 @@ def _change(a: Value, b: Value) -> float | int | None:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return round(b - a, 6)
     return None
-
-
-def _json(v: Value):
-    return {"min": v.min, "max": v.max} if isinstance(v, Range) else v
 
 
 def _title(report: Report) -> str:

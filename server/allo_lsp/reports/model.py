@@ -108,10 +108,10 @@ class Report:
             "clock": {"target_ns": self.clock.target_ns, "uncertainty_ns": self.clock.uncertainty_ns,
                       "estimated_ns": self.clock.estimated_ns, "slack_ns": self.clock.slack_ns},
             "latency": _latency_json(self.latency),
-            "interval": _json(self.interval),
+            "interval": json_value(self.interval),
             "resources": _resources_json(self.resources),
             "modules": [
-                {"name": m.name, "latency": _latency_json(m.latency), "interval": _json(m.interval),
+                {"name": m.name, "latency": _latency_json(m.latency), "interval": json_value(m.interval),
                  "resources": _resources_json(m.resources), "loops": [_loop_json(l) for l in m.loops]}
                 for m in self.modules
             ],
@@ -119,12 +119,12 @@ class Report:
         }
 
 
-def _json(value: Value):
+def json_value(value: Value):
     return {"min": value.min, "max": value.max} if isinstance(value, Range) else value
 
 
 def _latency_json(latency: Latency) -> dict:
-    return {"best": _json(latency.best), "average": _json(latency.average), "worst": _json(latency.worst)}
+    return {"best": json_value(latency.best), "average": json_value(latency.average), "worst": json_value(latency.worst)}
 
 
 def _resources_json(resources: dict[str, Resource]) -> dict:
@@ -132,8 +132,8 @@ def _resources_json(resources: dict[str, Resource]) -> dict:
 
 
 def _loop_json(loop: Loop) -> dict:
-    return {"name": loop.name, "trip_count": _json(loop.trip_count), "latency": _json(loop.latency),
-            "iteration_latency": _json(loop.iteration_latency), "ii": _json(loop.ii),
+    return {"name": loop.name, "trip_count": json_value(loop.trip_count), "latency": json_value(loop.latency),
+            "iteration_latency": json_value(loop.iteration_latency), "ii": json_value(loop.ii),
             "pipelined": loop.pipelined, "loops": [_loop_json(l) for l in loop.loops]}
 
 

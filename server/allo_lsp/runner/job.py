@@ -24,6 +24,7 @@ from allo_lsp.protocol.messages import (
     PROBE,
     RUN,
     SIMULATE,
+    SYNTHESIZE,
     USER_ERROR,
     JobRequest,
     JobResult,
@@ -109,6 +110,12 @@ def run(request: JobRequest) -> JobResult:
         raise UserFailure(f"{request.kind} needs the Allo backend: the reference executor only simulates")
     import allo.dataflow as df
 
+    if request.kind == SYNTHESIZE:
+        # Allo writes the project (HLS C++ and run.tcl); the job manager runs Vitis HLS itself,
+        # so that it can use a launcher prefix, stream the log and cancel it.
+        phase("generating the HLS project")
+        df.build(target, target="vitis_hls", mode="csyn", project=request.project_dir)
+        return JobResult(PASSED, message=f"HLS project of {request.target}", details={"project": request.project_dir})
     if request.kind in (MLIR, PROBE):
         phase("customizing")
         text = str(df.customize(target).module)

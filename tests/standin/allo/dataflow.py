@@ -91,7 +91,27 @@ def build(fn, target="vitis_hls", mode=None, project=None, configs=None, wrap_io
     if target == "simulator":
         assert os.environ.get("LLVM_BUILD_DIR"), "LLVM_BUILD_DIR is not set"
     _misbehave_while_building()
+    if target == "vitis_hls":
+        _write_project(fn, project or f"{fn.__name__}.prj", mode or "csim")
     return _Module(fn)
+
+
+def _write_project(fn, project: str, mode: str) -> None:
+    """The project directory Allo writes for Vitis HLS: an HLS C++ file and its run.tcl."""
+    os.makedirs(project, exist_ok=True)
+    with open(os.path.join(project, "kernel.cpp"), "w") as f:
+        f.write(f"// stand-in: HLS C++ of {fn.__name__}\nvoid {fn.__name__}() {{}}\n")
+    with open(os.path.join(project, "run.tcl"), "w") as f:
+        f.write(
+            "open_project out.prj\n"
+            f"set_top {fn.__name__}\n"
+            "add_files kernel.cpp\n"
+            "open_solution solution1\n"
+            "set_part {xcu280-fsvh2892-2L-e}\n"
+            "create_clock -period 3.33 -name default\n"
+            + ("csynth_design\n" if mode == "csyn" else "csim_design\n")
+            + "exit\n"
+        )
 
 
 class _Schedule:

@@ -1,0 +1,143 @@
+"""Vitis HLS synthesis of a region: Allo writes the project, then the tool runs on it.
+
+Two processes: the runner (in the Allo interpreter) builds the region with
+`target="vitis_hls", mode="csyn"` into a private project directory; then Vitis HLS
+(`vitis_hls -f run.tcl`, or `vitis-run --mode hls --tcl run.tcl`), optionally through a launcher
+prefix (`srun -p fpga -t 4:00:00`, `ssh build-host`) that must see the same path, runs there
+while its log streams as progress. Failure is decided from the `ERROR: [...]` lines this run
+printed, the exit status, and whether this run wrote `csynth.xml`; the project is kept for the
+report view.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import time
+from dataclasses import dataclass
+
+from allo_lsp.analysis.model import FileModel
+from allo_lsp.jobs.environment import JobConfig, SetupError
+from allo_lsp.jobs.launch import Target, prepare
+from allo_lsp.jobs.manager import JobManager, Progress
+from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, FAILED, PASSED, SYNTHESIZE, TIMEOUT, JobResult
+from allo_lsp.reports import ReportError, failed, find_report, format_markdown, parse_report, scan_log
+
+COMMANDS = {
+    "vitis_hls": ["vitis_hls", "-f", "run.tcl"],
+    "vitis-run": ["vitis-run", "--mode", "hls", "--tcl", "run.tcl"],
+}
+SYNTHESIS = "synthesis"  # cause: the tool reported errors
+# Log lines that say how far synthesis got (shown as progress).
+_PHASES = (
+    (b"Analyzing design file", "analyzing the C++"),
+    (b"Finished Source Code Analysis", "compiling"),
+    (b"Finished Compiling Optimization", "transforming"),
+    (b"Synthesizing '", "synthesizing"),
+    (b"Finished Architecture Synthesis", "scheduling done"),
+    (b"Finished generating all RTL models", "writing the report"),
+)
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    command: str = "vitis_hls"  # or "vitis-run" (Vitis 2024.2+)
+    part: str = ""  # empty: what Allo wrote into run.tcl
+    clock_ns: float = 0.0  # 0: what Allo wrote
+    launcher_prefix: str = ""  # e.g. "srun -p fpga -t 4:00:00" or "ssh build-host"
+    timeout_s: float = 4 * 3600.0
+
+
+def tool_argv(config: SynthConfig) -> list[str]:
+    if config.command not in COMMANDS:
+        raise SetupError(f"alloDataflow.vitis.command must be one of {', '.join(COMMANDS)}")
+    prefix = shlex.split(config.launcher_prefix)
+    argv = prefix + COMMANDS[config.command]
+    if not prefix and shutil.which(argv[0]) is None:
+        raise SetupError(
+            f"{argv[0]} is not on PATH: install Vitis HLS (and source its settings64.sh before starting "
+            "the editor), or set alloDataflow.vitis.launcherPrefix to run it where Vitis and its "
+            "licences live (e.g. 'srun -p fpga -t 4:00:00' or 'ssh build-host')."
+        )
+    if prefix and shutil.which(prefix[0]) is None:
+        raise SetupError(f"the launcher {prefix[0]!r} (alloDataflow.vitis.launcherPrefix) is not on PATH")
+    return argv
+
+
+def configure_tcl(path: str, config: SynthConfig) -> None:
+    """Device and clock from the settings, in place of what Allo wrote."""
+    with open(path, encoding="utf-8") as f:
+        tcl = f.read()
+    if config.part:
+        tcl = re.sub(r"^set_part .*$", f"set_part {{{config.part}}}", tcl, flags=re.M)
+    if config.clock_ns:
+        tcl = re.sub(r"^create_clock .*$", f"create_clock -period {config.clock_ns:g} -name default", tcl, flags=re.M)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(tcl)
+
+
+def _phase(line: bytes) -> str | None:
+    return next((name for marker, name in _PHASES if marker in line), None)
+
+
+async def synthesize(manager: JobManager, target: Target, model: FileModel, config: JobConfig,
+                     synth: SynthConfig, progress: Progress = lambda phase: None) -> JobResult:
+    try:
+        argv = tool_argv(synth)
+        spec = prepare(Target(target.file, target.name, SYNTHESIZE), model, config, backend="allo")
+    except SetupError as exc:
+        return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo")
+    spec.keep_dir = True
+    generated = await manager.run(spec, progress)
+    if generated.status != PASSED:
+        return generated
+    project = generated.details["project"]
+    tcl = os.path.join(project, "run.tcl")
+    if not os.path.isfile(tcl):
+        return JobResult(ERROR, "allo_error", f"Allo wrote no run.tcl into {project}", target=target.name)
+    configure_tcl(tcl, synth)
+    started = time.time()
+    tool = await manager.run_tool(f"{target.key}::vitis", argv, project, spec.env, synth.timeout_s, _phase, progress)
+    with open(os.path.join(project, "vitis.log"), "w", encoding="utf-8") as f:
+        f.write(tool.log)  # kept with the project, for the user to read
+    result = _judge(tool, project, started, target.name)
+    result.details["project"] = project
+    result.details["log"] = tool.log[-20000:]
+    result.duration_s = round(generated.duration_s + tool.duration_s, 3)
+    result.backend, result.target = "allo", target.name
+    return result
+
+
+def _judge(tool, project: str, started: float, name: str) -> JobResult:
+    if tool.cancelled:
+        return JobResult("cancelled", None, "cancelled")
+    if tool.timed_out:
+        return JobResult(TIMEOUT, "timeout", "Vitis HLS did not finish in time; its process group was killed")
+    messages = scan_log(tool.log)
+    errors = [m for m in messages if m.severity in ("ERROR", "CRITICAL WARNING")]
+    try:
+        path = find_report(project)
+        fresh = os.path.getmtime(path) >= started - 1  # written by this run, not left over
+    except (ReportError, OSError):
+        path, fresh = None, False
+    if failed(messages) or tool.returncode != 0 or not fresh:
+        if errors:
+            message = "; ".join(_describe(m) for m in errors[:3])
+        elif tool.returncode not in (0, None):
+            message = f"Vitis HLS exited with status {tool.returncode}"
+        else:
+            message = "Vitis HLS wrote no csynth.xml in this run"
+        return JobResult(FAILED, SYNTHESIS, message, details={"errors": [_describe(m) for m in errors]})
+    try:
+        report = parse_report(str(path))
+    except ReportError as exc:
+        return JobResult(ERROR, SYNTHESIS, f"the synthesis report cannot be read: {exc}")
+    return JobResult(PASSED, None, f"{name} synthesized", artifact=str(path),
+                     details={"report": report.to_json(), "report_markdown": format_markdown(report)})
+
+
+def _describe(m) -> str:
+    code = f" [{m.tool} {m.code}]" if m.tool else ""
+    return f"{m.severity}{code} {m.message}".strip()
