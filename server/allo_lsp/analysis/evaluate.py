@@ -109,15 +109,36 @@ class Scope:
             out |= self.parent.names()
         return out
 
+    # Set on the module scope while one definition is extracted: every name it resolves at
+    # module level, so that its extraction can be reused while those names mean the same.
+    recorder: list | None = None
+
     def find(self, name: str, line: int) -> tuple[_Binding, Scope] | None:
         scope: Scope | None = self
         while scope is not None:
             found = scope.bindings.get(name)
+            if scope.parent is None and scope.recorder is not None:
+                scope.recorder.append((name, line))
             if found:
                 before = [b for b in found if b.line <= line]
                 return (before[-1] if before else found[0]), scope
             line, scope = scope.start_line, scope.parent
         return None
+
+    def signature(self, name: str, line: int):
+        """What `name` means at `line` of this (module) scope, comparable across analyses: the
+        binding's line and node (nodes are shared while their chunk's text is unchanged) or
+        value (by identity for regions, functions and built modules)."""
+        found = self.bindings.get(name)
+        if not found:
+            return None
+        before = [b for b in found if b.line <= line]
+        b = before[-1] if before else found[0]
+        if b.node is not None:
+            return (b.line, id(b.node), b.path)
+        value = b.value
+        inner = getattr(value, "region", None) or getattr(value, "node", None) or getattr(value, "build", None)
+        return (b.line, id(inner) if inner is not None else value)
 
 
 class Evaluator:

@@ -7,11 +7,12 @@ the built module. Tolerant by design: half-typed code yields a partial model, ne
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
+from allo_lsp.analysis.chunks import Positions
 from allo_lsp.analysis.evaluate import (
     ALLO_NAMES,
     UNKNOWN,
@@ -44,42 +45,77 @@ from allo_lsp.analysis.model import (
 from allo_lsp.analysis.types import AlloType, DType, StreamType
 
 
-def extract(module: cst.Module) -> FileModel:
-    return _Extractor(module, positions(module)).run()
+def extract(module: cst.Module, positions: Positions, cache: dict | None = None) -> FileModel:
+    """`cache`: kept between analyses of one document (see `_Extractor._definition`)."""
+    return _Extractor(module, positions, cache).run()
 
 
-def positions(module: cst.Module):
-    """Node -> CodeRange for the whole module.
+@dataclass
+class _Extracted:
+    """What extracting one module-level definition added, and the module-level names it read."""
 
-    `MetadataWrapper.resolve` also runs a visitor over every node, which doubles the cost; the
-    provider's own code generation pass is all positions need (libcst is pinned below 2).
-    """
-    provider = PositionProvider()
-    provider._gen_impl(module)
-    return provider._computed
+    deps: list[tuple[str, int, object]]  # (name, line, signature)
+    rebinds: list[tuple[str, int, object]]  # (name, line, value) bound in the module scope
+    added: dict[str, list]  # FileModel list name -> items
+
+
+_MODEL_LISTS = ("regions", "builds", "calls", "functions", "string_layouts")
 
 
 class _Extractor:
-    def __init__(self, module: cst.Module, positions) -> None:
+    def __init__(self, module: cst.Module, positions, cache: dict | None = None) -> None:
         self.module = module
         self.positions = positions
         self.evaluator = Evaluator(module.code_for_node)
         self.model = FileModel()
+        self.cache = cache if cache is not None else {}
+        self.used: dict = {}  # the entries of `cache` this run used or made
 
     def run(self) -> FileModel:
         scope = Scope()
         self._block(self.module.body, scope, ())
+        self.cache.clear()
+        self.cache.update(self.used)
         return self.model
+
+    def _definition(self, fn: cst.FunctionDef, scope: Scope) -> None:
+        """A module-level def, extracted again only when its text, its line or a module-level
+        name it read changed (its chunk's nodes are reused while its text is unchanged)."""
+        key = (fn, self.line(fn))
+        cached = self.cache.get(key)
+        if cached is not None and all(scope.signature(n, line) == sig for n, line, sig in cached.deps):
+            for name, line, value in cached.rebinds:
+                scope.bind(name, line, value=value)
+            for name, items in cached.added.items():
+                getattr(self.model, name).extend(items)
+            self.used[key] = cached
+            return
+        sizes = {name: len(getattr(self.model, name)) for name in _MODEL_LISTS}
+        reads: list = []
+        scope.recorder = reads
+        before = {name: list(b) for name, b in scope.bindings.items()}
+        try:
+            self._function(fn, scope, ())
+        finally:
+            scope.recorder = None
+        rebinds = [
+            (name, b.line, b.value) for name, bindings in scope.bindings.items()
+            for b in bindings[len(before.get(name, [])):]
+        ]
+        added = {name: getattr(self.model, name)[sizes[name]:] for name in _MODEL_LISTS}
+        deps = [(n, line, scope.signature(n, line)) for n, line in dict.fromkeys(reads)]
+        self.used[key] = _Extracted(deps, rebinds, added)
 
     # -- positions -------------------------------------------------------------------------
 
     def range(self, node: cst.CSTNode) -> Range:
-        pos = self.positions[node]
-        return Range.of(pos.start.line - 1, pos.start.column, pos.end.line - 1, pos.end.column)
+        pos, start = self.positions.get(node)
+        return Range.of(pos.start.line - 1 + start, pos.start.column, pos.end.line - 1 + start, pos.end.column)
 
     def line(self, node: cst.CSTNode) -> int:
         """0-based line of a node, the unit `Scope` orders bindings by."""
-        return self.positions[node].start.line - 1
+        pos, start = self.positions.get(node)
+        return pos.start.line - 1 + start
 
     def text(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -99,7 +135,9 @@ class _Extractor:
 
     def _visit(self, body, scope: Scope, path: tuple[str, ...]) -> None:
         for stmt in _flatten(body):
-            if isinstance(stmt, cst.FunctionDef):
+            if isinstance(stmt, cst.FunctionDef) and scope.parent is None:
+                self._definition(stmt, scope)
+            elif isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, scope, path)
             elif isinstance(stmt, cst.ClassDef):
                 inner = Scope(scope, self.line(stmt))

@@ -34,16 +34,21 @@ class Parsed:
     errors: list[SyntaxProblem]
 
 
-def parse(text: str) -> Parsed:
-    lines = text.split("\n")
-    errors: list[SyntaxProblem] = []
-    for i, line in enumerate(lines):
-        if len(line) > _MAX_LINE:  # set aside; the rest of the file is still analysed
-            lines[i] = _neutralise(line)
+def guard(lines: list[str]) -> tuple[list[str], SyntaxProblem | None]:
+    """The lines with over-long ones set aside, or the problem that stops the whole file."""
+    lines = [_neutralise(line) if len(line) > _MAX_LINE else line for line in lines]
     deep = _too_deep(lines)
     if deep is not None:
         message = f"more than {_MAX_DEPTH} nested brackets: the file is not analysed"
-        return Parsed(None, [SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))])
+        return lines, SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))
+    return lines, None
+
+
+def parse(text: str) -> Parsed:
+    lines, fatal = guard(text.split("\n"))
+    if fatal is not None:
+        return Parsed(None, [fatal])
+    errors: list[SyntaxProblem] = []
     for _ in range(_MAX_REPAIRS):
         source = "\n".join(lines)
         try:

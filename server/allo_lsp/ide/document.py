@@ -12,7 +12,7 @@ import bisect
 import difflib
 from dataclasses import dataclass, field, replace
 
-from allo_lsp.analysis import Analysis, Options, Problem, analyze
+from allo_lsp.analysis import Analysis, Options, ParseCache, Problem, analyze
 from allo_lsp.analysis.model import Position, Range
 
 
@@ -66,11 +66,14 @@ class DocumentAnalysis:
     last_good: Analysis | None = None  # of `last_good_text`, when `current` has syntax errors
     last_good_text: str = ""
     shift: LineShift | None = field(default=None)
+    cache: ParseCache = field(default_factory=ParseCache)  # this text's parsed chunks
 
     @staticmethod
     def build(text: str, version: int | None, options: Options, previous: DocumentAnalysis | None = None):
-        current = analyze(text, options)
-        doc = DocumentAnalysis(text, version, current)
+        # The previous analysis' chunks are reused where their text did not change.
+        cache = ParseCache(dict(previous.cache.entries), dict(previous.cache.definitions)) if previous else ParseCache()
+        current = analyze(text, options, cache)
+        doc = DocumentAnalysis(text, version, current, cache=cache)
         if current.model.syntax_errors and previous is not None:
             good, good_text = previous.good()
             if good is not None:

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from allo_lsp.analysis.extract import positions
+from allo_lsp.analysis.chunks import positions
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.parse import parse
 from allo_lsp.ide.fixes.base import Unavailable
