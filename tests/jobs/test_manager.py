@@ -99,3 +99,27 @@ async def test_missing_interpreter_is_a_clear_error(tmp_path):
     spec.python = str(tmp_path / "no-python")
     result = await JobManager().run(spec)
     assert (result.status, result.cause) == ("error", "environment") and "cannot start" in result.message
+
+
+async def test_a_prestarted_runner_takes_the_next_job(tmp_path):
+    """After one job, a runner with its imports done waits; the next job starts in it at once,
+    with its own OMP_NUM_THREADS (set before Allo loads OpenMP)."""
+    extra = (
+        "\n\ndef test_where():\n"
+        "    import os, time\n"
+        "    open(os.path.join(os.path.dirname(__file__), 'seen.txt'), 'a').write(\n"
+        "        f\"{os.getpid()} {os.environ['OMP_NUM_THREADS']} {time.time()}\\n\")\n"
+    )
+    path = design(tmp_path, extra=extra)
+    manager = JobManager(prestart=True)
+    first = spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir())
+    assert (await manager.run(first)).status == "passed"
+    await asyncio.sleep(1.5)  # the replacement runner imports numpy meanwhile
+    second = spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir())
+    second.env["OMP_NUM_THREADS"] = "7"
+    assert (await manager.run(second)).status == "passed"
+    (pid1, omp1, _), (pid2, omp2, _) = [line.split() for line in (tmp_path / "seen.txt").read_text().splitlines()]
+    assert pid1 != pid2 and (omp1, omp2) == ("2", "7")
+    await manager.close()
+    await asyncio.sleep(0.5)
+    assert not alive(int(pid2))

@@ -9,6 +9,7 @@ concurrency limit, and progress from the phase lines the runner prints.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -21,6 +22,7 @@ from allo_lsp.jobs.outcome import outcome
 from allo_lsp.protocol.messages import JobRequest, JobResult, read_json, write_json
 
 PHASE = b"@@allo-lsp phase "
+READY = b"@@allo-lsp ready"
 _LOG_HEAD = 64 * 1024
 _LOG_TAIL = 1024 * 1024
 _GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -48,10 +50,26 @@ class _Running:
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+# Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
+_PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR")
+
+
 class JobManager:
-    def __init__(self, max_concurrent: int = 2) -> None:
+    def __init__(self, max_concurrent: int = 2, prestart: bool = False) -> None:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._running: dict[str, _Running] = {}
+        self._prestart = prestart
+        # One pre-started runner per interpreter and environment: imports done, used once.
+        self._warm: dict[tuple, asyncio.subprocess.Process] = {}
+
+    async def close(self) -> None:
+        """Let the pre-started runners go (they exit when their stdin closes) and stop jobs."""
+        await self.cancel_all()
+        for process in self._warm.values():
+            if process.stdin is not None:
+                process.stdin.close()
+            _kill_group(process.pid, signal.SIGTERM)
+        self._warm.clear()
 
     def running(self) -> list[str]:
         return list(self._running)
@@ -103,10 +121,17 @@ class JobManager:
             progress("starting")
             argv = [spec.python, "-m", "allo_lsp.runner", request_path]
             log = _Log(progress, _runner_phase)
+            warm = self._take_warm(spec, request_path, workdir)
             try:
-                returncode, timed_out = await self._spawn(job, argv, workdir, spec.env, spec.timeout_s, log)
+                if warm is not None:
+                    returncode, timed_out = await self._attach(job, warm, spec.timeout_s, log)
+                else:
+                    returncode, timed_out = await self._spawn(job, argv, workdir, spec.env, spec.timeout_s, log)
             except OSError as exc:
                 return JobResult("error", "environment", f"cannot start {spec.python}: {exc.strerror}")
+            finally:
+                if self._prestart:
+                    asyncio.ensure_future(self._start_warm(spec))
             data = read_json(request.result_path)
             result = JobResult.from_dict(data) if data else None
             final = outcome(
@@ -143,14 +168,52 @@ class JobManager:
             job.done.set()
         return ToolRun(returncode, log.text(), timed_out, job.cancelled, round(time.monotonic() - started, 3))
 
+    def _warm_key(self, spec: JobSpec) -> tuple:
+        env = tuple(sorted((k, v) for k, v in spec.env.items() if k not in _PER_JOB_ENV))
+        return (spec.python, env)
+
+    async def _start_warm(self, spec: JobSpec) -> None:
+        key = self._warm_key(spec)
+        if key in self._warm:
+            return
+        env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
+        try:
+            self._warm[key] = await asyncio.create_subprocess_exec(
+                spec.python, "-m", "allo_lsp.runner", "--warm", cwd=tempfile.gettempdir(), env=env,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            )
+        except OSError:
+            pass  # the next job starts cold and says what is wrong
+
+    def _take_warm(self, spec: JobSpec, request_path: str, workdir: str):
+        """A pre-started runner for this job, given its job; None to start one cold."""
+        process = self._warm.pop(self._warm_key(spec), None)
+        if process is None or process.returncode is not None or process.stdin is None:
+            return None
+        job_env = {name: spec.env.get(name) for name in _PER_JOB_ENV}
+        line = json.dumps({"request": request_path, "cwd": workdir, "env": job_env}) + "\n"
+        try:
+            process.stdin.write(line.encode())
+            process.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            return None
+        return process
+
     async def _spawn(self, job: _Running, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
                      log: _Log) -> tuple[int | None, bool]:
-        """Start `argv` in a new session, collect its output, wait with a timeout; kill the whole
-        group at the end (children that outlived it too). OSError when it cannot start."""
-        job.process = await asyncio.create_subprocess_exec(
+        """Start `argv` in a new session and see it through (`_attach`). OSError when it cannot
+        start."""
+        process = await asyncio.create_subprocess_exec(
             *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )
+        return await self._attach(job, process, timeout_s, log)
+
+    async def _attach(self, job: _Running, process, timeout_s: float, log: _Log) -> tuple[int | None, bool]:
+        """Collect a started process's output, wait with a timeout, and kill its whole group at
+        the end (children that outlived it too)."""
+        job.process = process
         reader = asyncio.ensure_future(log.consume(job.process.stdout))
         timed_out = False
         try:
@@ -183,6 +246,8 @@ class ToolRun:
 def _runner_phase(line: bytes) -> str | None:
     if line.startswith(PHASE):
         return line[len(PHASE):].decode("utf-8", "replace").strip()
+    if line.startswith(READY):
+        return "started"
     return None
 
 
@@ -211,7 +276,7 @@ class _Log:
             phase = self.phase_of(line)
             if phase is not None:
                 self.progress(phase)
-                if line.startswith(PHASE):
+                if line.startswith((PHASE, READY)):
                     continue  # the runner's own markers are not part of the user's log
             self._keep(line + b"\n")
 

@@ -40,7 +40,8 @@ _tokens = itertools.count(1)
 
 @dataclass
 class JobsState:
-    manager: JobManager = field(default_factory=JobManager)
+    # After the user's first job, a runner is pre-started so the next one begins at once.
+    manager: JobManager = field(default_factory=lambda: JobManager(prestart=True))
     outcomes: dict[str, dict[tuple[str, str], JobResult]] = field(default_factory=dict)
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
@@ -277,6 +278,11 @@ async def cancel_job(ls: AlloLanguageServer, *args) -> bool:
     running = bool(jobs.manager.running())
     await jobs.manager.cancel_all()
     return running
+
+
+@server.feature(lsp.SHUTDOWN)
+async def on_shutdown(ls: AlloLanguageServer, params) -> None:
+    await state(ls).manager.close()
 
 
 @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)

@@ -45,9 +45,17 @@ class UserFailure(Exception):
     """A problem with the request's target that the user must fix (missing function, ...)."""
 
 
+WARM = "--warm"  # start, import what every job needs, then wait for one job on stdin
+READY = "@@allo-lsp ready"
+
+
 def main(argv: list[str]) -> int:
+    if argv == [WARM]:
+        argv = _wait_for_job()
+        if argv is None:
+            return 0  # the server no longer needs this runner
     if len(argv) != 1:
-        print("usage: python -m allo_lsp.runner REQUEST.json", file=sys.stderr)
+        print("usage: python -m allo_lsp.runner REQUEST.json | --warm", file=sys.stderr)
         return 2
     data = read_json(argv[0])
     if data is None:
@@ -76,6 +84,30 @@ def main(argv: list[str]) -> int:
     write_json(request.result_path, result)
     phase("done")
     return 0 if result.status == PASSED else 1
+
+
+def _wait_for_job() -> list[str] | None:
+    """A pre-started runner: numpy and our modules are imported before the user clicks; Allo is
+    not (its OpenMP pool must be sized by the job's OMP_NUM_THREADS, which arrives with the job,
+    and the reference backend must come first on sys.path when chosen). One job, then exit."""
+    import json
+
+    import numpy  # noqa: F401  (the import a cold start pays for)
+
+    import allo_lsp.runner.reference  # noqa: F401
+
+    print(READY, file=sys.__stderr__, flush=True)
+    line = sys.stdin.readline()
+    if not line.strip():
+        return None
+    job = json.loads(line)
+    os.chdir(job["cwd"])
+    for name, value in job["env"].items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    return [job["request"]]
 
 
 def choose_backend(requested: str, kind: str) -> str:
