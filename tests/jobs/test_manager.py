@@ -106,9 +106,11 @@ async def test_a_prestarted_runner_takes_the_next_job(tmp_path):
     with its own OMP_NUM_THREADS (set before Allo loads OpenMP)."""
     extra = (
         "\n\ndef test_where():\n"
-        "    import os, time\n"
+        "    import os\n"
+        "    started = int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])\n"
+        "    age = float(open('/proc/uptime').read().split()[0]) - started / os.sysconf('SC_CLK_TCK')\n"
         "    open(os.path.join(os.path.dirname(__file__), 'seen.txt'), 'a').write(\n"
-        "        f\"{os.getpid()} {os.environ['OMP_NUM_THREADS']} {time.time()}\\n\")\n"
+        "        f\"{os.getpid()} {os.environ['OMP_NUM_THREADS']} {age}\\n\")\n"
     )
     path = design(tmp_path, extra=extra)
     manager = JobManager(prestart=True)
@@ -118,8 +120,9 @@ async def test_a_prestarted_runner_takes_the_next_job(tmp_path):
     second = spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir())
     second.env["OMP_NUM_THREADS"] = "7"
     assert (await manager.run(second)).status == "passed"
-    (pid1, omp1, _), (pid2, omp2, _) = [line.split() for line in (tmp_path / "seen.txt").read_text().splitlines()]
+    (pid1, omp1, age1), (pid2, omp2, age2) = [line.split() for line in (tmp_path / "seen.txt").read_text().splitlines()]
     assert pid1 != pid2 and (omp1, omp2) == ("2", "7")
+    assert float(age1) < 1.0 <= float(age2)  # the second ran in a process started before the job
     await manager.close()
     await asyncio.sleep(0.5)
     assert not alive(int(pid2))
