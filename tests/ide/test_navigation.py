@@ -64,3 +64,25 @@ def test_inlay_hints_name_swapped_call_arguments_and_pe_counts():
     text, _ = split_cursor(SRC + "$0")
     hints = [(h.label, text.split("\n")[h.position.line][h.position.column:][:6]) for h in inlay_hints(analyze(text))]
     assert hints == [("1 PE", ", args"), ("4 PEs", ", args"), ("A:", "B, A)"), ("B:", "A)")]
+
+
+def test_mlir_view_outline_and_definition():
+    from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
+
+    text, _ = split_cursor(SRC + "$0")
+    analysis = analyze(text)
+    mlir = (
+        "module {\n"
+        '  func.func @producer_0(%arg0: memref<4xi32>, %arg1: !allo.stream<i32, 2>) attributes {df.kernel, itypes = "s_"} {\n'
+        "    return\n  }\n"
+        "  func.func @consumer_1_0(%arg0: memref<4xi32>) attributes {df.kernel} {\n    return\n  }\n"
+        "  func.func @top(%arg0: memref<4xi32>, %arg1: memref<4xi32>) attributes {dataflow} {\n    return\n  }\n}\n"
+    )
+    assert [(s.name, s.detail) for s in view_symbols(mlir, analysis, "top")] == [
+        ("producer_0", "kernel producer, PE 0"),
+        ("consumer_1_0", "kernel consumer, PE 1, 0"),
+        ("top", "the top function"),
+    ]
+    line = mlir.split("\n").index("  func.func @consumer_1_0(%arg0: memref<4xi32>) attributes {df.kernel} {")
+    target = definition_in_view(mlir, line, 15, analysis, "top")
+    assert target is not None and target.start == position_of(text, "consumer(local_B")

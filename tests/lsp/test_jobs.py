@@ -186,6 +186,11 @@ async def test_show_mlir_checks_the_compiled_signature(job_editor, tmp_path):
         lsp.DefinitionParams(lsp.TextDocumentIdentifier(result["mlirUri"]), lsp.Position(line, col))
     )
     assert target.uri == uri and target.range.start.line == line_of(path, "def top(") - 1
+    # Its outline names the functions by what they implement.
+    symbols = await job_editor.client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(result["mlirUri"]))
+    )
+    assert [(s.name, s.detail) for s in symbols] == [("top", "the top function")]
 
 
 async def test_an_older_build_order_is_an_error_on_the_region(job_editor, tmp_path):

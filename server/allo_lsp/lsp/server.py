@@ -25,7 +25,7 @@ from allo_lsp.ide.synthesis import kernel_hint
 from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import InlayHint
 from allo_lsp.ide.lenses import run_actions
-from allo_lsp.ide.mlir_view import definition_in_view
+from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp.convert import Converter
@@ -265,6 +265,14 @@ def on_references(ls: AlloLanguageServer, params: lsp.ReferenceParams) -> list[l
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    mlir = ls.mlir_views.get(params.text_document.uri)
+    if mlir is not None:
+        result = ls.analyses.get(mlir.source_uri)
+        if result is None:
+            return []
+        convert = ls.converter(params.text_document.uri, mlir.text)
+        analysis = result.good()[0] or result.current
+        return [convert.symbol(s) for s in view_symbols(mlir.text, analysis, mlir.region)]
     view = _view(ls, params.text_document.uri)
     if view is None:
         return []
