@@ -2,6 +2,7 @@
 # Set-up and everyday commands. Everything lands in .venv/ at the repository root.
 #   ./dev.sh demo   set up, then run allo-lsp on the bundled examples
 #   ./dev.sh test   set up, then run the whole test suite
+#   ./dev.sh vsix   set up, then build the VS Code extension (prints the .vsix path last)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -15,6 +16,20 @@ setup() {
     .venv/bin/python -m pip install -q -e ".[test]"
     touch .venv/.installed
   fi
+}
+
+# The VS Code extension: npm ci when package-lock.json changed, a new .vsix when a source did.
+vsix() {
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
+  local file
+  file="allo-dataflow-$(node -p 'require("./package.json").version').vsix"
+  if [ ! -f "$file" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
+      README.md pyproject.toml client/src syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$file" -print -quit)" ]; then
+    PYTHON=.venv/bin/python npm run -s package
+  fi
+  echo "$file"
 }
 
 case "${1:-}" in
@@ -31,6 +46,21 @@ case "${1:-}" in
     echo
     echo "== allo-lsp run examples/pitfall_deadlock_stream.py::top (a deadlock, found and explained)"
     .venv/bin/allo-lsp run examples/pitfall_deadlock_stream.py::top || true
+    echo
+    if command -v npm >/dev/null; then
+      echo "== the VS Code extension"
+      if file="$(vsix | tail -n 1)"; then
+        echo "Install it with: code --install-extension $file"
+      else
+        echo "(building the VS Code extension failed: run ./dev.sh vsix to see why)"
+      fi
+    else
+      echo "(npm not found: the VS Code extension was not built)"
+    fi
+    ;;
+  vsix)
+    setup
+    vsix
     ;;
   test)
     setup
@@ -38,7 +68,7 @@ case "${1:-}" in
     .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh demo|test [pytest args]" >&2
+    echo "usage: ./dev.sh demo|test [pytest args]|vsix" >&2
     exit 2
     ;;
 esac

@@ -44,7 +44,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
                 return result instanceof ResponseError ? result : withTrust(params.items, result, isTrusted());
             },
         },
-        // The MLIR view is open in the server only for go to definition: it is not Python to check.
+        // The MLIR view is open in the server for go to definition and its outline: it is not Python to check.
         handleDiagnostics: (uri, diagnostics, next) => next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics),
     };
 
@@ -55,7 +55,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
             status.setServer("error", "no interpreter can run the server: see the output");
             return;
         }
-        const started = createClient(python, server, output, middleware);
+        const started = createClient(python, server, output, middleware, views.protocolUri);
         started.onDidChangeState(({ newState }) => {
             if (client === started) {
                 const running = newState === State.Running;
@@ -69,13 +69,10 @@ export async function activate(context: ExtensionContext): Promise<void> {
             traceError(`The server did not start: ${error}`);
             status.setServer("error", String(error));
             void started.dispose().catch(() => undefined);
-            const choice = await window.showErrorMessage(
-                `The Allo language server did not start (${python} -m ${info.module} serve): ${error}`,
-                "Show Output",
-            );
-            if (choice) {
-                output.show();
-            }
+            // Not awaited: a restart (after fixing a setting) must not wait for the notification.
+            void window
+                .showErrorMessage(`The Allo language server did not start (${python} -m ${info.module} serve): ${error}`, "Show Output")
+                .then((choice) => choice && output.show());
             return;
         }
         client = started;
@@ -117,6 +114,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
             void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
         }),
     );
+    context.subscriptions.push(startOnceAlloIsOpen(runServer));
     const interpreterChanged = await onDidChangeInterpreter(() => {
         if (client && !getServerSettings().python) {
             void runServer();
@@ -125,7 +123,6 @@ export async function activate(context: ExtensionContext): Promise<void> {
     if (interpreterChanged) {
         context.subscriptions.push(interpreterChanged);
     }
-    context.subscriptions.push(startOnceAlloIsOpen(runServer));
 }
 
 /** Starts the server when the first Python document that uses Allo dataflow is open. */

@@ -1,130 +1,34 @@
-// The extension in a real VS Code (code-server) driven through its UI by headless Chromium.
-// Run by tests/e2e/test_vscode.py, which starts code-server with the extension installed and a
-// copy of examples/ as the workspace, and passes:
-//   ALLO_E2E_URL        the workbench URL (with ?folder=)
-//   ALLO_E2E_WORKSPACE  the workspace folder
-//   ALLO_E2E_ARTIFACTS  where the screenshots go
-// Each step leaves a screenshot, also when it fails.
+// The extension in a real VS Code (code-server) driven through its UI by headless Chromium, in a
+// trusted workspace: diagnostics, Problems, hover, quick fix, Simulate (lens and palette), the
+// synthesis report and the MLIR view. Run by tests/e2e/test_vscode.py; each step leaves a
+// screenshot, also when it fails.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { chromium } from "playwright-core";
+import { describe } from "node:test";
+import {
+    command,
+    editor,
+    find,
+    goTo,
+    openFile,
+    page,
+    SECOND,
+    shot,
+    uiTest,
+    useWorkbench,
+    waitForProblems,
+    waitUntil,
+    WORKSPACE,
+} from "./workbench.mjs";
 
-// The reference executor (`alloDataflow.backend: reference`) runs the design without Allo. Set
-// to true once it is in the server: the Simulate lens must then say "✓ passed".
-const REFERENCE_BACKEND_PASSES = false;
-
-const URL = process.env.ALLO_E2E_URL;
-const WORKSPACE = process.env.ALLO_E2E_WORKSPACE;
-const ARTIFACTS = process.env.ALLO_E2E_ARTIFACTS;
-const CHROMIUM = process.env.ALLO_E2E_CHROMIUM ?? "/usr/bin/chromium";
-const SECOND = 1000;
-
-let browser;
-let page;
-let step = 0;
-
-async function shot(name) {
-    step += 1;
-    await page.screenshot({ path: join(ARTIFACTS, `${String(step).padStart(2, "0")}-${name}.png`) });
-}
-
-/** Runs one step and leaves a screenshot of how it ended. */
-function uiTest(name, body, timeout = 90 * SECOND) {
-    test(name, { timeout }, async () => {
-        try {
-            await body();
-        } finally {
-            await shot(name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()).catch(() => undefined);
-        }
-    });
-}
-
-async function command(name) {
-    await page.keyboard.press("Control+Shift+P");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill(`>${name}`);
-    await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name }).waitFor();
-    await page.keyboard.press("Enter");
-}
-
-async function openFile(name) {
-    await page.keyboard.press("Control+P");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill(name);
-    // Enter opens the focused row: wait until the list has been filtered down to the file.
-    await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name }).waitFor();
-    await page.keyboard.press("Enter");
-    await page.locator(".tab.active", { hasText: name }).waitFor();
-    await page.locator(".monaco-editor .view-lines").first().waitFor();
-}
-
-/** Puts the cursor at a 1-based line and column (Go to Line accepts `line:column`). */
-async function goTo(line, column) {
-    await page.keyboard.press("Control+G");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible" });
-    await input.fill(`:${line}:${column}`);
-    await page.keyboard.press("Enter");
-    await input.waitFor({ state: "hidden" });
-}
-
-/** 1-based line and column of the first `text` in a workspace file. */
-function find(file, text) {
-    const lines = readFileSync(join(WORKSPACE, file), "utf8").split("\n");
-    const line = lines.findIndex((l) => l.includes(text));
-    assert.ok(line >= 0, `${text} not in ${file}`);
-    return { line: line + 1, column: lines[line].indexOf(text) + 1 };
-}
-
-const editor = () => page.locator(".editor-instance .monaco-editor").first();
-
-/** The counts of the status bar's problems item ("Errors: 2, Warnings: 1", "Warnings: 1", "No Problems"). */
-async function problemCounts() {
-    const label = (await page.locator("#status\\.problems").first().getAttribute("aria-label")) ?? "";
-    const count = (kind) => Number(label.match(new RegExp(`${kind}: (\\d+)`))?.[1] ?? 0);
-    return { errors: count("Errors"), warnings: count("Warnings") };
-}
-
-async function waitForProblems(errors, warnings) {
-    await waitUntil(`the status bar to count ${errors} errors and ${warnings} warnings`, async () => {
-        const counts = await problemCounts();
-        return counts.errors === errors && counts.warnings === warnings;
-    }, 15 * SECOND);
-}
-
-async function waitUntil(what, predicate, timeout) {
-    const deadline = Date.now() + timeout;
-    let last;
-    while (Date.now() < deadline) {
-        last = await predicate();
-        if (last) {
-            return last;
-        }
-        await page.waitForTimeout(250);
-    }
-    assert.fail(`timed out after ${timeout / SECOND} s waiting for ${what}`);
-}
+// The reference executor (`alloDataflow.backend: reference`) runs the designs without Allo, so the
+// Simulate lens must say "✓ passed". (Set to false to accept any outcome, ✓ or ✗, while the
+// executor is being reworked.)
+const REFERENCE_BACKEND_PASSES = true;
 
 describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }, () => {
-    before(async () => {
-        browser = await chromium.launch({
-            executablePath: CHROMIUM,
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        });
-        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-        await page.goto(URL);
-        await page.locator(".monaco-workbench").waitFor({ timeout: 120 * SECOND });
-        await page.locator(".explorer-folders-view").waitFor({ timeout: 60 * SECOND });
-    });
-
-    after(async () => {
-        await browser?.close();
-    });
+    useWorkbench();
 
     uiTest("diagnostics of a bare scalar region argument", async () => {
         await openFile("pitfall_bare_scalar.py");
@@ -229,4 +133,45 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
             assert.match(title, /✓ passed/); // the quick-fixed design
         }
     }, 240 * SECOND);
+
+    uiTest("Show Synthesis Report opens the report (or says the server has none)", async () => {
+        await command("Allo: Show Synthesis Report");
+        const preview = page.locator(".tab", { hasText: "top synthesis report" });
+        const unavailable = page.locator(".notification-toast", { hasText: "not available in this server version" });
+        await waitUntil("the report preview or the notice", async () => (await preview.count()) + (await unavailable.count()) > 0, 60 * SECOND);
+        if (await preview.count()) {
+            // The markdown preview is a webview: an iframe in an iframe.
+            const body = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame").locator("body");
+            await body.getByText(/synthesis report/i).first().waitFor({ timeout: 30 * SECOND });
+            console.log(`Synthesis report preview: ${(await body.innerText()).slice(0, 200)}`);
+        }
+    });
+
+    uiTest("Show MLIR opens a read-only view, and go to definition there leads back to the region", async () => {
+        // The reference executor does not compile to MLIR: switch the workspace to `auto`, which
+        // picks the (stand-in) Allo; the server re-reads its settings when they change.
+        mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
+        writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.backend": "auto" }));
+        await openFile("pitfall_arg_order.py");
+        const lens = editor().locator(".codelens-decoration a", { hasText: /^MLIR/ }).first();
+        const view = page.locator(".tab.active", { hasText: "top.mlir" });
+        await waitUntil("the MLIR view", async () => {
+            if ((await view.count()) === 0) {
+                await lens.click(); // again while the server still had `reference` (the lens says ✗)
+                await page.waitForTimeout(3 * SECOND);
+            }
+            return (await view.count()) > 0;
+        }, 120 * SECOND);
+        const signature = editor().locator(".view-line", { hasText: "func.func @top(" });
+        await signature.waitFor({ timeout: 30 * SECOND });
+        await page.locator("#status\\.editor\\.mode", { hasText: "MLIR" }).waitFor({ timeout: 10 * SECOND });
+        await shot("mlir-view");
+        // The server checks only Python: nothing of it is published on the view.
+        assert.equal(await editor().locator(".squiggly-error, .squiggly-warning").count(), 0);
+        await signature.locator("span", { hasText: /^@top$/ }).first().click();
+        await page.keyboard.press("F12");
+        await page.locator(".tab.active", { hasText: "pitfall_arg_order.py" }).waitFor({ timeout: 30 * SECOND });
+        const region = find("pitfall_arg_order.py", "def top(");
+        await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${region.line},` }).waitFor({ timeout: 10 * SECOND });
+    }, 180 * SECOND);
 });

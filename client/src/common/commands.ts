@@ -6,9 +6,10 @@
 // menu, the target is the lens nearest the cursor. The client adds only what an editor must do
 // with a result: open the MLIR view, preview a report, show the job in the status bar.
 import { Disposable, window } from "vscode";
-import { CodeLensRequest, ExecuteCommandRequest, LanguageClient, ResponseError } from "vscode-languageclient/node";
+import { CodeLensRequest, ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
+import { traceError } from "./logger";
 import { Status } from "./status";
-import { explicitTarget, LensLike, pickTarget, Target } from "./targets";
+import { explicitTarget, isUnknownCommand, LensLike, pickTarget, Target } from "./targets";
 import { Views } from "./views";
 import { activeTextEditor, registerCommand } from "./vscodeapi";
 
@@ -34,11 +35,6 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
     "alloDataflow.showReport": { title: "Show synthesis report", lenses: ["alloDataflow.showReport", SYNTHESIZE, SIMULATE], show: "report" },
 };
 
-/** pygls answers a command it does not know with InvalidParams "Command name ... is not defined". */
-function isUnknownCommand(error: unknown): boolean {
-    return error instanceof ResponseError && (error.code === -32601 || error.code === -32602) && /not (defined|found)|unknown/i.test(error.message);
-}
-
 export class Jobs {
     constructor(
         private readonly client: () => LanguageClient | undefined,
@@ -56,7 +52,16 @@ export class Jobs {
      */
     registerMissing(client: LanguageClient): Disposable[] {
         const offered = new Set(client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []);
-        const send = (command: string, args: any[]) => client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+        const send = async (command: string, args: any[]): Promise<unknown> => {
+            try {
+                return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+            } catch (error) {
+                if (!isUnknownCommand(error)) {
+                    void window.showErrorMessage(`Allo: ${JOB_COMMANDS[command].title} failed: ${error}`);
+                }
+                throw error;
+            }
+        };
         return Object.keys(JOB_COMMANDS)
             .filter((command) => !offered.has(command))
             .map((command) => registerCommand(command, (...args: any[]) => this.execute(command, args, send)));
@@ -74,7 +79,8 @@ export class Jobs {
             result = await next(command, [target.uri, target.name]);
         } catch (error) {
             if (!isUnknownCommand(error)) {
-                throw error;
+                traceError(`${command} ${target.name}: ${error}`); // the user has been told already
+                return undefined;
             }
             const version = this.client()?.initializeResult?.serverInfo?.version ?? "unknown";
             void window.showWarningMessage(`Allo: ${job.title} is not available in this server version (allo-lsp ${version}). Update allo-lsp to use it.`);

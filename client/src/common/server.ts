@@ -4,7 +4,7 @@
 // server cannot be imported there, the private environment (install.ts) is used, installed after
 // asking the first time.
 import * as fs from "fs";
-import { commands, LogOutputChannel, window } from "vscode";
+import { commands, LogOutputChannel, Uri, window } from "vscode";
 import { Executable, LanguageClient, LanguageClientOptions, Middleware, RevealOutputChannelOn } from "vscode-languageclient/node";
 import { bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
 import { traceError, traceInfo } from "./logger";
@@ -61,7 +61,7 @@ export async function resolveServerPython(ctx: ServerContext): Promise<string | 
             return configured;
         }
         const why = found.error ?? `Python ${found.python} is older than 3.10`;
-        await explain(
+        explain(
             `alloDataflow.server.python is ${configured}, which cannot run the Allo language server: ${why}. ` +
                 `Install it there (${configured} -m pip install allo-lsp), or clear the setting to use a private environment.`,
         );
@@ -85,13 +85,13 @@ async function privateServer(ctx: ServerContext, base: string, baseProbe: Probe)
         return python;
     }
     if (!wheel) {
-        await explain(`${base} cannot import ${module}, and this build of the extension carries no server wheel. ` +
+        explain(`${base} cannot import ${module}, and this build of the extension carries no server wheel. ` +
             `Install allo-lsp (pip install allo-lsp) and set alloDataflow.server.python to that interpreter.`);
         return undefined;
     }
     if (!usable(existing)) {
         if (baseProbe.error?.includes("was not found") || !baseProbe.supported) {
-            await explain(`No Python 3.10 or later to run the Allo language server: ${baseProbe.error ?? `${base} is Python ${baseProbe.python}`}. ` +
+            explain(`No Python 3.10 or later to run the Allo language server: ${baseProbe.error ?? `${base} is Python ${baseProbe.python}`}. ` +
                 "Install Python 3.10+, select it in the Python extension, or set alloDataflow.server.python.");
             return undefined;
         }
@@ -111,22 +111,30 @@ async function privateServer(ctx: ServerContext, base: string, baseProbe: Probe)
     try {
         return await installPrivateServer(base, ctx.storageDir, wheel);
     } catch (error) {
-        await explain(error instanceof InstallError ? error.message : `Installing the Allo language server failed: ${error}`);
+        explain(error instanceof InstallError ? error.message : `Installing the Allo language server failed: ${error}`);
         return undefined;
     }
 }
 
-async function explain(message: string): Promise<void> {
+/** Says why the server cannot start, without waiting for the user (a restart must not wait). */
+function explain(message: string): void {
     traceError(message);
-    const choice = await window.showErrorMessage(message, "Open Settings", "Show Output");
-    if (choice === "Open Settings") {
-        await commands.executeCommand("workbench.action.openSettings", `${SECTION}.server.python`);
-    } else if (choice === "Show Output") {
-        await commands.executeCommand("alloDataflow.showOutput");
-    }
+    void window.showErrorMessage(message, "Open Settings", "Show Output").then((choice) => {
+        if (choice === "Open Settings") {
+            void commands.executeCommand("workbench.action.openSettings", `${SECTION}.server.python`);
+        } else if (choice === "Show Output") {
+            void commands.executeCommand("alloDataflow.showOutput");
+        }
+    });
 }
 
-export function createClient(python: string, ctx: ServerContext, output: LogOutputChannel, middleware: Middleware): LanguageClient {
+export function createClient(
+    python: string,
+    ctx: ServerContext,
+    output: LogOutputChannel,
+    middleware: Middleware,
+    protocolUri: (uri: Uri) => string,
+): LanguageClient {
     const server: Executable = {
         command: python,
         args: ["-m", ctx.info.module, "serve"],
@@ -143,6 +151,7 @@ export function createClient(python: string, ctx: ServerContext, output: LogOutp
         traceOutputChannel: output,
         revealOutputChannelOn: RevealOutputChannelOn.Never,
         middleware,
+        uriConverters: { code2Protocol: protocolUri, protocol2Code: (value) => Uri.parse(value) },
     };
     traceInfo(`Starting ${ctx.info.name}: ${python} -m ${ctx.info.module} serve`);
     return new LanguageClient(SECTION, ctx.info.name, server, options);

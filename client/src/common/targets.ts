@@ -1,4 +1,5 @@
-// Pure helpers (no `vscode` import): what a command acts on, and which documents are Allo designs.
+// Pure helpers (no `vscode` import): what a command acts on, which documents are Allo designs, and
+// how a server says it lacks a command.
 
 export interface Target {
     uri: string;
@@ -42,4 +43,13 @@ const ALLO_DATAFLOW = /^\s*(import\s+allo\.dataflow\b|from\s+allo\.dataflow\s+im
 /** Whether Python source uses Allo dataflow: the server starts only once such a file is open. */
 export function usesAlloDataflow(text: string): boolean {
     return ALLO_DATAFLOW.test(text);
+}
+
+/**
+ * Whether a request failed because the server has no such command: pygls answers InvalidParams
+ * "Command name '...' is not defined"; other servers MethodNotFound.
+ */
+export function isUnknownCommand(error: unknown): boolean {
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    return (code === -32601 || code === -32602) && typeof message === "string" && /not (defined|found)|unknown command/i.test(message);
 }

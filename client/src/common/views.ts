@@ -34,6 +34,8 @@ class ReadOnlyDocuments implements TextDocumentContentProvider {
 
 export class Views implements Disposable {
     private readonly mlir = new ReadOnlyDocuments();
+    /** VS Code writes `allo-mlir:/p` for the server's `allo-mlir:///p`: the server's spelling, by ours. */
+    private readonly serverUris = new Map<string, string>();
     private readonly reports = new ReadOnlyDocuments();
     private readonly registrations: Disposable[];
 
@@ -54,6 +56,7 @@ export class Views implements Disposable {
             traceWarn(`The MLIR of ${mlirUri} did not parse: ${parseError}`);
         }
         const uri = Uri.parse(mlirUri);
+        this.serverUris.set(uri.toString(), mlirUri);
         this.mlir.set(uri, mlir);
         let document = await workspace.openTextDocument(uri);
         if (document.languageId !== "mlir") {
@@ -61,6 +64,9 @@ export class Views implements Disposable {
         }
         await window.showTextDocument(document, { viewColumn: ViewColumn.Beside, preview: true });
     }
+
+    /** A URI as the server knows it (the language client's code2Protocol converter). */
+    readonly protocolUri = (uri: Uri): string => this.serverUris.get(uri.toString()) ?? uri.toString();
 
     /** Shows the markdown of `alloDataflow.showReport` in the markdown preview. */
     async showReport(result: unknown, title: string): Promise<void> {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { withTrust } from "../common/settings";
-import { explicitTarget, LensLike, pickTarget, usesAlloDataflow } from "../common/targets";
+import { explicitTarget, isUnknownCommand, LensLike, pickTarget, usesAlloDataflow } from "../common/targets";
 
 const uri = "file:///w/design.py";
 const lens = (line: number, command: string, name: string): LensLike => ({
@@ -55,4 +55,12 @@ test("the workspace's trust is put into the server's section, whatever the setti
         { x: 1 },
     ]);
     assert.deepEqual(withTrust([{ section: "alloDataflow" }], [null], true), [{ trusted: true }]);
+});
+
+test("a server without a command is told apart from a command that failed", () => {
+    assert.ok(isUnknownCommand({ code: -32602, message: "Command name 'alloDataflow.synthesize' is not defined" }));
+    assert.ok(isUnknownCommand({ code: -32601, message: "Unknown command alloDataflow.showReport" }));
+    assert.ok(!isUnknownCommand({ code: -32602, message: "expected the arguments [uri, name]" }));
+    assert.ok(!isUnknownCommand({ code: -32603, message: "Command name 'x' is not defined" }));
+    assert.ok(!isUnknownCommand(undefined));
 });

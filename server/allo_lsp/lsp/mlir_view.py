@@ -34,7 +34,8 @@ class MlirView:
 
 
 def view_uri(path: str, region: str) -> str:
-    return f"allo-mlir://{quote(path)}/{region}.mlir"
+    """`allo-mlir:/abs/path/design.py/top.mlir`: the form VS Code keeps (it drops an empty `//`)."""
+    return f"allo-mlir:{quote(path)}/{region}.mlir"
 
 
 async def after_mlir_job(ls: AlloLanguageServer, uri: str, region_name: str, outcome: JobResult) -> dict:

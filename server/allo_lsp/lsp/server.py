@@ -98,7 +98,8 @@ class AlloLanguageServer(LanguageServer):
         )
 
     def open_uris(self) -> set[str]:
-        return set(self.workspace.text_documents)
+        """Open documents that are analysed (Python files)."""
+        return {uri for uri in self.workspace.text_documents if is_python(uri)}
 
     def converter(self, uri: str, text: str) -> Converter:
         return Converter(self.workspace.position_codec, text.split("\n"))
@@ -165,15 +166,22 @@ def did_change_configuration(ls: AlloLanguageServer, params: lsp.DidChangeConfig
         ls.apply_settings(params.settings.get(SECTION))
 
 
+def is_python(uri: str) -> bool:
+    """Only Python files are analysed (an MLIR view, say, is opened too but is not one)."""
+    return not uri.startswith("allo-mlir:")
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    ls.schedule(params.text_document.uri, 0.0)
+    if is_python(params.text_document.uri) and params.text_document.language_id in ("python", ""):
+        ls.schedule(params.text_document.uri, 0.0)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
     ls.job_diagnostics.pop(params.text_document.uri, None)
-    ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
+    if params.text_document.uri in ls.analyses:
+        ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)

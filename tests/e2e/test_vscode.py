@@ -1,0 +1,148 @@
+"""The extension in a real VS Code: code-server (VS Code 1.100.3) with the built .vsix, a copy of
+examples/ as the workspace, driven through its UI by headless Chromium (vscode.test.mjs): squiggles,
+Problems, hover, a quick fix through Ctrl+., the Simulate code lens and palette command (reference
+executor), the synthesis report preview, and the MLIR view (the stand-in Allo of tests/standin/
+compiles it). Screenshots of each step and the logs go to artifacts/e2e/vscode/."""
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import APT_PACKAGES, E2E, artifacts_dir, missing_apt_packages, require
+
+from paths import EXAMPLES, ROOT, STANDIN
+
+CODE_SERVER = ROOT / ".cache" / "code-server" / "node_modules" / ".bin" / "code-server"
+SERVER_PYTHON = ROOT / ".venv" / "bin" / "python"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+USER_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "extensions.ignoreRecommendations": True,
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "alloDataflow.server.python": str(SERVER_PYTHON),
+    "alloDataflow.backend": "reference",  # Allo is not installed here
+    "alloDataflow.debounceMs": 50,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def install_code_server() -> None:
+    if CODE_SERVER.exists():
+        return
+    missing = missing_apt_packages(APT_PACKAGES)
+    require(not missing, f"code-server needs the Debian packages {' '.join(missing)}")
+    done = subprocess.run([E2E / "install_code_server.sh"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"installing code-server failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def wait_until_serving(url: str, process: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "code-server exited while starting"
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"code-server did not answer at {url} within {timeout} s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ends code-server and what it started (the extension host, the language server): the
+    process group it leads, which this test created."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=15)
+    except ProcessLookupError:
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=15)
+
+
+@contextlib.contextmanager
+def code_server(vsix: Path, home: Path, name: str, settings: dict):
+    """code-server on a free loopback port with the extension installed, its own user data and a
+    copy of examples/ as the workspace; yields what the UI script needs."""
+    require(Path(CHROMIUM).exists(), "headless Chromium is needed (apt-get install chromium)")
+    require(SERVER_PYTHON.exists(), "the repository's .venv is needed (./dev.sh test creates it)")
+    install_code_server()
+    artifacts = artifacts_dir(name)
+    user, extensions, workspace = home / "user", home / "extensions", home / "workspace"
+    (user / "User").mkdir(parents=True)
+    shutil.copytree(EXAMPLES, workspace)
+    # "Show MLIR" needs an Allo: the stand-in (on the runner's PYTHONPATH) and the LLVM build
+    # directory it is checked against, with the libraries as empty files.
+    llvm = home / "llvm"
+    (llvm / "lib").mkdir(parents=True)
+    for library in ("libomp.so", "libmlir_runner_utils.so", "libmlir_c_runner_utils.so"):
+        (llvm / "lib" / library).write_bytes(b"")
+    settings = dict(USER_SETTINGS, **{"alloDataflow.llvmBuildDir": str(llvm)}, **settings)
+    (user / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    port = free_port()
+    config = home / "config.yaml"
+    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"),
+               PYTHONPATH=str(STANDIN))
+    env.pop("LLVM_BUILD_DIR", None)
+    common = [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(user), "--extensions-dir", str(extensions)]
+    installed = subprocess.run(common + ["--install-extension", str(vsix)], capture_output=True, text=True, env=env, timeout=120)
+    assert installed.returncode == 0 and "successfully installed" in installed.stdout, installed.stdout + installed.stderr
+    log = (artifacts / "code-server.log").open("w")
+    process = subprocess.Popen(
+        common + ["--disable-telemetry", "--disable-update-check", str(workspace)],
+        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_serving(url, process, 60)
+        yield {"url": f"{url}/?folder={workspace}", "workspace": workspace, "artifacts": artifacts}
+    finally:
+        stop(process)
+        log.close()
+        # The extension's own log ("Allo Dataflow" output) and the extension host's, for a failure.
+        shutil.copytree(user / "logs", artifacts / "logs", dirs_exist_ok=True)
+
+
+def run_ui_script(script: str, server: dict) -> None:
+    env = dict(
+        os.environ,
+        ALLO_E2E_URL=server["url"],
+        ALLO_E2E_WORKSPACE=str(server["workspace"]),
+        ALLO_E2E_ARTIFACTS=str(server["artifacts"]),
+        ALLO_E2E_CHROMIUM=CHROMIUM,
+    )
+    run = subprocess.run(["node", E2E / script], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    (server["artifacts"] / f"{script}.log").write_text(run.stdout + run.stderr)
+    assert run.returncode == 0, f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+
+
+def test_extension_in_vscode(vsix, tmp_path):
+    with code_server(vsix, tmp_path, "vscode", {"security.workspace.trust.enabled": False}) as server:
+        run_ui_script("vscode.test.mjs", server)
+
+
+def test_untrusted_workspace_analyses_and_runs_nothing_until_trusted(vsix, tmp_path):
+    # Restricted mode without the startup dialog: the folder is simply not trusted yet.
+    untrusted = {"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never"}
+    with code_server(vsix, tmp_path, "vscode-trust", untrusted) as server:
+        run_ui_script("vscode_trust.test.mjs", server)
