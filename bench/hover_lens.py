@@ -1,0 +1,145 @@
+"""Hover and code-lens latency on a large file: request to response, client side.
+
+    .venv/bin/python bench/hover_lens.py [--json] [--quick] [--lines 10000] [--requests 200]
+
+`allo-lsp serve` opens the generated 10,000-line file (bench/generate.py); once its diagnostics
+are in, the client sends `textDocument/hover` on names spread over the whole file (regions,
+kernels, streams at their uses, names in `args=[...]`, `mod(...)` calls), one at a time, and
+`textDocument/codeLens` for the whole file. The floor, measured in the same run, is the round
+trip of a request the server does not know (answered at once with MethodNotFound by pygls).
+Goal: hover and code lens p50 under 3 ms.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import common
+from common import fmt_ms, fmt_x, ratio
+from generate import generate
+from lsp_client import LspError, LspServer
+
+FULL = {"lines": 10_000, "requests": 200}
+QUICK = {"lines": 300, "requests": 10}
+GOAL_MS = 3.0
+
+_DEF = re.compile(r"^(\s*)def (\w+)")
+_STREAM_USE = re.compile(r"\b(\w+)(\[[^\]]*\])?\.(put|get)\(")
+_ARGS = re.compile(r"args=\[(\w+)")
+_MOD = re.compile(r"^\s*(mod)\(")
+
+
+def hover_positions(text: str) -> list[tuple[int, int, str]]:
+    """(line, column, what) of names worth hovering, in file order."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        previous = lines[i - 1].strip() if i else ""
+        m = _DEF.match(line)
+        if m and previous.startswith("@df.region"):
+            out.append((i, m.start(2), "region"))
+        elif m and previous.startswith("@df.kernel"):
+            out.append((i, m.start(2), "kernel"))
+        if (m := _ARGS.search(line)):
+            out.append((i, m.start(1), "args name"))
+        if (m := _STREAM_USE.search(line)):
+            out.append((i, m.start(1), "stream"))
+        if (m := _MOD.match(line)):
+            out.append((i, m.start(1), "mod call"))
+    return out
+
+
+def spread(items: list, count: int) -> list:
+    """`count` items taken evenly over the list, cycling when it is shorter."""
+    if not items:
+        return []
+    step = max(1, len(items) // count)
+    picked = items[::step]
+    return [picked[i % len(picked)] for i in range(count)]
+
+
+async def timed(server: LspServer, method: str, params) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    try:
+        result, received = await server.request(method, params, timeout=60)
+    except LspError as exc:
+        return time.perf_counter() - t0, exc
+    return received - t0, result
+
+
+async def measure(lines: int, requests: int) -> dict:
+    generated = generate(lines)
+    text = generated.text
+    positions = spread(hover_positions(text), requests)
+    with common.Workspace() as ws:
+        _, uri = ws.write(f"generated_{lines}.py", text)
+        server = await LspServer.start(common.our_server(), cwd=str(ws.root))
+        try:
+            await server.initialize(ws.root)
+            await server.open(uri, text)
+            await server.wait_diagnostics(uri, 1, 0, timeout=300)
+            doc = {"uri": uri}
+            hover_s, lens_s, floor_s = [], [], []
+            answered: dict[str, list[int]] = {}
+            lens_count = None
+            for line, column, what in positions:  # interleaved, so drift hits all three alike
+                s, result = await timed(server, "textDocument/hover",
+                                        {"textDocument": doc, "position": {"line": line, "character": column}})
+                hover_s.append(s)
+                counts = answered.setdefault(what, [0, 0])
+                counts[0] += isinstance(result, dict) and bool(result.get("contents"))
+                counts[1] += 1
+                s, result = await timed(server, "textDocument/codeLens", {"textDocument": doc})
+                lens_s.append(s)
+                lens_count = len(result) if isinstance(result, list) else lens_count
+                s, _ = await timed(server, "allo-lsp-bench/unknownMethod", {})
+                floor_s.append(s)
+        finally:
+            await server.close()
+    hover, lens, floor = common.stats_ms(hover_s), common.stats_ms(lens_s), common.stats_ms(floor_s)
+    return {
+        "lines": lines,
+        "hover": hover,
+        "code_lens": lens,
+        "round_trip_floor": floor,
+        "hover_answered": {k: f"{a}/{n}" for k, (a, n) in answered.items()},
+        "code_lenses_per_request": lens_count,
+        "ratio_hover_p50_to_floor": ratio(hover.get("p50_ms"), floor.get("p50_ms")),
+        "ratio_lens_p50_to_floor": ratio(lens.get("p50_ms"), floor.get("p50_ms")),
+        "ratio_hover_p50_to_goal": ratio(hover.get("p50_ms"), GOAL_MS),
+        "ratio_lens_p50_to_goal": ratio(lens.get("p50_ms"), GOAL_MS),
+        "goal_hover_p50_under_3ms": hover.get("p50_ms", 1e9) < GOAL_MS,
+        "goal_lens_p50_under_3ms": lens.get("p50_ms", 1e9) < GOAL_MS,
+        "definition": "request -> response, client side, after the file's first diagnostics; floor: an unknown "
+                      "request answered with MethodNotFound",
+    }
+
+
+def summarize(r: dict) -> str:
+    return "\n".join([
+        f"Hover and code lens on a {r['lines']}-line file (goal p50 < {GOAL_MS:g} ms):",
+        f"  hover      p50 {fmt_ms(r['hover'].get('p50_ms'))}, p95 {fmt_ms(r['hover'].get('p95_ms'))}"
+        f" ({fmt_x(r['ratio_hover_p50_to_floor'])} the protocol floor); goal met: {r['goal_hover_p50_under_3ms']}",
+        f"  code lens  p50 {fmt_ms(r['code_lens'].get('p50_ms'))}, p95 {fmt_ms(r['code_lens'].get('p95_ms'))}"
+        f" ({fmt_x(r['ratio_lens_p50_to_floor'])} the floor, {r['code_lenses_per_request']} lenses); goal met: {r['goal_lens_p50_under_3ms']}",
+        f"  floor      p50 {fmt_ms(r['round_trip_floor'].get('p50_ms'))} (unknown request -> MethodNotFound)",
+        f"  hovers answered: {', '.join(f'{k} {v}' for k, v in r['hover_answered'].items())}",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = common.parser(__doc__)
+    p.add_argument("--lines", type=int)
+    p.add_argument("--requests", type=int)
+    args = p.parse_args(argv)
+    cfg = dict(QUICK if args.quick else FULL)
+    if args.lines:
+        cfg["lines"] = args.lines
+    if args.requests:
+        cfg["requests"] = args.requests
+    return common.run("hover_lens", lambda: measure(**cfg), summarize, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
