@@ -12,13 +12,14 @@ from enum import Enum
 from allo_lsp.analysis.types import AlloType, StreamType
 
 
-@dataclass(frozen=True, order=True)
+# Slots: a model holds thousands of positions and ranges; without them each carries a dict.
+@dataclass(frozen=True, order=True, slots=True)
 class Position:
     line: int
     column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Range:
     start: Position
     end: Position

@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from allo_lsp import __version__
-from allo_lsp.analysis import Options
+from allo_lsp.analysis import Options, ParseCache
 from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
 from allo_lsp.ide.hover import hover
@@ -32,12 +32,16 @@ from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
 
 log = logging.getLogger(__name__)
+_CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited most recently)
 
 
 class AlloLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.settings = Settings()
+        # Set once the client's settings have been asked for (or cannot be): until then they are
+        # the defaults, and `trusted` defaults to true, so no job may start before.
+        self.settings_received = asyncio.Event()
         self.analyses: dict[str, DocumentAnalysis] = {}
         self._pending: dict[str, asyncio.Task] = {}
         # Diagnostics of the last job per document (source "allo-lsp run"), until an edit or rerun.
@@ -72,7 +76,15 @@ class AlloLanguageServer(LanguageServer):
         if uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:
             return  # superseded: a newer edit has its own analysis scheduled
         self.analyses[uri] = result
+        self._keep_cache_for(uri)
         self.publish(uri, result)
+
+    def _keep_cache_for(self, uri: str) -> None:
+        """Parse caches (libcst trees: megabytes per file) only for the documents being edited."""
+        self._recent = [u for u in getattr(self, "_recent", []) if u != uri and u in self.analyses][: _CACHED_DOCUMENTS - 1]
+        for old in [u for u in self.analyses if u != uri and u not in self._recent]:
+            self.analyses[old].cache = ParseCache()
+        self._recent.insert(0, uri)
 
     def schedule(self, uri: str, delay: float) -> None:
         pending = self._pending.pop(uri, None)
@@ -97,9 +109,18 @@ class AlloLanguageServer(LanguageServer):
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=result.version)
         )
 
+    def forget_finished(self) -> None:
+        """pygls keeps the future of every notification it handled in `_request_futures`
+        forever (TOOLCHAIN.md): drop the finished ones, or a long session leaks one per edit."""
+        futures = self.protocol._request_futures
+        for msg_id in [k for k, f in futures.items() if f.done()]:
+            futures.pop(msg_id, None)
+
     def open_uris(self) -> set[str]:
-        """Open documents that are analysed (Python files)."""
-        return {uri for uri in self.workspace.text_documents if is_python(uri)}
+        """Open documents that are analysed (Python files), by the URI the client wrote
+        (`file:///my%20designs/top.py`): pygls keys them by the unquoted one, under which
+        diagnostics would not reach the client, nor match the URI of its requests."""
+        return {doc.uri for doc in self.workspace.text_documents.values() if is_python(doc.uri)}
 
     def converter(self, uri: str, text: str) -> Converter:
         return Converter(self.workspace.position_codec, text.split("\n"))
@@ -147,14 +168,17 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
 
 @server.feature(lsp.INITIALIZED)
 async def initialized(ls: AlloLanguageServer, params: lsp.InitializedParams) -> None:
-    caps = ls.client_capabilities.workspace
-    if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
-        await ls.client_register_capability_async(
-            lsp.RegistrationParams(
-                registrations=[lsp.Registration(id="allo-config", method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)]
+    try:
+        caps = ls.client_capabilities.workspace
+        if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
+            await ls.client_register_capability_async(
+                lsp.RegistrationParams(
+                    registrations=[lsp.Registration(id="allo-config", method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)]
+                )
             )
-        )
-    await ls.pull_settings()
+        await ls.pull_settings()
+    finally:
+        ls.settings_received.set()
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -179,6 +203,7 @@ def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.forget_finished()
     ls.job_diagnostics.pop(params.text_document.uri, None)
     if params.text_document.uri in ls.analyses:
         ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
