@@ -99,8 +99,54 @@ def _serve(args) -> int:
             return 2
         server.start_tcp(host, int(port))
     else:
-        server.start_io()
+        import signal
+
+        # SIGTERM (an editor stopping a server that did not exit) ends the server as `exit` does,
+        # so that its jobs are killed with it instead of running on.
+        signal.signal(signal.SIGTERM, _terminate)
+        server.start_io(_ClientInput(sys.stdin.buffer), sys.stdout.buffer)
     return 0
+
+
+# Once the client has gone (end of input, SIGTERM), the server stops its jobs and exits; after
+# this long it exits anyway: CPython 3.11's asyncio never finishes tearing down a subprocess that
+# was being started at that moment (a job's runner, the next pre-started one).
+_TEARDOWN_S = 5.0
+
+
+class _ClientInput:
+    """stdin, as pygls reads it, noticing the end of input (the client has gone)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def readline(self, *args):
+        return self._seen(self._stream.readline(*args))
+
+    def read(self, *args):
+        return self._seen(self._stream.read(*args))
+
+    def _seen(self, data: bytes) -> bytes:
+        if not data:
+            _exit_after(_TEARDOWN_S)
+        return data
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _exit_after(seconds: float) -> None:
+    import os
+    import threading
+
+    timer = threading.Timer(seconds, os._exit, args=(0,))
+    timer.daemon = True
+    timer.start()
+
+
+def _terminate(signum, frame) -> None:
+    _exit_after(_TEARDOWN_S)
+    raise SystemExit(128 + signum)
 
 
 def _check(args) -> int:

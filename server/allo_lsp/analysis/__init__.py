@@ -5,11 +5,12 @@ Pure: no I/O, no editor types, never raises on user code.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from allo_lsp.analysis.chunks import ParseCache, Positions, combine, parse_chunks
 from allo_lsp.analysis.extract import extract
-from allo_lsp.analysis.model import FileModel
+from allo_lsp.analysis.model import FileModel, Range, SyntaxProblem
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.analysis.rules import run_rules
 from allo_lsp.analysis.rules.base import Context, Options
@@ -28,7 +29,35 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
     """`cache`: the previous analysis' parse cache of the same document; only the top-level
     chunks whose text changed are parsed again (the result is the same as without it)."""
     cache = cache if cache is not None else ParseCache()
-    chunks, errors = parse_chunks(text, cache)
-    model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
-    model.syntax_errors = errors
-    return Analysis(model, run_rules(Context(model, options)), options)
+    # CRLF files (saved on Windows): the same lines and columns as LF, and chunking splits on LF.
+    text = text.replace("\r\n", "\n")
+    try:
+        chunks, errors = parse_chunks(text, cache)
+        model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
+        model.syntax_errors = errors
+        return Analysis(model, run_rules(Context(model, options)), options)
+    except RecursionError:
+        # libcst's visitors recurse a few frames per level of an expression, so an operator
+        # chain or a literal nested deeper than they can walk (`1+1+...` on one long line,
+        # 149 nested `[`), though within parse.py's guards, is not analysed either.
+        model = FileModel(syntax_errors=[_too_deep(text)])
+        return Analysis(model, run_rules(Context(model, options)), options)
+
+
+def _too_deep(text: str) -> SyntaxProblem:
+    """The problem for a file too deeply nested to analyse, on the line of its deepest node
+    (CPython's parser and an iterative walk find it), else on its longest line."""
+    lines = text.split("\n")
+    line = max(range(len(lines)), key=lambda i: len(lines[i]))
+    try:
+        deepest, stack = (0, line + 1), [(ast.parse(text), 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > deepest[0] and hasattr(node, "lineno"):
+                deepest = (depth, node.lineno)
+            stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
+        line = min(deepest[1] - 1, len(lines) - 1)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    message = "this expression is nested too deeply to analyse: the file is not analysed"
+    return SyntaxProblem(message, Range.of(line, 0, line, len(lines[line])))

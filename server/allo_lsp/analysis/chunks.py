@@ -107,7 +107,8 @@ def _boundaries(lines: list[str]) -> list[int]:
     starts = [0]
     after_decorator = False
     for n, line in enumerate(lines):
-        if not line or line[0] in " \t" or n in inside or _CONTINUATION.match(line):
+        # A blank line is no statement: `\r` alone is one in a CRLF file, `\f` one PEP 8 allows.
+        if not line.strip() or line[0] in " \t" or n in inside or _CONTINUATION.match(line):
             continue
         if n and not after_decorator:
             starts.append(n)
@@ -151,7 +152,7 @@ def _continued_lines(lines: list[str]) -> set[int]:
 def _parse_whole(source: str):
     try:
         module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, RecursionError, ValueError):
+    except (cst.ParserSyntaxError, cst.CSTValidationError, RecursionError, ValueError):
         return None
     return module, positions(module), []
 

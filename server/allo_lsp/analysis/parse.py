@@ -55,6 +55,14 @@ def parse(text: str) -> Parsed:
             return Parsed(cst.parse_module(source), errors)
         except cst.ParserSyntaxError as exc:
             line, col, message = _locate(source, exc)
+        except cst.CSTValidationError as exc:
+            # A name libcst parses but then rejects (a code point newer than its tables, `x = 𮱂`):
+            # CPython says where it is; without that, nothing more can be recovered.
+            found = _python_error(source)
+            if found is None:
+                errors.append(SyntaxProblem(f"syntax error: {exc}", Range.of(0, 0, 0, 0)))
+                return Parsed(None, errors)
+            line, col, message = found
         except (RecursionError, MemoryError, ValueError):
             # Deep nesting the parser refuses; nothing more can be recovered from this text.
             errors.append(SyntaxProblem("the file is too deeply nested to parse", Range.of(0, 0, 0, 0)))
@@ -101,6 +109,20 @@ def _locate(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
         pass
     detail = exc.message.split(": ", 2)[-1] if ": " in exc.message else exc.message
     return cst_line, max(exc.raw_column, 0), f"syntax error: {detail}"
+
+
+def _python_error(source: str) -> tuple[int, int, str] | None:
+    """0-based line and column of CPython's syntax error in `source`, and its message."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except SyntaxError as err:
+        if err.lineno is not None:
+            return err.lineno - 1, max((err.offset or 1) - 1, 0), f"syntax error: {err.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    return None
 
 
 def _neutralise(line: str) -> str:

@@ -39,8 +39,10 @@ def resolve_python(setting: str) -> str:
     if not setting:
         return sys.executable
     path = shutil.which(setting) if os.sep not in setting else setting
-    if path is None or not os.path.isfile(path):
+    if path is None or not os.path.exists(path):
         raise SetupError(f"alloDataflow.python: {setting!r} does not exist. Point it at your Allo environment's python.")
+    if not os.path.isfile(path):
+        raise SetupError(f"alloDataflow.python: {path!r} is not a file. Point it at your Allo environment's python.")
     if not os.access(path, os.X_OK):
         raise SetupError(f"alloDataflow.python: {path!r} is not executable.")
     return path

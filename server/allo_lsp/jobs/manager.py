@@ -15,6 +15,7 @@ import shutil
 import signal
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -48,10 +49,14 @@ class _Running:
     process: asyncio.subprocess.Process | None = None
     cancelled: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    marker: str = field(default_factory=lambda: uuid.uuid4().hex)  # JOB_MARKER's value
 
 
+# In every job's environment, unique to the job: how processes that left its process group (a
+# session of their own, a daemon) are found and killed with it.
+JOB_MARKER = "ALLO_LSP_JOB"
 # Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
-_PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR")
+_PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR", JOB_MARKER)
 
 
 class JobManager:
@@ -113,7 +118,9 @@ class JobManager:
         workdir = tempfile.mkdtemp(prefix="allo-lsp-job-")  # mode 0700
         try:
             request = spec.request
-            request.result_path = os.path.join(workdir, "result.json")
+            # Not `result.json`: a design may save a file of that name in its working directory.
+            request.result_path = os.path.join(workdir, "allo-lsp-result.json")
+            spec.env = {**spec.env, JOB_MARKER: job.marker}
             request.project_dir = request.project_dir or os.path.join(workdir, "project")
             os.makedirs(request.project_dir, exist_ok=True)
             request_path = os.path.join(workdir, "request.json")
@@ -128,17 +135,20 @@ class JobManager:
                 else:
                     returncode, timed_out = await self._spawn(job, argv, workdir, spec.env, spec.timeout_s, log)
             except OSError as exc:
-                return JobResult("error", "environment", f"cannot start {spec.python}: {exc.strerror}")
-            finally:
-                if self._prestart:
-                    asyncio.ensure_future(self._start_warm(spec))
-            data = read_json(request.result_path)
-            result = JobResult.from_dict(data) if data else None
-            final = outcome(
-                returncode, result, log.text(), cancelled=job.cancelled,
-                timed_out=timed_out, timeout_s=spec.timeout_s,
-                omp_threads=spec.omp_threads, pe_count=spec.pe_count,
-            )
+                return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
+            # The next runner is pre-started only after a job that ended: not while this task is
+            # cancelled (the server shutting down), when a runner started now would outlive it.
+            if self._prestart:
+                asyncio.ensure_future(self._start_warm(spec))
+            result = _result(read_json(request.result_path))
+            if result is None and not log.phases and returncode is not None and returncode >= 0 and not job.cancelled:
+                final = _not_a_runner(spec.python, returncode, log.text())
+            else:
+                final = outcome(
+                    returncode, result, log.text(), cancelled=job.cancelled,
+                    timed_out=timed_out, timeout_s=spec.timeout_s,
+                    omp_threads=spec.omp_threads, pe_count=spec.pe_count,
+                )
             final.details.setdefault("log", log.text()[-20000:])
             if final.artifact and os.path.isfile(final.artifact):
                 with open(final.artifact, encoding="utf-8", errors="replace") as f:
@@ -157,6 +167,7 @@ class JobManager:
         await self.cancel(key)
         job = _Running(JobSpec(key, JobRequest("tool", "", key, ""), argv[0], env, timeout_s))
         self._running[key] = job
+        env = {**env, JOB_MARKER: job.marker}
         log = _Log(progress, phase_of or (lambda line: None))
         started = time.monotonic()
         try:
@@ -217,16 +228,17 @@ class JobManager:
         reader = asyncio.ensure_future(log.consume(job.process.stdout))
         timed_out = False
         try:
-            await asyncio.wait_for(job.process.wait(), timeout_s)
+            await asyncio.wait_for(_exited(job.process), timeout_s)
         except asyncio.TimeoutError:
             timed_out = True
             _kill(job.process)
-            await job.process.wait()
+            await _exited(job.process)
         except asyncio.CancelledError:
             _kill(job.process)
             raise
         finally:
             _kill_group(job.process.pid)
+            _kill_marked(job.marker)
         try:
             await asyncio.wait_for(reader, 2.0)
         except asyncio.TimeoutError:
@@ -260,6 +272,7 @@ class _Log:
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
+        self.phases = 0  # phase lines seen: the runner did start
         self._partial = b""
 
     async def consume(self, stream: asyncio.StreamReader) -> None:
@@ -275,6 +288,7 @@ class _Log:
         for line in lines:
             phase = self.phase_of(line)
             if phase is not None:
+                self.phases += 1
                 self.progress(phase)
                 if line.startswith((PHASE, READY)):
                     continue  # the runner's own markers are not part of the user's log
@@ -294,6 +308,49 @@ class _Log:
         middle = f"\n[... {self.dropped} bytes of output not kept ...]\n" if self.dropped else ""
         rest = self.tail + self._partial
         return (bytes(self.head) + middle.encode() + bytes(rest)).decode("utf-8", "replace")
+
+
+def _not_a_runner(python: str, returncode: int, log: str) -> JobResult:
+    """The interpreter exited without ever starting our runner: not Python 3.10+, or broken."""
+    tail = "\n".join(log.strip().splitlines()[-5:])
+    return JobResult(
+        "error", "environment",
+        f"{python} (alloDataflow.python) did not start the allo-lsp runner: it exited with status {returncode}"
+        + (f":\n{tail}\n" if tail else ". ") + "It must be a Python 3.10+ interpreter of your Allo environment.",
+    )
+
+
+def _result(data: dict | None) -> JobResult | None:
+    """The runner's result, or None when the file is missing, torn or not a result at all."""
+    try:
+        return JobResult.from_dict(data) if data else None
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+async def _exited(process: asyncio.subprocess.Process) -> int:
+    """The exit status, as soon as the process has exited. `Process.wait()` also waits until
+    its output pipe is closed, which a child that outlived it can hold open until the timeout."""
+    while process.returncode is None:
+        await asyncio.sleep(0.02)
+    return process.returncode
+
+
+def _kill_marked(marker: str) -> None:
+    """SIGKILL the processes whose environment carries this job's marker: those that left the
+    job's process group inherited it. Linux (/proc); elsewhere the process group is all."""
+    needle = f"{JOB_MARKER}={marker}".encode()
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
 
 
 def _kill(process: asyncio.subprocess.Process | None) -> None:

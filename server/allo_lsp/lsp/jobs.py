@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 RUN_SOURCE = "allo-lsp run"
 # Outputs are compared as float64: anything above rounding noise means the two disagree.
 DIFFERENTIAL_TOLERANCE = 1e-4
+SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _tokens = itertools.count(1)
 
 
@@ -61,6 +62,10 @@ def job_config(ls: AlloLanguageServer) -> JobConfig:
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
     """Run one job to its end and show the outcome; returns it (as JSON) to the client."""
     jobs = state(ls)
+    try:  # whether the workspace is trusted comes with the settings
+        await asyncio.wait_for(ls.settings_received.wait(), SETTINGS_WAIT_S)
+    except asyncio.TimeoutError:
+        return _refuse(ls, "the editor has not sent its settings (workspace trust among them): nothing is run yet")
     if not ls.settings.trusted:
         return _refuse(ls, "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)")
     doc = ls.document(uri)
@@ -122,8 +127,12 @@ def synth_config(ls: AlloLanguageServer) -> SynthConfig:
 
 def _keep_reports(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:
     """The newest report of a region and the one before it (for the change view); older
-    synthesis projects are removed."""
+    synthesis projects are removed, and so is the project of a synthesis without a report:
+    nothing in the editor leads to it (`allo-lsp synth` keeps it and prints where it is)."""
     if outcome.details.get("report") is None:
+        job_dir = outcome.details.get("job_dir") or os.path.dirname(outcome.details.get("project") or "")
+        if os.path.basename(job_dir).startswith("allo-lsp-job-"):
+            shutil.rmtree(job_dir, ignore_errors=True)
         return
     history = ls.synthesis.setdefault((uri, name), [])
     history.append(outcome)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import TextDocument
+from pygls.workspace import TextDocument, Workspace
 
 from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache
@@ -159,8 +160,30 @@ class AlloLanguageServer(LanguageServer):
 server = AlloLanguageServer()
 
 
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+class _LspLinesDocument(TextDocument):
+    """A document whose lines end where LSP says (`\\r\\n`, `\\r`, `\\n`). pygls splits them with
+    `str.splitlines`, which also breaks at `\\f`, `\\v`, `\\x1c`-`\\x1e`, `\\x85`, `\\u2028` and
+    `\\u2029`: after a form feed, an incremental edit landed lines away from the client's."""
+
+    @property
+    def lines(self):
+        return tuple(_LSP_LINE.findall(self.source))
+
+
+class _LspLinesWorkspace(Workspace):
+    def _create_text_document(self, doc_uri, source=None, version=None, language_id=None) -> TextDocument:
+        return _LspLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
+                                 sync_kind=self._sync_kind, position_codec=self._position_codec)
+
+
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
+    # pygls made the workspace just before this handler: its documents must count lines as LSP does.
+    if type(ls.workspace) is Workspace:
+        ls.workspace.__class__ = _LspLinesWorkspace
     options = params.initialization_options
     if isinstance(options, dict):
         ls.settings, _ = parse_settings(options.get(SECTION, options))
@@ -205,7 +228,9 @@ def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
     ls.forget_finished()
     ls.job_diagnostics.pop(params.text_document.uri, None)
-    if params.text_document.uri in ls.analyses:
+    # Analysed, or its first analysis still running (which this edit supersedes): a document
+    # that is not analysed at all (an MLIR view) is in neither.
+    if params.text_document.uri in ls.analyses or params.text_document.uri in ls._pending:
         ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
 
 

@@ -1,0 +1,337 @@
+"""Jobs that fail in every way, run through the real server as a user runs them.
+
+Shared by the CI test (`test_job_faults.py`: the faults no other test covers through the
+server) and the full run (`bench/reliability/job_faults.py`: all of them, timed). Each fault is
+a design (the producer/consumer example with the stand-in Allo, `tests/jobs/designs.py`), a
+target (a region to simulate or a test function to run, whose body misbehaves) and what the
+outcome must be. `run_fault` opens the design in a running server, clicks the target's lens,
+and measures what the brief asks: the job reaches a terminal state within its timeout plus 2 s,
+its progress ends, no process it started survives (by pid: the runner records its own at
+import, and the test functions record their children's), its directory is gone, and the
+server answers a hover right after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types as lsp
+
+ROOT = Path(__file__).resolve().parents[2]
+for _p in (ROOT / "tests", ROOT / "tests" / "jobs"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from designs import design, fake_llvm_build_dir  # noqa: E402
+from lsp_session import alive  # noqa: E402
+
+STANDIN = ROOT / "tests" / "standin"
+GRACE_S = 2.0  # a job must end within its timeout plus this
+
+
+def job_env(tmpdir: Path) -> dict[str, str]:
+    """The server's environment for jobs: the stand-in Allo, its Vitis, a private TMPDIR (so
+    that job directories left behind are visible)."""
+    return {
+        "PYTHONPATH": str(STANDIN),
+        "PATH": f"{STANDIN / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+        "TMPDIR": str(tmpdir),
+    }
+
+
+def job_settings(timeout: float) -> dict:
+    return {"debounceMs": 20, "llvmBuildDir": fake_llvm_build_dir(), "timeout": timeout}
+
+
+# Test functions appended to the design: each misbehaves in one way, recording the pids of the
+# processes it starts in `children.txt` beside the design.
+_RECORD = (
+    "    import os as _os\n"
+    "    def _record(pid):\n"
+    "        with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), 'children.txt'), 'a') as f:\n"
+    "            f.write(f'{pid}\\n')\n"
+)
+
+NOISE = (
+    "\n\ndef test_noisy():\n"
+    "    import sys\n"
+    "    line = b'\\xff\\xfe\\xc3 not utf-8 \\xed\\xa0\\x80 ' + b'x' * 990 + b'\\n'\n"
+    "    for _ in range(MEGABYTES * 1024 * 1024 // len(line)):\n"
+    "        sys.stdout.buffer.write(line)\n"
+    "    sys.stdout.flush()\n"
+    "    raise ValueError('after the noise')\n"
+)
+
+CHILDREN = (
+    "\n\ndef test_children():\n" + _RECORD +
+    "    import subprocess, sys\n"
+    "    sleeper = [sys.executable, '-c', 'import time; time.sleep(600)']\n"
+    "    _record(subprocess.Popen(sleeper).pid)  # same process group\n"
+    "    _record(subprocess.Popen(sleeper, start_new_session=True).pid)  # a session of its own\n"
+    "    # holds the runner's stdout open after the runner is gone\n"
+    "    _record(subprocess.Popen(sleeper, stdout=sys.__stdout__, start_new_session=True).pid)\n"
+    "    if _os.fork() == 0:  # a daemon: double fork, new session, parent gone\n"
+    "        _os.setsid()\n"
+    "        if _os.fork() == 0:\n"
+    "            _record(_os.getpid())\n"
+    "            import time\n"
+    "            time.sleep(600)\n"
+    "        _os._exit(0)\n"
+    "    import time\n"
+    "    time.sleep(0.5)\n"
+)
+
+KILLED_MID_WRITE = (
+    "\n\ndef test_killed_mid_write():\n"
+    "    # The runner writes its result after this returns: half of it goes out, then SIGKILL.\n"
+    "    import json, os, signal\n"
+    "    def dump(obj, f, *args, **kwargs):\n"
+    "        f.write(json.dumps(obj)[:25])\n"
+    "        f.flush()\n"
+    "        os.kill(os.getpid(), signal.SIGKILL)\n"
+    "    json.dump = dump\n"
+)
+
+TORN_RESULT = (
+    "\n\ndef test_torn_result():\n"
+    "    # A result file cut short at its final name (a writer that is not atomic), then SIGKILL.\n"
+    "    import os, signal\n"
+    "    with open(os.path.join(os.getcwd(), 'result.json'), 'w') as f:\n"
+    "        f.write('{\"status\": \"passed\", \"mess')\n"
+    "    os.kill(os.getpid(), signal.SIGKILL)\n"
+)
+
+FOREIGN_RESULT = (
+    "\n\ndef test_foreign_result():\n"
+    "    # The design saves its own `result.json` in its working directory, and JSON that is not a\n"
+    "    # job result where the runner's result goes, then crashes.\n"
+    "    import json, os, signal\n"
+    "    with open('result.json', 'w') as f:\n"
+    "        json.dump({'status': 'passed', 'accuracy': 0.98}, f)\n"
+    "    with open(json.load(open('request.json'))['result_path'], 'w') as f:\n"
+    "        json.dump({'accuracy': 0.98, 'outputs': 'B.npy'}, f)\n"
+    "    os.kill(os.getpid(), signal.SIGSEGV)\n"
+)
+
+HANG = (
+    "\n\ndef test_hang():\n" + _RECORD +
+    "    import subprocess, sys, time\n"
+    "    _record(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']).pid)\n"
+    "    time.sleep(600)\n"
+)
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    behaviour: str  # ALLO_STANDIN of the design
+    target: str  # "top" (▶ Simulate) or a test function (▶ Run)
+    status: str  # expected outcome
+    cause: str | None
+    extra: str = ""
+    timeout: float = 20.0
+    needle: str = ""  # in the message
+
+    @property
+    def lens(self) -> str:
+        return "▶ Simulate" if self.target == "top" else "▶ Run"
+
+
+FAULTS = {
+    f.name: f
+    for f in [
+        Fault("segfault", "segfault", "top", "crashed", "crash", needle="SIGSEGV"),
+        Fault("abort", "option_fast", "top", "error", "library_bug", needle="Option 'fast' already exists"),
+        Fault("hang", "hang", "top", "timeout", "timeout", timeout=3.0, needle="OMP_NUM_THREADS=2"),
+        Fault("hang_with_child", "ok", "test_hang", "timeout", "timeout", HANG, timeout=3.0),
+        Fault("output_100mb", "ok", "test_noisy", "failed", "user_error", NOISE.replace("MEGABYTES", "100"),
+              needle="after the noise"),
+        Fault("invalid_utf8", "ok", "test_noisy", "failed", "user_error", NOISE.replace("MEGABYTES", "1"),
+              needle="after the noise"),
+        Fault("children_outlive", "ok", "test_children", "passed", None, CHILDREN),
+        Fault("killed_mid_write", "ok", "test_killed_mid_write", "crashed", "crash", KILLED_MID_WRITE, needle="SIGKILL"),
+        Fault("torn_result", "ok", "test_torn_result", "crashed", "crash", TORN_RESULT, needle="SIGKILL"),
+        Fault("foreign_result", "ok", "test_foreign_result", "crashed", "crash", FOREIGN_RESULT, needle="SIGSEGV"),
+    ]
+}
+
+
+@dataclass
+class Measured:
+    fault: str
+    status: str = ""
+    cause: str | None = None
+    message: str = ""
+    seconds: float = 0.0  # from the click to the command's answer
+    limit_s: float = 0.0  # the job's timeout plus GRACE_S
+    progress_ended: bool | None = None  # None: the client has no work-done progress
+    survivors: list[int] = field(default_factory=list)  # pids still alive afterwards
+    leftover_dirs: list[str] = field(default_factory=list)  # job directories not removed
+    hover_s: float | None = None  # a hover right after
+    rss_before_kib: int | None = None
+    rss_after_kib: int | None = None
+    log_chars: int = 0  # the biggest window/logMessage the job caused
+    problems: list[str] = field(default_factory=list)
+
+
+def pids_in(directory: Path) -> list[int]:
+    out = []
+    for name in ("pid.txt", "children.txt"):
+        path = directory / name
+        if path.exists():
+            out += [int(p) for p in path.read_text().split()]
+    return out
+
+
+def job_dirs(tmpdir: Path) -> list[str]:
+    return sorted(p.name for p in tmpdir.glob("allo-lsp-job-*"))
+
+
+def open_fault(s, directory: Path, fault: Fault) -> tuple[Path, str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = design(directory, fault.behaviour, fault.extra)
+    uri = path.as_uri()
+    s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+    return path, uri
+
+
+async def wait_dead(pids: list[int], within: float) -> list[int]:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(alive(p) for p in pids):
+            return []
+        await asyncio.sleep(0.05)
+    return [p for p in pids if alive(p)]
+
+
+async def run_fault(s, directory: Path, tmpdir: Path, fault: Fault) -> Measured:
+    """One fault through the server `s` (already configured for jobs with `fault.timeout`)."""
+    from lsp_session import rss_kib
+
+    m = Measured(fault.name, limit_s=fault.timeout + GRACE_S)
+    path, uri = open_fault(s, directory, fault)
+    await s.diagnostics(uri, 1)
+    # The command a lens (or, for a test that builds nothing, `alloDataflow.run`) sends.
+    command = lsp.Command(title=fault.lens, command="alloDataflow.simulate" if fault.target == "top" else "alloDataflow.run",
+                          arguments=[uri, fault.target])
+    tokens_before = set(s.client.progress_reports)
+    logs_before = len(s.client.log_messages)
+    m.rss_before_kib = rss_kib(s.pid)
+    start = time.monotonic()
+    result = await asyncio.wait_for(
+        s.request(lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(command=command.command, arguments=command.arguments)),
+        fault.timeout + 60)
+    m.seconds = round(time.monotonic() - start, 3)
+    m.rss_after_kib = rss_kib(s.pid)
+    m.status, m.cause, m.message = result["status"], result["cause"], result["message"]
+    # The server answers right after.
+    start = time.monotonic()
+    await asyncio.wait_for(s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0))), 5)
+    m.hover_s = round(time.monotonic() - start, 3)
+    # Progress: begun and ended for this job (clients with work-done progress).
+    new = [t for t in s.client.progress_reports if t not in tokens_before]
+    if new:
+        for _ in range(40):
+            if all(s.client.progress_reports[t][-1].kind == "end" for t in new):
+                break
+            await asyncio.sleep(0.05)
+        m.progress_ended = all(s.client.progress_reports[t][-1].kind == "end" for t in new)
+    m.log_chars = max((len(x.message) for x in s.client.log_messages[logs_before:]), default=0)
+    m.survivors = await wait_dead(pids_in(path.parent), 1.0)
+    m.leftover_dirs = job_dirs(tmpdir)
+    if (m.status, m.cause) != (fault.status, fault.cause):
+        m.problems.append(f"outcome {m.status}/{m.cause} ({m.message[:300]}), expected {fault.status}/{fault.cause}")
+    if fault.needle and fault.needle not in m.message:
+        m.problems.append(f"message without {fault.needle!r}: {m.message[:300]}")
+    if m.seconds > m.limit_s:
+        m.problems.append(f"took {m.seconds} s, over the timeout plus {GRACE_S} s ({m.limit_s} s)")
+    if m.progress_ended is False:
+        m.problems.append("the progress did not end")
+    if m.survivors:
+        m.problems.append(f"processes survived the job: {m.survivors}")
+    if m.leftover_dirs:
+        m.problems.append(f"job directories left behind: {m.leftover_dirs}")
+    if m.hover_s > 2.0:
+        m.problems.append(f"a hover right after took {m.hover_s} s")
+    return m
+
+
+def kill_all(pids: list[int]) -> None:
+    """Clean up after a failed check, so that one test's survivors do not outlive the run."""
+    import signal
+
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+SHUTDOWNS = ("shutdown", "end_of_input", "sigterm")
+EXIT_WITHIN_S = 5.0 + GRACE_S  # cli._TEARDOWN_S, then the grace
+
+
+@dataclass
+class ShutdownMeasured:
+    how: str
+    exit_s: float | None = None  # from the request/close/signal to the server's exit
+    returncode: int | None = None
+    survivors: list[int] = field(default_factory=list)
+    leftover_dirs: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
+    """A job that hangs (with a child of its own) is running when the server is told to stop:
+    `shutdown` then `exit` as an editor does, the end of its input (the editor died), or SIGTERM
+    (an editor killing a server that did not exit). The server must exit, taking every process of
+    the job with it and removing its directory."""
+    import lsp_session
+
+    m = ShutdownMeasured(how)
+    tmpdir = directory / "tmp"
+    tmpdir.mkdir(parents=True, exist_ok=True)
+    fault = FAULTS["hang_with_child"]
+    async with lsp_session.session(job_settings(60), env=job_env(tmpdir), shutdown=False) as s:
+        path, uri = open_fault(s, directory / "design", fault)
+        await s.diagnostics(uri, 1)
+        job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(
+            command="alloDataflow.run", arguments=[uri, fault.target])))
+        deadline = time.monotonic() + 30
+        while len(pids_in(path.parent)) < 2 and time.monotonic() < deadline:  # the runner and its child
+            await asyncio.sleep(0.05)
+        pids = pids_in(path.parent)
+        start = time.monotonic()
+        if how == "shutdown":
+            await asyncio.wait_for(s.client.shutdown_async(None), 10)
+            s.client.exit(None)
+        elif how == "end_of_input":
+            s.process.stdin.close()
+        elif how == "sigterm":
+            s.process.terminate()
+        try:
+            await asyncio.wait_for(s.process.wait(), EXIT_WITHIN_S + 5)
+        except asyncio.TimeoutError:
+            pass
+        m.returncode = s.process.returncode
+        m.exit_s = round(time.monotonic() - start, 3) if m.returncode is not None else None
+        job.cancel()
+        m.survivors = await wait_dead(pids, 1.0)
+        m.leftover_dirs = job_dirs(tmpdir)
+    if len(pids) < 2:
+        m.problems.append(f"the job did not start its processes in time: {pids}")
+    if m.exit_s is None or m.exit_s > EXIT_WITHIN_S:
+        m.problems.append(f"the server took {m.exit_s} s to exit (limit {EXIT_WITHIN_S} s)")
+    if m.survivors:
+        m.problems.append(f"processes of the job survived the server: {m.survivors}")
+    if m.leftover_dirs:
+        m.problems.append(f"job directories left behind: {m.leftover_dirs}")
+    kill_all(m.survivors)
+    return m

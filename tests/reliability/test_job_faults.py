@@ -1,0 +1,57 @@
+"""Jobs that fail in ways no other test drives through the server (the rest are in
+tests/lsp/test_jobs.py and tests/jobs/): 100 MB of output, children that outlive the runner, a
+runner killed while it writes its result, and the server stopped while a job runs.
+
+Each goes through the real server as a user runs it (`faults.py`); the full matrix, timed, is
+`bench/reliability/job_faults.py`.
+"""
+
+import pytest
+
+import faults
+import lsp_session
+
+
+async def run(tmp_path, *names):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = []
+    async with lsp_session.session(faults.job_settings(20), env=faults.job_env(tmpdir)) as s:
+        for name in names:
+            m = await faults.run_fault(s, tmp_path / name, tmpdir, faults.FAULTS[name])
+            faults.kill_all(m.survivors)
+            out.append(m)
+        assert s.errors_logged(shown=False) == []
+    return out
+
+
+async def test_100_mb_of_output_is_bounded(tmp_path):
+    # 1 MB first (with invalid UTF-8, as the 100 MB): the first job of a server loads what jobs need.
+    small, m = await run(tmp_path, "invalid_utf8", "output_100mb")
+    assert small.problems == [] and m.problems == [], (small.problems, m.problems)
+    # The server keeps a bounded log: its memory hardly moves, the log it sends is cut.
+    assert m.rss_after_kib - m.rss_before_kib < 20 * 1024
+    assert m.log_chars < 25_000
+
+
+async def test_children_that_outlive_the_runner_are_killed(tmp_path):
+    """A child in the job's process group, one in a session of its own, one holding the
+    runner's stdout open, a double-forked daemon: all gone when the job ends, and the job ends
+    when the runner does (not when the pipe closes, at the timeout)."""
+    (m,) = await run(tmp_path, "children_outlive")
+    assert m.problems == [], m.problems
+    assert m.seconds < 5 and len(faults.pids_in(tmp_path / "children_outlive")) == 5
+
+
+async def test_a_runner_killed_while_it_writes_its_result(tmp_path):
+    """Killed half way through writing (the file is written atomically: nothing is read), a
+    result file cut short at its final name, JSON that is not a result (and a `result.json` of
+    the design's own): each is a crash by its signal, never a result, never a server error."""
+    for m in await run(tmp_path, "killed_mid_write", "torn_result", "foreign_result"):
+        assert m.problems == [], (m.fault, m.problems)
+
+
+@pytest.mark.parametrize("how", faults.SHUTDOWNS)
+async def test_the_server_stopped_mid_job_takes_the_job_with_it(tmp_path, how):
+    m = await faults.shutdown_mid_job(tmp_path, how)
+    assert m.problems == [], m.problems

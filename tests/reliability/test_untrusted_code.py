@@ -1,0 +1,400 @@
+"""Untrusted code: nothing of a design runs unless the user runs it, in a trusted workspace, and
+what does run is launched without a shell, in a private directory that is removed afterwards.
+
+Through the real server (`lsp_session.py`), with the stand-in Allo of the job tests.
+"""
+
+import ast
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+import faults
+import lsp_session
+from paths import ROOT
+
+SERVER_PACKAGE = ROOT / "server" / "allo_lsp"
+
+# Every place where Python runs code at import, each leaving its own marker file.
+EXECUTES_AT_IMPORT = '''
+import os as _os
+_MARKS = {marks!r}
+
+
+def _touch(name):
+    open(_os.path.join(_MARKS, name), "w").close()
+    return 16
+
+
+_touch("module")
+import allo
+from allo.ir.types import int32
+import allo.dataflow as df
+
+
+def deco(f):
+    _touch("decorator")
+    return f
+
+
+@deco
+def helper(x=_touch("default-argument")):
+    pass
+
+
+class Holder:
+    _touch("class-body")
+    field: _touch("annotation") = 1
+
+
+N = _touch("constant") or 16
+M = int(__import__("os").system("touch " + _MARKS + "/system") or 16)
+
+
+@df.region()
+def top(A: int32[N], B: int32[N]):
+    @df.kernel(mapping=[1], args=[A, B])
+    def copy(local_A: int32[N], local_B: int32[N]):
+        for i in range(N):
+            local_B[i] = local_A[i]
+
+
+def test_top():
+    _touch("test")
+    mod = df.build(top, target="simulator")
+
+
+if __name__ == "__main__":
+    _touch("main")
+'''
+
+
+def command(name: str, uri: str, target: str) -> lsp.ExecuteCommandParams:
+    return lsp.ExecuteCommandParams(command=f"alloDataflow.{name}", arguments=[uri, target])
+
+
+async def open_file(s, path: Path) -> str:
+    uri = path.as_uri()
+    s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+    await s.diagnostics(uri, 1)
+    return uri
+
+
+async def test_nothing_executes_on_open_hover_lenses_actions_or_check(tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    path = tmp_path / "design.py"
+    path.write_text(EXECUTES_AT_IMPORT.format(marks=str(marks)))
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    async with lsp_session.session(faults.job_settings(20), env=faults.job_env(tmpdir)) as s:
+        uri = await open_file(s, path)
+        ident = lsp.TextDocumentIdentifier(uri)
+        lines = path.read_text().split("\n")
+        for line, text in enumerate(lines):
+            for col in range(0, len(text) + 1, 4):
+                pos = lsp.Position(line, col)
+                await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(text_document=ident, position=pos))
+                await s.request(lsp.TEXT_DOCUMENT_DEFINITION, lsp.DefinitionParams(text_document=ident, position=pos))
+            rng = lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(text)))
+            await s.request(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionParams(
+                text_document=ident, range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+        await s.request(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensParams(text_document=ident))
+        await s.request(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, lsp.DocumentSymbolParams(text_document=ident))
+        whole = lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0))
+        await s.request(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintParams(text_document=ident, range=whole))
+        # An edit and a settings change: analysed again, still nothing runs.
+        s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="# edited\n")]))
+        await s.diagnostics(uri, 2)
+        s.configure({**faults.job_settings(20), "alloBuild": "legacy"})
+        await asyncio.sleep(0.5)
+        for fmt in ("text", "json", "sarif", "github"):
+            subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path), "--format", fmt],
+                           capture_output=True, timeout=60)
+        assert sorted(os.listdir(marks)) == []
+        # The markers do work: running the test (the user's choice) imports the module.
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
+        assert result["status"] == "passed", result["message"]
+        ran = set(os.listdir(marks))
+        assert {"module", "decorator", "default-argument", "class-body", "constant", "system", "test"} <= ran
+        assert "main" not in ran  # imported as a module, not run as a script
+
+
+async def test_an_untrusted_workspace_runs_nothing_until_trusted(tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    path = tmp_path / "design.py"
+    path.write_text(EXECUTES_AT_IMPORT.format(marks=str(marks)))
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    untrusted = {**faults.job_settings(20), "trusted": False}
+    async with lsp_session.session(untrusted, env=faults.job_env(tmpdir)) as s:
+        uri = await open_file(s, path)
+        for name, target in [("simulate", "top"), ("run", "test_top"), ("showMlir", "top"), ("synthesize", "top")]:
+            result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command(name, uri, target))
+            assert result["status"] == "error" and "not trusted" in result["message"], (name, result)
+        assert os.listdir(marks) == [] and os.listdir(tmpdir) == []
+        assert any("not trusted" in m.message for m in s.client.messages)
+        # Trusting the workspace enables the jobs without a restart.
+        s.configure({**untrusted, "trusted": True})
+        await asyncio.sleep(0.5)
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
+        assert result["status"] == "passed" and "test" in os.listdir(marks)
+
+
+async def test_no_job_runs_before_the_editor_has_said_whether_it_trusts_the_workspace(tmp_path):
+    """Settings arrive by `workspace/configuration` after `initialized`; until then `trusted` has
+    its default (true), so a click that came first ran the job in an untrusted workspace."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    path = tmp_path / "design.py"
+    path.write_text(EXECUTES_AT_IMPORT.format(marks=str(marks)))
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    untrusted = {**faults.job_settings(20), "trusted": False}
+    async with lsp_session.session(untrusted, env=faults.job_env(tmpdir), configuration_delay=1.5) as s:
+        uri = path.as_uri()
+        s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+        await s.diagnostics(uri, 1)
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
+        assert result["status"] == "error" and "not trusted" in result["message"], result
+        assert os.listdir(marks) == []
+
+
+# -- no shell ----------------------------------------------------------------------------------
+
+RECORDER = '''#!{python}
+"""Stands in for an interpreter or a launcher: records how it was started, then execs the real
+thing with the same arguments."""
+import json, os, sys
+record = {{"argv": sys.argv, "ppid": os.getppid()}}
+try:
+    record["parent"] = os.readlink(f"/proc/{{os.getppid()}}/exe")
+except OSError:
+    pass
+with open({log!r}, "a") as f:
+    f.write(json.dumps(record) + "\\n")
+if {launcher!r}:
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.execv(sys.executable, [sys.executable] + sys.argv[1:])
+'''
+
+# What a shell would split, expand or run (`cd` alone goes to $HOME, where `pwned-*` would appear).
+AWKWARD_NAMES = [
+    "with space.py", "quote'and\"double.py", "-leading-dash.py", "new\nline.py", "tab\there.py",
+    "$(cd;touch pwned-1).py", "`cd;touch pwned-2`.py", "x;cd;touch pwned-3;#.py", "star*?[a]{b,c}.py", "--help.py",
+]
+PASSES = "\n\ndef test_here():\n    assert __file__.endswith({name!r})\n"
+
+
+def recorder(tmp_path: Path, name: str, launcher: bool = False) -> tuple[Path, Path]:
+    log = tmp_path / f"{name}.jsonl"
+    script = tmp_path / name
+    script.write_text(RECORDER.format(python=sys.executable, log=str(log), launcher=launcher))
+    script.chmod(0o755)
+    return script, log
+
+
+def records(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+async def test_no_shell_launches_a_job_and_awkward_file_names_work(tmp_path):
+    """The interpreter setting points at a recorder: each job starts as an argument vector whose
+    parent is the server itself (no shell in between), and designs whose file names a shell
+    would split, expand or run work (nothing named `pwned` appears)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    interpreter, log = recorder(tmp_path, "python-recorder")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**faults.job_env(tmpdir), "HOME": str(home)}
+    async with lsp_session.session({**faults.job_settings(20), "python": str(interpreter)}, env=env) as s:
+        for i, name in enumerate(AWKWARD_NAMES):
+            directory = tmp_path / f"d{i}"
+            directory.mkdir()
+            path = faults.design(directory, extra=PASSES.format(name=name), name=name)
+            uri = await open_file(s, path)
+            result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_here"))
+            assert result["status"] == "passed", (name, result["message"])
+        starts = records(log)
+        assert len(starts) >= len(AWKWARD_NAMES)
+        for record in starts:
+            argv = record["argv"]
+            assert argv[0] == str(interpreter) and argv[1:3] == ["-m", "allo_lsp.runner"], argv
+            assert len(argv) == 4 and (argv[3] == "--warm" or argv[3].endswith("/request.json")), argv
+            assert record["ppid"] == s.pid, record  # started by the server, not by a shell
+    assert not list(home.rglob("pwned*")) and not list(tmp_path.rglob("pwned*"))
+
+
+async def test_no_shell_runs_the_synthesis_launcher_prefix(tmp_path):
+    """`vitis.launcherPrefix` is split into words, never given to a shell: `;` stays an argument."""
+    launcher, log = recorder(tmp_path, "launcher-recorder", launcher=True)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    settings = {**faults.job_settings(20), "vitis": {"launcherPrefix": f"{launcher} --partition 'fpga nodes'"}}
+    async with lsp_session.session(settings, env=faults.job_env(tmpdir)) as s:
+        path = faults.design(tmp_path)
+        uri = await open_file(s, path)
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", uri, "top"))
+        (record,) = records(log)
+        assert record["argv"] == [str(launcher), "--partition", "fpga nodes", "vitis_hls", "-f", "run.tcl"]
+        assert record["ppid"] == s.pid
+        # A prefix with shell syntax: the words reach the launcher as they are.
+        s.configure({**settings, "vitis": {"launcherPrefix": f"{launcher} ; touch {marks}/pwned"}})
+        await asyncio.sleep(0.5)
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", uri, "top"))
+        assert result["status"] != "passed"
+        assert records(log)[-1]["argv"][:4] == [str(launcher), ";", "touch", f"{marks}/pwned"]
+        assert os.listdir(marks) == []
+
+
+async def test_a_file_whose_uri_is_percent_encoded_is_analysed_and_runs(tmp_path):
+    """`file:///…/my%20designs/top.py` (a space, or `c%3A` on Windows): pygls keys documents by
+    the unquoted URI, so the server dropped every analysis as superseded and published none
+    (except, after a settings change, under the unquoted URI, which the client cannot match)."""
+    directory = tmp_path / "my designs #1"
+    directory.mkdir()
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    async with lsp_session.session(faults.job_settings(20), env=faults.job_env(tmpdir)) as s:
+        path = faults.design(directory, extra=PASSES.format(name="top.py"), name="top.py")
+        uri = await open_file(s, path)
+        assert "%20" in uri and "%23" in uri
+        s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="#\n")]))
+        await s.diagnostics(uri, 2)
+        line = next(i for i, l in enumerate(path.read_text().split("\n")) if l.startswith("def top(")) + 1
+        hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line, 5)))
+        assert hover is not None and "region `top`" in hover.contents.value
+        s.configure({**faults.job_settings(20), "alloBuild": "fixed"})
+        await asyncio.sleep(0.5)
+        assert set(s.published) == {uri}  # never under another spelling of it
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_here"))
+        assert result["status"] == "passed", result["message"]
+
+
+def test_no_shell_in_the_code():
+    """Nothing in the package starts a process through a shell or evaluates text as code outside
+    the runner (which runs the design by design)."""
+    shell_calls = {("os", "system"), ("os", "popen"), ("subprocess", "getoutput"), ("subprocess", "getstatusoutput"),
+                   ("asyncio", "create_subprocess_shell"), ("pty", "spawn")}
+    found = []
+    for path in sorted(SERVER_PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        in_runner = "runner" in path.relative_to(SERVER_PACKAGE).parts
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "shell":
+                found.append(f"{path}:{node.value.lineno}: shell=")
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (node.value.id, node.attr) in shell_calls:
+                found.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
+            if (not in_runner and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("eval", "exec", "compile", "__import__")):
+                found.append(f"{path}:{node.lineno}: {node.func.id}()")
+    assert found == []
+
+
+# -- job directories ---------------------------------------------------------------------------
+
+WHERE = (
+    "\n\ndef test_where():\n"
+    "    import os, stat\n"
+    "    here = os.path.dirname(os.path.abspath(__file__))\n"
+    "    mode = lambda p: format(stat.S_IMODE(os.stat(p).st_mode), 'o')\n"
+    "    with open(os.path.join(here, 'where.txt'), 'w') as f:\n"
+    "        f.write(f'{os.getcwd()} {mode(os.getcwd())} {mode(os.path.join(os.getcwd(), \"project\"))}')\n"
+)
+FAILS = "\n\ndef test_fails():\n    assert 1 == 2, 'no'\n"
+
+
+async def test_job_directories_are_private_and_removed_whatever_the_outcome(tmp_path):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    async with lsp_session.session(faults.job_settings(20), env=faults.job_env(tmpdir)) as s:
+        (tmp_path / "ok").mkdir()
+        path = faults.design(tmp_path / "ok", extra=WHERE + FAILS)
+        uri = await open_file(s, path)
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_where"))
+        assert result["status"] == "passed", result["message"]
+        cwd, mode, project_mode = (path.parent / "where.txt").read_text().split()
+        assert Path(cwd).parent == tmpdir and mode == "700" and project_mode in ("700", "755")
+        assert not Path(cwd).exists()
+        # Failed, crashed, timed out, cancelled, MLIR: nothing is left either.
+        await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_fails"))
+        await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("showMlir", uri, "top"))
+        for behaviour in ("segfault", "hang"):
+            (tmp_path / behaviour).mkdir()
+            other = await open_file(s, faults.design(tmp_path / behaviour, behaviour))
+            s.configure(faults.job_settings(2))
+            await asyncio.sleep(0.3)
+            await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("simulate", other, "top"))
+        left = [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")]
+        assert left == [], left
+
+
+async def test_a_failed_synthesis_leaves_no_directory(tmp_path):
+    """Synthesis keeps its project for the report view; one that failed has nothing to show."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**faults.job_env(tmpdir), "VITIS_STANDIN": "license"}
+    async with lsp_session.session(faults.job_settings(20), env=env) as s:
+        uri = await open_file(s, faults.design(tmp_path))
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", uri, "top"))
+        assert result["status"] == "failed", result
+        (tmp_path / "build_error").mkdir()
+        broken = await open_file(s, faults.design(tmp_path / "build_error", "build_error"))
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", broken, "top"))
+        assert result["status"] == "error", result
+        left = [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")]
+        assert left == [], left
+
+
+# -- interpreters that are not there -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["missing", "not_on_path", "directory", "not_executable", "not_python", "bad_format"])
+async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
+    text_file = tmp_path / "python3"
+    if kind == "not_executable":
+        text_file.write_text("#!/bin/sh\n")
+        text_file.chmod(0o644)
+    elif kind == "not_python":
+        text_file.write_text("#!/bin/sh\necho this is not python\nexit 3\n")
+        text_file.chmod(0o755)
+    elif kind == "bad_format":
+        text_file.write_bytes(b"\x7fELF garbage")
+        text_file.chmod(0o755)
+    python, expected = {
+        "missing": (str(tmp_path / "no" / "python3"), "does not exist"),
+        "not_on_path": ("python-allo-that-is-nowhere", "does not exist"),
+        "directory": (str(tmp_path), "is not a file"),
+        "not_executable": (str(text_file), "is not executable"),
+        "not_python": (str(text_file), "did not start the allo-lsp runner"),
+        "bad_format": (str(text_file), "cannot start"),
+    }[kind]
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    async with lsp_session.session({**faults.job_settings(20), "python": python}, env=faults.job_env(tmpdir)) as s:
+        (tmp_path / "d").mkdir()
+        uri = await open_file(s, faults.design(tmp_path / "d"))
+        result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("simulate", uri, "top"))
+        assert (result["status"], result["cause"]) == ("error", "environment"), result
+        assert expected in result["message"] and "alloDataflow.python" in result["message"], result["message"]
+        assert any(expected in m.message for m in s.client.messages)
+        hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)))
+        assert hover is None or hover.contents
