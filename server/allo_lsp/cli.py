@@ -111,7 +111,7 @@ def _serve(args) -> int:
 # Once the client has gone (end of input, SIGTERM), the server stops its jobs and exits; after
 # this long it exits anyway: CPython 3.11's asyncio never finishes tearing down a subprocess that
 # was being started at that moment (a job's runner, the next pre-started one).
-_TEARDOWN_S = 5.0
+_TEARDOWN_S = 3.0
 
 
 class _ClientInput:

@@ -275,7 +275,7 @@ def kill_all(pids: list[int]) -> None:
 
 
 SHUTDOWNS = ("shutdown", "end_of_input", "sigterm")
-EXIT_WITHIN_S = 5.0 + GRACE_S  # cli._TEARDOWN_S, then the grace
+EXIT_WITHIN_S = 3.0 + GRACE_S  # cli._TEARDOWN_S, then the grace
 
 
 @dataclass
