@@ -35,6 +35,9 @@ OUT = ROOT / "artifacts" / "reliability" / "fuzz"
 KEEP_PER_SIGNATURE = 3
 
 
+CHUNK = 2000  # cases per hypothesis run: its engine slows down as one run grows
+
+
 def _worker(args: tuple[int, int, int]) -> dict:
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
@@ -43,15 +46,11 @@ def _worker(args: tuple[int, int, int]) -> dict:
     failures: dict[str, dict] = {}
     slowest: list[tuple[float, str]] = []
     started = time.monotonic()
-
     # The case being checked, on disk: if the worker dies (a native crash), this is the culprit.
     current = OUT / f"worker-{index}-current.txt"
+    partial = OUT / f"worker-{index}.json"  # what this worker found so far (`--aggregate` reads it)
 
-    @seed(base_seed * 1000 + index)
-    @settings(max_examples=cases, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(fuzzing.cases())
-    def run(case):
+    def check(case) -> None:
         current.write_text(case.describe() + "\n" + (case.text if len(case.text) < 100_000 else ""),
                            encoding="utf-8", errors="surrogatepass")
         outcome = fuzzing.check_case(case.text, fuzzing.CORPUS[case.base], seed=len(rows), positions=4)
@@ -67,14 +66,24 @@ def _worker(args: tuple[int, int, int]) -> dict:
             if len(entry["examples"]) < KEEP_PER_SIGNATURE:
                 entry["examples"].append({"case": case.describe(), "detail": f.detail[-3000:], "text": case.text,
                                           "base": case.base})
-        if len(rows) % 2000 == 0:
-            rate = len(rows) / (time.monotonic() - started)
-            print(f"  worker {index}: {len(rows)} cases ({rate:.1f}/s)", file=sys.stderr, flush=True)
 
-    run()
+    for chunk, start in enumerate(range(0, cases, CHUNK)):
+        @seed(base_seed * 1_000_000 + index * 1000 + chunk)
+        @settings(max_examples=min(CHUNK, cases - start), database=None, deadline=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        @given(fuzzing.cases())
+        def run(case):
+            check(case)
+
+        run()
+        slowest.sort(reverse=True)
+        del slowest[20:]
+        part = {"rows": rows, "failures": failures, "slowest": slowest}
+        partial.write_text(json.dumps(part, ensure_ascii=True), encoding="utf-8")
+        rate = len(rows) / (time.monotonic() - started)
+        print(f"  worker {index}: {len(rows)} cases ({rate:.1f}/s)", file=sys.stderr, flush=True)
     current.unlink(missing_ok=True)
-    slowest.sort(reverse=True)
-    return {"rows": rows, "failures": failures, "slowest": slowest[:20]}
+    return {"rows": rows, "failures": failures, "slowest": slowest}
 
 
 def minimise(text: str, base: str, signature: str, budget: int = 150) -> str:
@@ -114,21 +123,28 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--aggregate", action="store_true",
+                        help="report what the workers of an interrupted run wrote, without running anything")
     args = parser.parse_args()
 
     started = time.monotonic()
-    OUT.mkdir(parents=True, exist_ok=True)
-    for old in OUT.glob("*"):
-        old.unlink()
-    per_worker = [args.cases // args.workers + (i < args.cases % args.workers) for i in range(args.workers)]
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
-        try:
-            parts = list(pool.map(_worker, [(i, n, args.seed) for i, n in enumerate(per_worker)]))
-        except concurrent.futures.process.BrokenProcessPool:
-            crashed = [p.read_text(errors="replace")[:2000] for p in OUT.glob("worker-*-current.txt")]
-            print("a worker died (a native crash in the analysis?) while checking:\n" + "\n".join(crashed), file=sys.stderr)
-            return 2
+    if args.aggregate:
+        parts = [json.loads(p.read_text()) for p in sorted(OUT.glob("worker-*.json"))]
+        parts = [{**p, "slowest": [tuple(x) for x in p["slowest"]]} for p in parts]
+        args.workers = len(parts)
+    else:
+        OUT.mkdir(parents=True, exist_ok=True)
+        for old in OUT.glob("*"):
+            old.unlink()
+        per_worker = [args.cases // args.workers + (i < args.cases % args.workers) for i in range(args.workers)]
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
+            try:
+                parts = list(pool.map(_worker, [(i, n, args.seed) for i, n in enumerate(per_worker)]))
+            except concurrent.futures.process.BrokenProcessPool:
+                crashed = [p.read_text(errors="replace")[:2000] for p in OUT.glob("worker-*-current.txt")]
+                print("a worker died (a native crash in the analysis?) while checking:\n" + "\n".join(crashed), file=sys.stderr)
+                return 2
     elapsed = time.monotonic() - started
 
     rows = [r for p in parts for r in p["rows"]]
@@ -157,8 +173,8 @@ def main() -> int:
     report = {
         "cases": len(rows),
         "workers": args.workers,
-        "seconds": round(elapsed, 1),
-        "cases_per_second": round(len(rows) / elapsed, 1),
+        "seconds": None if args.aggregate else round(elapsed, 1),
+        "cases_per_second": None if args.aggregate else round(len(rows) / elapsed, 1),
         "failures": {k: sum(e["count"] for e in failures.values() if e["kind"] == k) for k in ("exception", "range", "cache", "slow", "range (lone CR)")},
         "distinct_failures": [{"signature": sig, **{k: v for k, v in e.items() if k != "examples"}, "example": e["examples"][0]["case"]}
                               for sig, e in sorted(failures.items(), key=lambda kv: -kv[1]["count"])],

@@ -17,8 +17,8 @@ async def run(tmp_path, *names):
     tmpdir.mkdir()
     out = []
     async with lsp_session.session(faults.job_settings(20), env=faults.job_env(tmpdir)) as s:
-        for name in names:
-            m = await faults.run_fault(s, tmp_path / name, tmpdir, faults.FAULTS[name])
+        for i, name in enumerate(names):
+            m = await faults.run_fault(s, tmp_path / f"{i}-{name}", tmpdir, faults.FAULTS[name])
             faults.kill_all(m.survivors)
             out.append(m)
         assert s.errors_logged(shown=False) == []
@@ -38,9 +38,10 @@ async def test_children_that_outlive_the_runner_are_killed(tmp_path):
     """A child in the job's process group, one in a session of its own, one holding the
     runner's stdout open, a double-forked daemon: all gone when the job ends, and the job ends
     when the runner does (not when the pipe closes, at the timeout)."""
-    (m,) = await run(tmp_path, "children_outlive")
-    assert m.problems == [], m.problems
-    assert m.seconds < 5 and len(faults.pids_in(tmp_path / "children_outlive")) == 5
+    # Twice: the first job starts its runner, the second takes the one pre-started after it.
+    for i, m in enumerate(await run(tmp_path, "children_outlive", "children_outlive")):
+        assert m.problems == [], (i, m.problems)
+        assert m.seconds < 5 and len(faults.pids_in(tmp_path / f"{i}-children_outlive")) == 5
 
 
 async def test_a_runner_killed_while_it_writes_its_result(tmp_path):

@@ -66,6 +66,9 @@ class JobManager:
         self._prestart = prestart
         # One pre-started runner per interpreter and environment: imports done, used once.
         self._warm: dict[tuple, asyncio.subprocess.Process] = {}
+        # A pre-started runner's JOB_MARKER, given at its start: the processes it forks without
+        # exec keep the environment it was started with, whatever the job sets later.
+        self._warm_markers: dict[int, str] = {}
 
     async def close(self) -> None:
         """Let the pre-started runners go (they exit when their stdin closes) and stop jobs."""
@@ -129,6 +132,7 @@ class JobManager:
             argv = [spec.python, "-m", "allo_lsp.runner", request_path]
             log = _Log(progress, _runner_phase)
             warm = self._take_warm(spec, request_path, workdir)
+            job.marker = spec.env[JOB_MARKER]  # the pre-started runner's, when one took the job
             try:
                 if warm is not None:
                     returncode, timed_out = await self._attach(job, warm, spec.timeout_s, log)
@@ -188,20 +192,24 @@ class JobManager:
         if key in self._warm:
             return
         env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
+        env[JOB_MARKER] = uuid.uuid4().hex
         try:
             self._warm[key] = await asyncio.create_subprocess_exec(
                 spec.python, "-m", "allo_lsp.runner", "--warm", cwd=tempfile.gettempdir(), env=env,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT, start_new_session=True,
             )
+            self._warm_markers[self._warm[key].pid] = env[JOB_MARKER]
         except OSError:
             pass  # the next job starts cold and says what is wrong
 
     def _take_warm(self, spec: JobSpec, request_path: str, workdir: str):
         """A pre-started runner for this job, given its job; None to start one cold."""
         process = self._warm.pop(self._warm_key(spec), None)
-        if process is None or process.returncode is not None or process.stdin is None:
+        marker = self._warm_markers.pop(process.pid, None) if process is not None else None
+        if process is None or process.returncode is not None or process.stdin is None or marker is None:
             return None
+        spec.env = {**spec.env, JOB_MARKER: marker}
         job_env = {name: spec.env.get(name) for name in _PER_JOB_ENV}
         line = json.dumps({"request": request_path, "cwd": workdir, "env": job_env}) + "\n"
         try:
