@@ -7,7 +7,7 @@ import pytest
 
 from allo_lsp.analysis import ParseCache, analyze
 from allo_lsp.check import region_json
-from paths import EXAMPLES
+from paths import EXAMPLES, ROOT
 
 
 def observable(analysis):
@@ -26,7 +26,7 @@ def edits(text: str, rng: random.Random):
     for _ in range(60):
         lines = text.split("\n")
         n = rng.randrange(len(lines))
-        kind = rng.randrange(6)
+        kind = rng.randrange(9)
         if kind == 0:
             col = rng.randrange(len(lines[n]) + 1)
             lines[n] = lines[n][:col] + rng.choice(["x", " ", "(", ":", "1", "_"]) + lines[n][col:]
@@ -39,8 +39,16 @@ def edits(text: str, rng: random.Random):
             del lines[n]
         elif kind == 4:
             lines.insert(n, "")
-        else:
+        elif kind == 5:
             lines[n] = lines[n].replace("16", "8", 1).replace("int32", "int16", 1)
+        elif kind == 6:
+            # What changes where statements start: an opened bracket or string, a decorator,
+            # a backslash, a line moved to column 0 or indented.
+            lines.insert(n, rng.choice(["x = (", '"""', "@df.region()", "y = 1 \\", "    pass", ")", "else:"]))
+        elif kind == 7:
+            lines[n] = lines[n].lstrip()
+        else:
+            lines[n] = "    " + lines[n]
         text = "\n".join(lines)
         yield text
 
@@ -53,3 +61,45 @@ def test_incremental_equals_full(example):
     analyze(text, cache=cache)
     for step, edited in enumerate(edits(text, rng)):
         assert observable(analyze(edited, cache=cache)) == observable(analyze(edited)), f"edit {step}"
+
+
+def test_incremental_equals_full_on_a_generated_design():
+    """Many small chunks (the benchmark's generator), so that edits land between them."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from generate import generate
+
+    rng = random.Random(8)
+    text = generate(600).text
+    cache = ParseCache()
+    analyze(text, cache=cache)
+    for step, edited in enumerate(edits(text, rng)):
+        assert observable(analyze(edited, cache=cache)) == observable(analyze(edited)), f"edit {step}"
+
+
+@pytest.mark.parametrize("opener", ['s = """', "s = (", "@df.region()", "y = 1 + \\"])
+def test_an_edit_that_leaves_something_open_past_the_edited_chunks(opener):
+    """An opened string or bracket swallows the chunks after the edit (here up to the closing
+    docstring quotes), a decorator claims the next `def`: they are not reused as they were."""
+    text = (EXAMPLES / "producer_consumer.py").read_text()
+    text += '\n\ndef later():\n    """Closes an opened string."""\n    return (1)\n'
+    lines = text.split("\n")
+    first_def = next(i for i, line in enumerate(lines) if line.startswith("def ") or line.startswith("@"))
+    edited = "\n".join(lines[:first_def] + [opener] + lines[first_def:])
+    cache = ParseCache()
+    analyze(text, cache=cache)
+    assert observable(analyze(edited, cache=cache)) == observable(analyze(edited))
+
+
+def test_duplicated_statements_keep_their_own_trees():
+    """Found by fuzzing: the file's head pasted again below it. The two copies of a region
+    have the same text; each must keep its own positions, cached or not."""
+    text = (EXAMPLES / "producer_consumer.py").read_text()
+    doubled = text + "\n" + text
+    cache = ParseCache()
+    analyze(text, cache=cache)
+    incremental = analyze(doubled, cache=cache)
+    assert observable(incremental) == observable(analyze(doubled))
+    regions = incremental.model.regions
+    assert len(regions) == 2 and regions[0].range != regions[1].range

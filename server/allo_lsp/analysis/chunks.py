@@ -11,13 +11,13 @@ repaired alone by `parse.parse`, so a syntax error costs only its own chunk.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from allo_lsp.analysis.model import SyntaxProblem
-from allo_lsp.analysis.parse import guard, parse
+from allo_lsp.analysis.model import Range, SyntaxProblem
+from allo_lsp.analysis.parse import MAX_DEPTH, MAX_LINE, guard_lines, parse, too_deep
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
 _MAX_MERGE = 4
@@ -26,19 +26,31 @@ _MAX_MERGE = 4
 @dataclass
 class Chunk:
     start: int  # first line in the file, 0-based
-    module: cst.Module
+    end: int  # line after its last one
+    source: str  # its text: the key of its entry in `ParseCache.entries`
+    module: cst.Module | None  # None: not even a repaired parse (its errors say why)
     positions: dict  # node -> CodeRange, lines relative to the chunk
     errors: list[SyntaxProblem]  # relative to the chunk
+    repaired: bool = False  # parsed alone after every merge failed
+
+    def moved(self, delta: int) -> Chunk:
+        return replace(self, start=self.start + delta, end=self.end + delta)
 
 
 @dataclass
 class ParseCache:
     """What one document's previous analysis can lend the next: chunk text -> (module,
-    positions, errors), and the extraction of each module-level definition. Only what the latest
-    analysis used is kept."""
+    positions, errors), the previous text's lines and chunks, and the extraction of each
+    module-level statement. Only what the latest analysis used is kept."""
 
     entries: dict[str, tuple] = field(default_factory=dict)
     definitions: dict = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+
+    def copy(self) -> ParseCache:
+        """For the next analysis (lists are replaced, never changed in place)."""
+        return ParseCache(dict(self.entries), dict(self.definitions), self.lines, self.chunks)
 
 
 class Positions:
@@ -46,55 +58,125 @@ class Positions:
 
     def __init__(self, chunks: list[Chunk]) -> None:
         self._chunks = [(c.positions, c.start) for c in chunks]
-        self._last = 0
-        # Top-level statements are looked up across chunks (binding a whole scope): index them.
-        self._owner = {stmt: i for i, c in enumerate(chunks) for stmt in c.module.body}
+        # Lookups come in runs from one chunk, interleaved with lookups of the few chunks whose
+        # bindings it reads (imports, helpers): the chunks hit last are tried first.
+        self._recent = [0]
+        # Top-level statements are looked up across chunks (binding a whole scope): index them,
+        # and the small statements (`x = 1`) of a top-level line too.
+        self._owner = {}
+        for i, c in enumerate(chunks):
+            for stmt in c.module.body:
+                self._owner[stmt] = i
+                for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+                    self._owner[small] = i
 
     def get(self, node: cst.CSTNode):
         owner = self._owner.get(node)
         if owner is not None:
-            self._last = owner
-        table, start = self._chunks[self._last]
-        found = table.get(node)
-        if found is not None:
-            return found, start
+            table, start = self._chunks[owner]
+            self._hit(owner)
+            return table[node], start
+        for i in self._recent:
+            table, start = self._chunks[i]
+            found = table.get(node)
+            if found is not None:
+                self._hit(i)
+                return found, start
         for i, (table, start) in enumerate(self._chunks):
             found = table.get(node)
             if found is not None:
-                self._last = i  # lookups come in runs from one chunk
+                self._hit(i)
                 return found, start
         raise KeyError(node)
 
+    def _hit(self, i: int) -> None:
+        if self._recent[0] != i:
+            self._recent = [i] + [j for j in self._recent if j != i][:3]
+
 
 def parse_chunks(text: str, cache: ParseCache) -> tuple[list[Chunk], list[SyntaxProblem]]:
-    lines, fatal = guard(text.split("\n"))
-    if fatal is not None:
-        return [], [fatal]
-    bounds = _boundaries(lines) + [len(lines)]
+    """The chunks that parsed and every syntax problem. With the previous text's chunks in
+    `cache`, only the lines around the edit are scanned and parsed again."""
+    lines = text.split("\n")
+    if max(map(len, lines)) > MAX_LINE:
+        lines = guard_lines(lines)
+    chunks = _edited(lines, cache)
+    if chunks is None:
+        chunks = _chunk(lines, _scan(lines)[0] + [len(lines)], cache, True, set())
+    assert chunks is not None  # at the end of the file, every merge window is complete
+    cache.lines, cache.chunks = lines, chunks
+    cache.entries = {c.source: (c.module, c.positions, c.errors) for c in chunks}
+    errors = [SyntaxProblem(e.message, e.range.shifted(c.start)) for c in chunks for e in c.errors]
+    return [c for c in chunks if c.module is not None], errors
+
+
+def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:
+    """The chunks of `lines`, re-made only over the previous chunks the edit touched (and
+    their neighbours): None when that cannot give what a whole scan would."""
+    old, chunks = cache.lines, cache.chunks
+    if not chunks:
+        return None
+    limit = min(len(old), len(lines))
+    first = next((i for i in range(limit) if old[i] != lines[i]), limit)
+    if first == len(old) == len(lines):
+        return chunks  # unchanged
+    limit -= first
+    same_tail = next((i for i in range(limit) if old[-1 - i] != lines[-1 - i]), limit)
+    old_end, delta = len(old) - same_tail, len(lines) - len(old)
+    # Every chunk within a line of the change: a line appended to one chunk may continue it,
+    # and a changed line before a chunk may stop it starting there (a decorator).
+    touched = [i for i, c in enumerate(chunks) if c.end > first - 1 and c.start < old_end + 1]
+    lo, hi = touched[0], touched[-1] + 1
+    # A chunk repaired alone before the span would have tried merging with the edited ones.
+    if any(c.repaired for c in chunks[max(lo - _MAX_MERGE, 0) : lo]):
+        return None
+    start, end = chunks[lo].start, chunks[hi - 1].end + delta
+    at_end = hi == len(chunks)
+    starts, clean = _scan(lines[start:end])
+    if not clean and not at_end:
+        return None  # the edit opened a bracket, a string or a decorator past the span
+    kept = chunks[:lo] + chunks[hi:]
+    middle = _chunk(lines, [start + b for b in starts] + [end], cache, at_end, {id(c.module) for c in kept})
+    if middle is None:
+        return None
+    return chunks[:lo] + middle + [c.moved(delta) for c in chunks[hi:]]
+
+
+def _chunk(lines: list[str], bounds: list[int], cache: ParseCache, at_end: bool,
+           taken: set[int]) -> list[Chunk] | None:
+    """Parse the lines between `bounds` (chunk starts, then the end), merging a chunk that does
+    not parse alone with the next ones. None when a merge would need a chunk past the end and
+    `at_end` is false (the caller then scans the whole file).
+
+    `taken`: the modules other chunks hold. Two chunks of the same text (a duplicated region)
+    get a tree each: nodes are keys of positions and of extraction, they cannot be shared."""
+
+    def reuse(source: str):
+        found = cache.entries.get(source)
+        if found is None or found[0] is None:
+            return found
+        return None if id(found[0]) in taken else found
+
     chunks: list[Chunk] = []
-    errors: list[SyntaxProblem] = []
-    entries: dict[str, tuple] = {}
     i = 0
     while i < len(bounds) - 1:
-        parsed = None
-        for j in range(i + 1, min(i + 1 + _MAX_MERGE, len(bounds))):
+        parsed, window = None, i + 1 + _MAX_MERGE
+        for j in range(i + 1, min(window, len(bounds))):
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = entries.get(source) or cache.entries.get(source) or _parse_whole(source)
+            parsed = reuse(source) or _parse_whole(source)
             if parsed is not None:
-                entries[source] = parsed
                 break
-        if parsed is None:  # a real syntax error: repair this chunk alone
-            j = i + 1
+        repaired = parsed is None
+        if repaired:
+            if window > len(bounds) and not at_end:
+                return None
+            j = i + 1  # a real syntax error: repair this chunk alone
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = cache.entries.get(source) or _parse_repaired(source)
-            entries[source] = parsed
-        module, positions, chunk_errors = parsed
-        if module is not None:
-            chunks.append(Chunk(bounds[i], module, positions, chunk_errors))
-        errors += [SyntaxProblem(e.message, e.range.shifted(bounds[i])) for e in chunk_errors]
+            parsed = reuse(source) or _parse_repaired(source)
+        chunks.append(Chunk(bounds[i], bounds[j], source, *parsed, repaired=repaired))
+        taken.add(id(parsed[0]))
         i = j
-    cache.entries = entries
-    return chunks, errors
+    return chunks
 
 
 def combine(chunks: list[Chunk]) -> cst.Module:
@@ -102,8 +184,11 @@ def combine(chunks: list[Chunk]) -> cst.Module:
     return cst.Module(body=[stmt for c in chunks for stmt in c.module.body])
 
 
-def _boundaries(lines: list[str]) -> list[int]:
-    inside = _continued_lines(lines)
+def _scan(lines: list[str]) -> tuple[list[int], bool]:
+    """The lines that start a top-level statement, and whether the scan ends clean: outside
+    any bracket, string or continuation, and not after a decorator (so the next line's being
+    a start depends on that line alone)."""
+    inside, open_at_end = _continued_lines(lines)
     starts = [0]
     after_decorator = False
     for n, line in enumerate(lines):
@@ -113,17 +198,18 @@ def _boundaries(lines: list[str]) -> list[int]:
         if n and not after_decorator:
             starts.append(n)
         after_decorator = line.startswith("@")
-    return starts
+    return starts, not open_at_end and not after_decorator
 
 
 # Comments, triple quotes, one-line strings, brackets, backslash-newline, newline.
 _TOKEN = re.compile(r"""#[^\n]*|'''|\"\"\"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{}]|\\\n|\n""")
 
 
-def _continued_lines(lines: list[str]) -> set[int]:
+def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
     """Lines that start inside a triple-quoted string, an open bracket or after a backslash:
-    never a statement boundary, whatever their first column holds."""
-    text = "\n".join(lines)
+    never a statement boundary, whatever their first column holds. And whether the last line
+    leaves one of those open."""
+    text = "\n".join(lines) + "\n"
     inside: set[int] = set()
     line = depth = pos = 0
     for m in iter(lambda: _TOKEN.search(text, pos), None):
@@ -146,10 +232,14 @@ def _continued_lines(lines: list[str]) -> set[int]:
             depth += 1
         elif token in ")]}":
             depth = max(depth - 1, 0)
-    return inside
+    return inside, len(lines) in inside
 
 
 def _parse_whole(source: str):
+    deep = too_deep(source.split("\n"))
+    if deep is not None:  # libcst would overflow its native stack: the statement is skipped
+        message = f"more than {MAX_DEPTH} nested brackets: this statement is not analysed"
+        return None, {}, [SyntaxProblem(message, Range.of(deep, 0, deep, len(source.split("\n")[deep])))]
     try:
         module = cst.parse_module(source)
     except (cst.ParserSyntaxError, cst.CSTValidationError, RecursionError, ValueError):

@@ -46,7 +46,7 @@ from allo_lsp.analysis.types import AlloType, DType, StreamType
 
 
 def extract(module: cst.Module, positions: Positions, cache: dict | None = None) -> FileModel:
-    """`cache`: kept between analyses of one document (see `_Extractor._definition`)."""
+    """`cache`: kept between analyses of one document (see `_Extractor._top_level`)."""
     return _Extractor(module, positions, cache).run()
 
 
@@ -78,12 +78,15 @@ class _Extractor:
         self.cache.update(self.used)
         return self.model
 
-    def _definition(self, fn: cst.FunctionDef, scope: Scope) -> None:
-        """A module-level def, extracted again only when its text, its line or a module-level
-        name it read changed (its chunk's nodes are reused while its text is unchanged)."""
-        key = (fn, self.line(fn))
+    def _top_level(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        """A module-level statement, extracted again only when its text, its line or a
+        module-level name it read changed (its chunk's nodes are reused while its text is
+        unchanged): while the user types in one kernel, every other statement is replayed."""
+        key = (stmt, self.line(stmt))
         cached = self.cache.get(key)
         if cached is not None and all(scope.signature(n, line) == sig for n, line, sig in cached.deps):
+            if scope.recorder is not None:  # inside another top-level statement being recorded
+                scope.recorder.extend((n, line) for n, line, _ in cached.deps)
             for name, line, value in cached.rebinds:
                 scope.bind(name, line, value=value)
             for name, items in cached.added.items():
@@ -92,15 +95,20 @@ class _Extractor:
             return
         sizes = {name: len(getattr(self.model, name)) for name in _MODEL_LISTS}
         reads: list = []
-        scope.recorder = reads
-        before = {name: list(b) for name, b in scope.bindings.items()}
+        outer, scope.recorder = scope.recorder, reads
+        before = {name: len(b) for name, b in scope.bindings.items()}
         try:
-            self._function(fn, scope, ())
+            if isinstance(stmt, cst.FunctionDef):
+                self._function(stmt, scope, ())
+            else:
+                self._statement(stmt, scope, ())
         finally:
-            scope.recorder = None
+            scope.recorder = outer
+            if outer is not None:
+                outer.extend(reads)
         rebinds = [
             (name, b.line, b.value) for name, bindings in scope.bindings.items()
-            for b in bindings[len(before.get(name, [])):]
+            for b in bindings[before.get(name, 0):]
         ]
         added = {name: getattr(self.model, name)[sizes[name]:] for name in _MODEL_LISTS}
         deps = [(n, line, scope.signature(n, line)) for n, line in dict.fromkeys(reads)]
@@ -135,8 +143,8 @@ class _Extractor:
 
     def _visit(self, body, scope: Scope, path: tuple[str, ...]) -> None:
         for stmt in _flatten(body):
-            if isinstance(stmt, cst.FunctionDef) and scope.parent is None:
-                self._definition(stmt, scope)
+            if scope.parent is None and not isinstance(stmt, cst.ClassDef):
+                self._top_level(stmt, scope)
             elif isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, scope, path)
             elif isinstance(stmt, cst.ClassDef):

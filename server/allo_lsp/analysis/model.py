@@ -352,15 +352,28 @@ class FileModel:
     syntax_errors: list[SyntaxProblem] = field(default_factory=list)
     string_layouts: list[RemovedSyntax] = field(default_factory=list)  # `Layout("S0R")`, anywhere
 
+    # Grouped views of the lists above, made on first use (rules ask once per region: a scan
+    # each time is quadratic in a large file) and made again if a list has grown since.
+    _groups: dict = field(default_factory=dict, repr=False, compare=False)
+
     def builds_of(self, region: Region) -> list[Build]:
-        return [b for b in self.builds if b.region is region]
+        return list(self._grouped("builds_of", self.builds, lambda b: id(b.region)).get(id(region), ()))
 
     def calls_of(self, region: Region) -> list[ModuleCall]:
-        return [c for c in self.calls if c.region is region]
+        return list(self._grouped("calls_of", self.calls, lambda c: id(c.region)).get(id(region), ()))
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
 
     def builds_in(self, function: str) -> list[Build]:
         """`df.build` calls inside a module-level function (nested functions included)."""
-        return [b for b in self.builds if b.scope_path[:1] == (function,)]
+        return list(self._grouped("builds_in", self.builds, lambda b: b.scope_path[:1]).get((function,), ()))
+
+    def _grouped(self, name: str, items: list, key) -> dict:
+        made = self._groups.get(name)
+        if made is None or made[0] != len(items):
+            groups: dict = {}
+            for item in items:
+                groups.setdefault(key(item), []).append(item)
+            made = self._groups[name] = (len(items), groups)
+        return made[1]

@@ -21,8 +21,8 @@ _MAX_REPAIRS = 12
 # libcst is quadratic on long operator chains and overflows its native stack on deep nesting
 # (a segfault, not an exception). No Allo design has lines this long or brackets this deep
 # (CPython itself refuses more than 200 nested brackets), so such text is set aside up front.
-_MAX_LINE = 1000
-_MAX_DEPTH = 150
+MAX_LINE = 1000
+MAX_DEPTH = 150
 _BRACKET = re.compile(r"[()\[\]{}]")
 # PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
 _PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
@@ -36,12 +36,17 @@ class Parsed:
 
 def guard(lines: list[str]) -> tuple[list[str], SyntaxProblem | None]:
     """The lines with over-long ones set aside, or the problem that stops the whole file."""
-    lines = [_neutralise(line) if len(line) > _MAX_LINE else line for line in lines]
-    deep = _too_deep(lines)
+    lines = guard_lines(lines)
+    deep = too_deep(lines)
     if deep is not None:
-        message = f"more than {_MAX_DEPTH} nested brackets: the file is not analysed"
+        message = f"more than {MAX_DEPTH} nested brackets: the file is not analysed"
         return lines, SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))
     return lines, None
+
+
+def guard_lines(lines: list[str]) -> list[str]:
+    """The lines with over-long ones neutralised (line numbers never move)."""
+    return [_neutralise(line) if len(line) > MAX_LINE else line for line in lines]
 
 
 def parse(text: str) -> Parsed:
@@ -79,14 +84,14 @@ def parse(text: str) -> Parsed:
     return Parsed(None, errors)
 
 
-def _too_deep(lines: list[str]) -> int | None:
+def too_deep(lines: list[str]) -> int | None:
     """The first line where bracket nesting passes the limit (strings are not excluded: a rough
     bound is enough for a guard)."""
     depth = 0
     for i, line in enumerate(lines):
         for m in _BRACKET.finditer(line):
             depth += 1 if m.group() in "([{" else -1
-            if depth > _MAX_DEPTH:
+            if depth > MAX_DEPTH:
                 return i
         depth = max(depth, 0)
     return None

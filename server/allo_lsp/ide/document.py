@@ -67,11 +67,12 @@ class DocumentAnalysis:
     last_good_text: str = ""
     shift: LineShift | None = field(default=None)
     cache: ParseCache = field(default_factory=ParseCache)  # this text's parsed chunks
+    lenses: tuple | None = field(default=None, repr=False, compare=False)  # the server's encoded answer
 
     @staticmethod
     def build(text: str, version: int | None, options: Options, previous: DocumentAnalysis | None = None):
         # The previous analysis' chunks are reused where their text did not change.
-        cache = ParseCache(dict(previous.cache.entries), dict(previous.cache.definitions)) if previous else ParseCache()
+        cache = previous.cache.copy() if previous else ParseCache()
         current = analyze(text, options, cache)
         doc = DocumentAnalysis(text, version, current, cache=cache)
         if current.model.syntax_errors and previous is not None:

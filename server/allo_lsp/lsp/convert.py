@@ -32,6 +32,11 @@ class Converter:
     def range(self, r: Range) -> lsp.Range:
         return lsp.Range(self.position(r.start), self.position(r.end))
 
+    def range_json(self, r: Range) -> dict:
+        """`range` as JSON, for answers encoded once (`encoded.py`)."""
+        start, end = self.position(r.start), self.position(r.end)
+        return {"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}}
+
     def from_position(self, p: lsp.Position) -> Position:
         server = self.codec.position_from_client_units(self.lines, p)
         return Position(server.line, server.character)

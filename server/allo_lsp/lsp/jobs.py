@@ -27,6 +27,7 @@ from allo_lsp.jobs.synthesis import SynthConfig, synthesize
 from allo_lsp.reports import ReportError, delta, parse_report
 from allo_lsp.ide.document import range_forward
 from allo_lsp.ide.synthesis import timing_violation
+from allo_lsp.lsp.encoded import Encoded
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer, _view, server
 from allo_lsp.protocol.messages import DEADLOCK, ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, SYNTHESIZE, JobResult
@@ -46,6 +47,7 @@ class JobsState:
     outcomes: dict[str, dict[tuple[str, str], JobResult]] = field(default_factory=dict)
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
+    lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
 
 
 def state(ls: AlloLanguageServer) -> JobsState:
@@ -214,6 +216,7 @@ def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: i
 
 
 def _refresh(ls: AlloLanguageServer, uri: str) -> None:
+    state(ls).lens_changes[uri] = state(ls).lens_changes.get(uri, 0) + 1  # lens titles change
     caps = ls.client_capabilities.workspace
     if caps and caps.code_lens and caps.code_lens.refresh_support:
         asyncio.ensure_future(_refresh_async(ls))
@@ -302,16 +305,25 @@ async def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgres
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
-def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded | list:
+    """Encoded once per analysis, document version and change of the jobs' state: editors ask
+    again on every scroll and focus, and a large file has a thousand lenses."""
     uri = params.text_document.uri
+    result = ls.analyses.get(uri)
     view = _view(ls, uri)
-    if view is None:
+    if result is None or view is None:
         return []
-    analysis, convert, shift = view
     jobs = state(ls)
+    key = (ls.document(uri).version, jobs.lens_changes.get(uri, 0))
+    if result.lenses is not None and result.lenses[0] == key:
+        return result.lenses[1]
+    analysis, convert, shift = view
     out = []
     for lens in code_lenses(analysis, jobs.outcomes.get(uri, {}), jobs.running.get(uri, set())):
         moved = range_forward(shift, lens.range)
         if moved is not None:
-            out.append(lsp.CodeLens(convert.range(moved), lsp.Command(title=lens.title, command=lens.command, arguments=[uri, lens.name])))
-    return out
+            command = {"title": lens.title, "command": lens.command, "arguments": [uri, lens.name]}
+            out.append({"range": convert.range_json(moved), "command": command})
+    encoded = Encoded(out)
+    result.lenses = (key, encoded)
+    return encoded

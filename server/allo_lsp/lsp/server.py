@@ -30,6 +30,7 @@ from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp.convert import Converter
+from allo_lsp.lsp.encoded import Protocol
 from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,9 @@ _CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited m
 
 class AlloLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=Protocol
+        )
         self.settings = Settings()
         # Set once the client's settings have been asked for (or cannot be): until then they are
         # the defaults, and `trusted` defaults to true, so no job may start before.
