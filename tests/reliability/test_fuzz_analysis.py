@@ -68,13 +68,16 @@ BASE = fuzzing.CORPUS["examples/producer_consumer.py"]
 # libcst's visitors recurse a few frames per nesting level: these overflowed Python's stack
 # (RecursionError out of `analyze`) although each is within parse.py's guards (lines under 1000
 # characters, fewer than 150 nested brackets).
-TOO_DEEP = {
+# Some no longer overflow anything (calls are found by an iterative walk): they are analysed.
+DEEP_BUT_ANALYSED = {
     "nested lists": "y = " + "[" * 149 + "]" * 149,
     "nested sets": "y = " + "{" * 149 + "}" * 149,
     "starred lists": "y = [" + "*[" * 149 + "]" * 149 + "]",
+    "power chain": "y = " + "**".join(["2"] * 330),
+}
+TOO_DEEP = {
     "sum chain": "y = " + "+".join(["1"] * 490),
     "product chain": "y = " + "*".join(["x"] * 490),
-    "power chain": "y = " + "**".join(["2"] * 330),
     "unary chain": "y = " + "-" * 990 + "x",
     "invert chain": "y = " + "~" * 990 + "x",
     "attribute chain": "y = x" + ".a" * 490,
@@ -95,6 +98,16 @@ def test_too_deep_to_analyse_is_a_problem_not_an_exception(line):
     doc = DocumentAnalysis.build(text, 2, Options(), DocumentAnalysis.build(BASE, 1, Options()))
     analysis, _, shift = doc.view(text)
     assert hover(analysis, Position(first, 2)) is None
+    assert code_actions(text, result, Range(Position(first, 0), Position(first, 1))) == []
+
+
+@pytest.mark.parametrize("line", DEEP_BUT_ANALYSED.values(), ids=DEEP_BUT_ANALYSED.keys())
+def test_deep_but_analysed(line):
+    text = BASE + "\n" + line + "\n"
+    first = len(BASE.split("\n"))
+    result = analyze(text)
+    assert result.problems == [] and [r.name for r in result.model.regions] == [r.name for r in analyze(BASE).model.regions]
+    assert hover(result, Position(first, 2)) is None
     assert code_actions(text, result, Range(Position(first, 0), Position(first, 1))) == []
 
 
