@@ -7,7 +7,6 @@ the built module. Tolerant by design: half-typed code yields a partial model, ne
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +26,7 @@ from allo_lsp.analysis.evaluate import (
     string_value,
 )
 from allo_lsp.analysis.kernel_body import scan_kernel_body
+from allo_lsp.analysis.walk import walk
 from allo_lsp.analysis.model import (
     ArgName,
     Build,
@@ -552,42 +552,10 @@ class _Extractor:
 
 
 def _calls_in(stmt: cst.CSTNode) -> list[cst.Call]:
-    """Calls in one statement, not descending into nested definitions nor into
-    compound statements' bodies (they are visited as blocks of their own). A walk over the
-    nodes' fields: libcst's visitors rebuild every node they pass, several times slower."""
-    calls: list[cst.Call] = []
-    stack = [stmt]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            calls.append(node)
-        elif node is not stmt and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.IndentedBlock)):
-            continue
-        children = []
-        for name in _child_fields(type(node)):
-            value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif isinstance(value, (list, tuple)):
-                children += [v for v in value if isinstance(v, cst.CSTNode)]
-        stack += reversed(children)
-    return calls
-
-
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold expressions (whitespace and punctuation cannot
-    hold a call)."""
-    names = _CHILD_FIELDS.get(kind)
-    if names is None:
-        names = tuple(
-            f.name for f in dataclasses.fields(kind)
-            if not f.name.startswith(("whitespace", "lpar", "rpar", "leading_lines", "lines_after", "comma", "semicolon"))
-        )
-        _CHILD_FIELDS[kind] = names
-    return names
+    """Calls in one statement, not descending into nested definitions nor into compound
+    statements' bodies (they are visited as blocks of their own)."""
+    nested = (cst.FunctionDef, cst.ClassDef, cst.IndentedBlock)
+    return [node for node in walk(stmt, prune=nested) if isinstance(node, cst.Call)]
 
 
 def _flatten(body):

@@ -11,6 +11,7 @@ import libcst as cst
 
 from allo_lsp.analysis import Problem
 from allo_lsp.analysis.model import FileModel, Position, Region, RegionParam
+from allo_lsp.analysis.walk import walk
 from allo_lsp.ide.fixes import names
 from allo_lsp.ide.fixes.base import Fix, Unavailable, counted, region_of
 from allo_lsp.ide.fixes.imports import numpy_alias
@@ -106,19 +107,11 @@ def _makes_array(node: cst.BaseExpression) -> bool:
 def _array_names(module: cst.Module) -> set[str]:
     """Names assigned an array anywhere in the file (`n_arr = np.array([3], ...)`). Scopes are
     not told apart: a name that is an array somewhere is taken to be one at every call."""
-    visitor = _ArrayNames()
-    module.visit(visitor)
-    return visitor.names
-
-
-class _ArrayNames(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _makes_array(node.value):
-            self.names |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and _makes_array(node.value) and isinstance(node.target, cst.Name):
-            self.names.add(node.target.value)
+    found: set[str] = set()
+    for node in walk(module):
+        if isinstance(node, cst.Assign) and _makes_array(node.value):
+            found |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
+        elif isinstance(node, cst.AnnAssign) and node.value is not None and _makes_array(node.value):
+            if isinstance(node.target, cst.Name):
+                found.add(node.target.value)
+    return found
