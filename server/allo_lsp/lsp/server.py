@@ -393,7 +393,8 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
         result = await asyncio.to_thread(DocumentAnalysis.build, text, version, ls.options(), result)
     convert = ls.converter(uri, text)
     where = convert.from_range(params.range)
-    actions = code_actions(text, result.current, where)
+    # Off the event loop: a fix parses the whole file (the first time for this text).
+    actions = await asyncio.to_thread(code_actions, text, result.current, where)
     out = [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]
     out += _reproducer_actions(ls, uri, params.context.diagnostics)
     # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).

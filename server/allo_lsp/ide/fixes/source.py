@@ -8,6 +8,7 @@ of those lines is unavailable rather than wrong.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TypeVar
 
@@ -21,6 +22,12 @@ from allo_lsp.ide.types import TextEdit
 
 N = TypeVar("N", bound=cst.CSTNode)
 _COMMA = re.compile(r"\s*,")
+
+
+@functools.lru_cache(maxsize=2)
+def _source_of(text: str) -> Source | None:
+    module = parse(text).module
+    return None if module is None else Source(text, module)
 
 
 class Source:
@@ -41,8 +48,9 @@ class Source:
 
     @staticmethod
     def of(text: str) -> Source | None:
-        module = parse(text).module
-        return None if module is None else Source(text, module)
+        """The Source of `text`, None when nothing of it parses. The last two are kept: editors
+        ask for code actions at every move of the cursor, on the same text."""
+        return _source_of(text)
 
     # -- positions and text -----------------------------------------------------------------
 
