@@ -24,6 +24,29 @@ async def test_lenses_before_any_run(job_editor, tmp_path):
     assert await job_editor.lens_titles(uri) == ["▶ Simulate", "⚙ Synthesize", "MLIR", "▶ Run"]
 
 
+async def test_lenses_follow_edits_and_jobs(job_editor, tmp_path):
+    """The lenses are encoded once per analysis, document version and state of the jobs: asked
+    twice they are the same; asked right after an edit that moves the region down (before its
+    analysis, debounced) they move with it; while a job runs they say so."""
+    path, uri = await open_design(job_editor, tmp_path, "hang")
+    before = await job_editor.lenses(uri)
+    assert await job_editor.lenses(uri) == before
+    version = job_editor.type_at(uri, 0, 0, "\n\n")
+    moved = await job_editor.lenses(uri)
+    assert [lens.range.start.line for lens in moved] == [lens.range.start.line + 2 for lens in before]
+    await job_editor.diagnostics(uri, version)
+    assert await job_editor.lenses(uri) == moved
+    running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
+    for _ in range(200):  # until the runner is up
+        if pids(path):
+            break
+        await asyncio.sleep(0.05)
+    assert (await job_editor.lens_titles(uri))[0].startswith("⏳ running")
+    await job_editor.client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[]))
+    assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
+    assert (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled"
+
+
 async def test_simulate_passes_and_the_lens_says_so(job_editor, tmp_path):
     _, uri = await open_design(job_editor, tmp_path)
     result = await job_editor.click(uri, "▶ Simulate", "top")
