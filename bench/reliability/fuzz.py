@@ -177,7 +177,7 @@ def main() -> int:
         "workers": args.workers,
         "seconds": None if args.aggregate else round(elapsed, 1),
         "cases_per_second": None if args.aggregate else round(len(rows) / elapsed, 1),
-        "failures": {k: sum(e["count"] for e in failures.values() if e["kind"] == k) for k in ("exception", "range", "cache", "slow", "range (lone CR)")},
+        "failures": {k: sum(e["count"] for e in failures.values() if e["kind"] == k) for k in ("exception", "range", "cache", "slow")},
         "distinct_failures": [{"signature": sig, **{k: v for k, v in e.items() if k != "examples"}, "example": e["examples"][0]["case"]}
                               for sig, e in sorted(failures.items(), key=lambda kv: -kv[1]["count"])],
         "analysis_fresh": {"all": percentiles([r[2] for r in rows]), "up_to_100_lines": percentiles([r[2] for r in small]),

@@ -172,6 +172,30 @@ async def test_utf16_columns(editor):
     assert line.encode("utf-16-le")[2 * scalar.range.start.character:].decode("utf-16-le").startswith("int32")
 
 
+async def test_any_line_ending_lsp_knows(editor):
+    """CRLF (Windows), lone CR (classic Mac) and mixed: the diagnostics, hovers and quick-fix
+    edits are those of the LF file, lines counted as the client counts them."""
+    source = (EXAMPLES / "pitfall_bare_scalar.py").read_text()
+    line, col = find(source, "def top(")
+
+    async def seen(uri):
+        diags = await editor.diagnostics(uri)
+        scalar = next(d for d in diags if d.code == "ADF001")
+        actions = await editor.client.text_document_code_action_async(
+            lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), scalar.range, lsp.CodeActionContext(diagnostics=[scalar]))
+        )
+        fix = next(a for a in actions if "ADF001" in [d.code for d in a.diagnostics or []])
+        edits = [(e.range, e.new_text) for e in fix.edit.document_changes[0].edits]
+        return codes(diags), await editor.hover(uri, line, col + 4), edits
+
+    expected = await seen(editor.open(source, "lf.py"))
+    assert "top" in expected[1] and expected[2]
+    lines = source.split("\n")
+    mixed = "".join(line + ("\r", "\r\n", "\n")[i % 3] for i, line in enumerate(lines[:-1])) + lines[-1]
+    for name, text in [("crlf.py", source.replace("\n", "\r\n")), ("cr.py", source.replace("\n", "\r")), ("mixed.py", mixed)]:
+        assert await seen(editor.open(text, name)) == expected, name
+
+
 def _after(position, columns):
     return position[0], position[1] + columns
 

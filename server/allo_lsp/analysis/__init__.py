@@ -15,7 +15,7 @@ from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.analysis.rules import run_rules
 from allo_lsp.analysis.rules.base import Context, Options
 
-__all__ = ["Analysis", "Options", "ParseCache", "Problem", "Severity", "analyze"]
+__all__ = ["Analysis", "Options", "ParseCache", "Problem", "Severity", "analyze", "lsp_newlines"]
 
 
 @dataclass
@@ -29,8 +29,7 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
     """`cache`: the previous analysis' parse cache of the same document; only the top-level
     chunks whose text changed are parsed again (the result is the same as without it)."""
     cache = cache if cache is not None else ParseCache()
-    # CRLF files (saved on Windows): the same lines and columns as LF, and chunking splits on LF.
-    text = text.replace("\r\n", "\n")
+    text = lsp_newlines(text)
     try:
         chunks, errors = parse_chunks(text, cache)
         model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
@@ -42,6 +41,13 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
         # 149 nested `[`), though within parse.py's guards, is not analysed either.
         model = FileModel(syntax_errors=[_too_deep(text)])
         return Analysis(model, run_rules(Context(model, options)), options)
+
+
+def lsp_newlines(text: str) -> str:
+    """`text` with every line break LSP knows (`\\r\\n`, a lone `\\r`, `\\n`) written `\\n`: its
+    lines are the editor's lines, each with the same columns. The analysis and the editor
+    features number lines in this text (a lone `\\r` is also a line break to libcst)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def _too_deep(text: str) -> SyntaxProblem:

@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument, Workspace
 
 from allo_lsp import __version__
-from allo_lsp.analysis import Options, ParseCache
+from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
 from allo_lsp.ide.hover import hover
@@ -74,7 +74,7 @@ class AlloLanguageServer(LanguageServer):
         if delay:
             await asyncio.sleep(delay)
         doc = self.workspace.get_text_document(uri)
-        text, version = doc.source, doc.version
+        text, version = lsp_newlines(doc.source), doc.version
         previous = self.analyses.get(uri)
         result = await asyncio.to_thread(DocumentAnalysis.build, text, version, self.options(), previous)
         if uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:
@@ -127,7 +127,11 @@ class AlloLanguageServer(LanguageServer):
         return {doc.uri for doc in self.workspace.text_documents.values() if is_python(doc.uri)}
 
     def converter(self, uri: str, text: str) -> Converter:
-        return Converter(self.workspace.position_codec, text.split("\n"))
+        return Converter(self.workspace.position_codec, lsp_newlines(text).split("\n"))
+
+    def text(self, uri: str) -> str:
+        """The document's text as the analysis and the features read it (`lsp_newlines`)."""
+        return lsp_newlines(self.document(uri).source)
 
     def document(self, uri: str) -> TextDocument:
         return self.workspace.get_text_document(uri)
@@ -255,7 +259,7 @@ def _view(ls: AlloLanguageServer, uri: str):
     result = ls.analyses.get(uri)
     if result is None:
         return None
-    text = ls.document(uri).source
+    text = ls.text(uri)
     analysis, _, shift = result.view(text)
     return analysis, ls.converter(uri, text), shift
 
@@ -386,7 +390,7 @@ def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[l
 async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri = params.text_document.uri
     doc = ls.document(uri)
-    text, version = doc.source, doc.version
+    text, version = lsp_newlines(doc.source), doc.version
     result = ls.analyses.get(uri)
     # Edits must be computed on exactly the text the client has: re-analyse if it moved on.
     if result is None or result.text != text:
