@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from allo_lsp.analysis.model import Range, SyntaxProblem
-from allo_lsp.analysis.parse import MAX_DEPTH, MAX_LINE, guard_lines, parse, too_deep
+from allo_lsp.analysis.model import SyntaxProblem
+from allo_lsp.analysis.parse import MAX_LINE, guard, guard_lines, parse
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
 _MAX_MERGE = 4
@@ -27,7 +27,7 @@ _MAX_MERGE = 4
 class Chunk:
     start: int  # first line in the file, 0-based
     end: int  # line after its last one
-    source: str  # its text: the key of its entry in `ParseCache.entries`
+    source: str  # its text, by which the next analysis finds it
     module: cst.Module | None  # None: not even a repaired parse (its errors say why)
     positions: dict  # node -> CodeRange, lines relative to the chunk
     errors: list[SyntaxProblem]  # relative to the chunk
@@ -39,18 +39,17 @@ class Chunk:
 
 @dataclass
 class ParseCache:
-    """What one document's previous analysis can lend the next: chunk text -> (module,
-    positions, errors), the previous text's lines and chunks, and the extraction of each
-    module-level statement. Only what the latest analysis used is kept."""
+    """What one document's previous analysis can lend the next: its text's lines and chunks
+    (libcst trees with their positions), and the extraction of each module-level statement.
+    Only what the latest analysis used is kept."""
 
-    entries: dict[str, tuple] = field(default_factory=dict)
     definitions: dict = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
 
     def copy(self) -> ParseCache:
         """For the next analysis (lists are replaced, never changed in place)."""
-        return ParseCache(dict(self.entries), dict(self.definitions), self.lines, self.chunks)
+        return ParseCache(dict(self.definitions), self.lines, self.chunks)
 
 
 class Positions:
@@ -67,8 +66,8 @@ class Positions:
         for i, c in enumerate(chunks):
             for stmt in c.module.body:
                 self._owner[stmt] = i
-                for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
-                    self._owner[small] = i
+                if isinstance(stmt, cst.SimpleStatementLine):
+                    self._owner.update((small, i) for small in stmt.body)
 
     def get(self, node: cst.CSTNode):
         owner = self._owner.get(node)
@@ -102,10 +101,9 @@ def parse_chunks(text: str, cache: ParseCache) -> tuple[list[Chunk], list[Syntax
         lines = guard_lines(lines)
     chunks = _edited(lines, cache)
     if chunks is None:
-        chunks = _chunk(lines, _scan(lines)[0] + [len(lines)], cache, True, set())
+        chunks = _chunk(lines, _scan(lines)[0] + [len(lines)], cache.chunks, True, set())
     assert chunks is not None  # at the end of the file, every merge window is complete
     cache.lines, cache.chunks = lines, chunks
-    cache.entries = {c.source: (c.module, c.positions, c.errors) for c in chunks}
     errors = [SyntaxProblem(e.message, e.range.shifted(c.start)) for c in chunks for e in c.errors]
     return [c for c in chunks if c.module is not None], errors
 
@@ -136,26 +134,28 @@ def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:
     if not clean and not at_end:
         return None  # the edit opened a bracket, a string or a decorator past the span
     kept = chunks[:lo] + chunks[hi:]
-    middle = _chunk(lines, [start + b for b in starts] + [end], cache, at_end, {id(c.module) for c in kept})
+    middle = _chunk(lines, [start + b for b in starts] + [end], chunks[lo:hi], at_end, {id(c.module) for c in kept})
     if middle is None:
         return None
     return chunks[:lo] + middle + [c.moved(delta) for c in chunks[hi:]]
 
 
-def _chunk(lines: list[str], bounds: list[int], cache: ParseCache, at_end: bool,
+def _chunk(lines: list[str], bounds: list[int], previous: list[Chunk], at_end: bool,
            taken: set[int]) -> list[Chunk] | None:
     """Parse the lines between `bounds` (chunk starts, then the end), merging a chunk that does
-    not parse alone with the next ones. None when a merge would need a chunk past the end and
-    `at_end` is false (the caller then scans the whole file).
+    not parse alone with the next ones; a chunk of `previous` with the same text, parsed the
+    same way (whole or repaired), is reused. None when a merge would need a chunk past the end
+    and `at_end` is false (the caller then scans the whole file).
 
     `taken`: the modules other chunks hold. Two chunks of the same text (a duplicated region)
     get a tree each: nodes are keys of positions and of extraction, they cannot be shared."""
+    reusable = {(c.source, c.repaired): c for c in previous}
 
-    def reuse(source: str):
-        found = cache.entries.get(source)
-        if found is None or found[0] is None:
-            return found
-        return None if id(found[0]) in taken else found
+    def reuse(source: str, repaired: bool):
+        found = reusable.get((source, repaired))
+        if found is None or (found.module is not None and id(found.module) in taken):
+            return None
+        return found.module, found.positions, found.errors
 
     chunks: list[Chunk] = []
     i = 0
@@ -163,7 +163,7 @@ def _chunk(lines: list[str], bounds: list[int], cache: ParseCache, at_end: bool,
         parsed, window = None, i + 1 + _MAX_MERGE
         for j in range(i + 1, min(window, len(bounds))):
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = reuse(source) or _parse_whole(source)
+            parsed = reuse(source, False) or _parse_whole(source)
             if parsed is not None:
                 break
         repaired = parsed is None
@@ -172,7 +172,7 @@ def _chunk(lines: list[str], bounds: list[int], cache: ParseCache, at_end: bool,
                 return None
             j = i + 1  # a real syntax error: repair this chunk alone
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = reuse(source) or _parse_repaired(source)
+            parsed = reuse(source, True) or _parse_repaired(source)
         chunks.append(Chunk(bounds[i], bounds[j], source, *parsed, repaired=repaired))
         taken.add(id(parsed[0]))
         i = j
@@ -236,10 +236,9 @@ def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
 
 
 def _parse_whole(source: str):
-    deep = too_deep(source.split("\n"))
-    if deep is not None:  # libcst would overflow its native stack: the statement is skipped
-        message = f"more than {MAX_DEPTH} nested brackets: this statement is not analysed"
-        return None, {}, [SyntaxProblem(message, Range.of(deep, 0, deep, len(source.split("\n")[deep])))]
+    _, too_deep = guard(source.split("\n"))
+    if too_deep is not None:  # libcst would overflow its native stack: the statement is skipped
+        return None, {}, [too_deep]
     try:
         module = cst.parse_module(source)
     except (cst.ParserSyntaxError, cst.CSTValidationError, RecursionError, ValueError):

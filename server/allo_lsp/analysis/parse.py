@@ -22,7 +22,7 @@ _MAX_REPAIRS = 12
 # (a segfault, not an exception). No Allo design has lines this long or brackets this deep
 # (CPython itself refuses more than 200 nested brackets), so such text is set aside up front.
 MAX_LINE = 1000
-MAX_DEPTH = 150
+_MAX_DEPTH = 150
 _BRACKET = re.compile(r"[()\[\]{}]")
 # PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
 _PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
@@ -35,11 +35,12 @@ class Parsed:
 
 
 def guard(lines: list[str]) -> tuple[list[str], SyntaxProblem | None]:
-    """The lines with over-long ones set aside, or the problem that stops the whole file."""
+    """The lines with over-long ones set aside, and the problem that stops the whole text (a
+    chunk, or the file a fix edits) from being parsed, if any."""
     lines = guard_lines(lines)
-    deep = too_deep(lines)
+    deep = _too_deep(lines)
     if deep is not None:
-        message = f"more than {MAX_DEPTH} nested brackets: the file is not analysed"
+        message = f"more than {_MAX_DEPTH} nested brackets: this statement is not analysed"
         return lines, SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))
     return lines, None
 
@@ -84,14 +85,14 @@ def parse(text: str) -> Parsed:
     return Parsed(None, errors)
 
 
-def too_deep(lines: list[str]) -> int | None:
+def _too_deep(lines: list[str]) -> int | None:
     """The first line where bracket nesting passes the limit (strings are not excluded: a rough
     bound is enough for a guard)."""
     depth = 0
     for i, line in enumerate(lines):
         for m in _BRACKET.finditer(line):
             depth += 1 if m.group() in "([{" else -1
-            if depth > MAX_DEPTH:
+            if depth > _MAX_DEPTH:
                 return i
         depth = max(depth, 0)
     return None
