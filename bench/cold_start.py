@@ -146,9 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int)
     p.add_argument("--no-peers", action="store_true", help="skip the peers' cold start even if .bench-venv/ exists")
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    if args.runs:
-        cfg["runs"] = args.runs
+    cfg = common.config(args, FULL, QUICK)
     peers = not (args.no_peers or args.quick)
     return common.run("cold_start", lambda: measure(peers=peers, **cfg), summarize, args)
 

@@ -245,6 +245,19 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
     return p
 
 
+def sizes(text: str) -> tuple[int, ...]:
+    """`--sizes 500,2000`, as argparse reads it."""
+    return tuple(int(s) for s in text.split(","))
+
+
+def config(args, full: dict, quick: dict) -> dict:
+    """The script's FULL or QUICK settings, with what the command line gave in their place (an
+    option named like a setting, left at None when not given)."""
+    cfg = dict(quick if args.quick else full)
+    cfg.update({k: getattr(args, k) for k in cfg if getattr(args, k, None) is not None})
+    return cfg
+
+
 def run(name: str, measure, summarize: Callable[[dict], str], args) -> int:
     """Run `measure()` (a coroutine function), print its result, exit 1 if it failed."""
     require_allo_lsp()

@@ -149,11 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lines", type=int)
     p.add_argument("--requests", type=int)
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    if args.lines:
-        cfg["lines"] = args.lines
-    if args.requests:
-        cfg["requests"] = args.requests
+    cfg = common.config(args, FULL, QUICK)
     return common.run("hover_lens", lambda: measure(**cfg), summarize, args)
 
 

@@ -164,11 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int)
     p.add_argument("--pause", type=float)
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    if args.runs:
-        cfg["runs"] = args.runs
-    if args.pause is not None:
-        cfg["pause"] = args.pause
+    cfg = common.config(args, FULL, QUICK)
     return common.run("job_start", lambda: measure(**cfg), summarize, args)
 
 

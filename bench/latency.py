@@ -128,17 +128,11 @@ def summarize(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__)
-    p.add_argument("--sizes", help="comma-separated line counts (default 500,2000,10000)")
+    p.add_argument("--sizes", type=common.sizes, help="comma-separated line counts (default 500,2000,10000)")
     p.add_argument("--edits", type=int, help="measured edits per size (default 200)")
     p.add_argument("--budget", type=float, help="seconds per size before the series stops (default 240)")
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    if args.sizes:
-        cfg["sizes"] = tuple(int(s) for s in args.sizes.split(","))
-    if args.edits:
-        cfg["edits"] = args.edits
-    if args.budget:
-        cfg["budget"] = args.budget
+    cfg = common.config(args, FULL, QUICK)
     full_analyze = 1 if args.quick else 3
     return common.run("latency", lambda: measure(full_analyze=full_analyze, **cfg), summarize, args)
 

@@ -182,10 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, help="seconds for the edit phase (default 300)")
     p.add_argument("--no-peers", action="store_true")
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    for key in ("files", "lines", "edits", "budget"):
-        if getattr(args, key):
-            cfg[key] = getattr(args, key)
+    cfg = common.config(args, FULL, QUICK)
     peers = not (args.no_peers or args.quick)
     return common.run("memory", lambda: measure(peers=peers, **cfg), summarize, args)
 

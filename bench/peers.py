@@ -180,17 +180,11 @@ def summarize(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__)
     p.add_argument("--no-install", action="store_true", help="do not create .bench-venv/ when the peers are missing")
-    p.add_argument("--sizes", help="comma-separated line counts (default 500,2000,10000)")
+    p.add_argument("--sizes", type=common.sizes, help="comma-separated line counts (default 500,2000,10000)")
     p.add_argument("--edits", type=int, help="measured edits per server and size (default 200)")
     p.add_argument("--budget", type=float, help="seconds per server and size before the series stops (default 60)")
     args = p.parse_args(argv)
-    cfg = dict(QUICK if args.quick else FULL)
-    if args.sizes:
-        cfg["sizes"] = tuple(int(s) for s in args.sizes.split(","))
-    if args.edits:
-        cfg["edits"] = args.edits
-    if args.budget:
-        cfg["budget"] = args.budget
+    cfg = common.config(args, FULL, QUICK)
     install = not (args.quick or args.no_install)
     return common.run("peers", lambda: measure(install=install, **cfg), summarize, args)
 

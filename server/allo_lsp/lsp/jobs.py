@@ -310,14 +310,13 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
     again on every scroll and focus, and a large file has a thousand lenses."""
     uri = params.text_document.uri
     result = ls.analyses.get(uri)
-    view = _view(ls, uri)
-    if result is None or view is None:
+    if result is None:
         return []
     jobs = state(ls)
     key = (ls.document(uri).version, jobs.lens_changes.get(uri, 0))
     if result.lenses is not None and result.lenses[0] == key:
         return result.lenses[1]
-    analysis, convert, shift = view
+    analysis, convert, shift = _view(ls, uri)
     out = []
     for lens in code_lenses(analysis, jobs.outcomes.get(uri, {}), jobs.running.get(uri, set())):
         moved = range_forward(shift, lens.range)

@@ -47,6 +47,7 @@ class AlloLanguageServer(LanguageServer):
         # the defaults, and `trusted` defaults to true, so no job may start before.
         self.settings_received = asyncio.Event()
         self.analyses: dict[str, DocumentAnalysis] = {}
+        self._recent: list[str] = []  # the documents analysed last, newest first
         self._pending: dict[str, asyncio.Task] = {}
         # Diagnostics of the last job per document (source "allo-lsp run"), until an edit or rerun.
         self.job_diagnostics: dict[str, list[lsp.Diagnostic]] = {}
@@ -85,7 +86,7 @@ class AlloLanguageServer(LanguageServer):
 
     def _keep_cache_for(self, uri: str) -> None:
         """Parse caches (libcst trees: megabytes per file) only for the documents being edited."""
-        self._recent = [u for u in getattr(self, "_recent", []) if u != uri and u in self.analyses][: _CACHED_DOCUMENTS - 1]
+        self._recent = [u for u in self._recent if u != uri and u in self.analyses][: _CACHED_DOCUMENTS - 1]
         for old in [u for u in self.analyses if u != uri and u not in self._recent]:
             self.analyses[old].cache = ParseCache()
         self._recent.insert(0, uri)
@@ -128,10 +129,6 @@ class AlloLanguageServer(LanguageServer):
 
     def converter(self, uri: str, text: str) -> Converter:
         return Converter(self.workspace.position_codec, lsp_newlines(text).split("\n"))
-
-    def text(self, uri: str) -> str:
-        """The document's text as the analysis and the features read it (`lsp_newlines`)."""
-        return lsp_newlines(self.document(uri).source)
 
     def document(self, uri: str) -> TextDocument:
         return self.workspace.get_text_document(uri)
@@ -259,7 +256,7 @@ def _view(ls: AlloLanguageServer, uri: str):
     result = ls.analyses.get(uri)
     if result is None:
         return None
-    text = ls.text(uri)
+    text = lsp_newlines(ls.document(uri).source)
     analysis, _, shift = result.view(text)
     return analysis, ls.converter(uri, text), shift
 
