@@ -6,9 +6,32 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# The newest CPython >= 3.10 found: Allo itself needs 3.12 (generic regions, `def inner[P0, P1]`),
+# so a 3.12+ environment runs every design the reference executor supports.
+find_python() {
+  local candidates=(python3.13 python3.12) root
+  if command -v pyenv >/dev/null 2>&1 && root="$(pyenv root 2>/dev/null)"; then
+    candidates+=($(ls -d "$root"/versions/3.1[0-9]*/bin/python3 2>/dev/null | sort -rV))
+  fi
+  candidates+=(python3 python3.11 python3.10)
+  local python
+  for python in "${candidates[@]}"; do
+    if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' >/dev/null 2>&1; then
+      newest="$("$python" -c 'import sys; print("%d.%02d" % sys.version_info[:2])')"
+      if [ -z "${best:-}" ] || [[ "$newest" > "$best_version" ]]; then
+        best="$python"; best_version="$newest"
+      fi
+    fi
+  done
+  [ -n "${best:-}" ] || { echo "dev.sh: no Python 3.10 or newer found" >&2; exit 2; }
+  echo "$best"
+}
+
 setup() {
   if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
+    python="$(find_python)"
+    echo "== set-up with $python ($("$python" --version))"
+    "$python" -m venv .venv
   fi
   # Re-install only when the project's metadata changed since the last set-up.
   if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
