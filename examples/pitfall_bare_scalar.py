@@ -1,11 +1,11 @@
 """Pitfall: a bare scalar region parameter (`n: int32`) bound in `args=[...]`.
 
 Should emit:
-- line 21: ADF001 (`n: int32` in the signature of `top`: a bare scalar region
-  parameter is not supported; the fix is `n: int32[1]`)
 - line 24: ADF002 (`n` in the producer's `args=[A, n]`: Allo rejects it at type
-  inference with "Scalar 'n' cannot appear in `args=[...]` on @df.kernel 'producer'. ...")
-Should not emit anything else. The call site passes a Python int; after the fix it
+  inference with "Scalar 'n' cannot appear in `args=[...]` on @df.kernel 'producer'. ...";
+  the fix is `n: int32[1]`)
+Should not emit anything else: ADF001 is not repeated for `n: int32` (line 21), which
+Allo rejects only where a kernel binds it. The call site passes a Python int; after the fix it
 passes `np.array([5], dtype=np.int32)` and the kernel reads `local_n[0]`.
 """
 

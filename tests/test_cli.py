@@ -31,7 +31,7 @@ def test_json_schema_and_exit_1_on_diagnostics():
     assert [f["path"] for f in files] == [str(SCALAR), str(CLEAN)]
     diag = files[0]["diagnostics"][0]
     assert set(diag) == {"code", "severity", "line", "column", "end_line", "end_column", "message"}
-    assert (diag["code"], diag["severity"]) == ("ADF001", "error")
+    assert (diag["code"], diag["severity"]) == ("ADF002", "error")
     region = files[1]["regions"][0]
     assert {"name", "line", "pe_count", "top_signature", "legacy_order", "kernels"} <= set(region)
     assert region["top_signature"][0] == {
@@ -79,18 +79,18 @@ def test_sarif_output():
     assert sarif["version"] == "2.1.0"
     run0 = sarif["runs"][0]
     result = run0["results"][0]
-    assert result["ruleId"] == "ADF001" and result["level"] == "error"
+    assert result["ruleId"] == "ADF002" and result["level"] == "error"
     region = result["locations"][0]["physicalLocation"]["region"]
-    assert region["startLine"] == 21 and region["startColumn"] == 25
+    assert region["startLine"] == 24 and region["startColumn"] == 38
     rule = run0["tool"]["driver"]["rules"][result["ruleIndex"]]
-    assert rule["id"] == "ADF001" and "## What it does" in rule["help"]["markdown"]
+    assert rule["id"] == "ADF002" and "## What it does" in rule["help"]["markdown"]
 
 
 def test_github_annotations():
     out = run("check", str(SCALAR), "--format", "github")
     first = out.stdout.splitlines()[0]
-    assert first.startswith(f"::error file={SCALAR},line=21,col=25,")
-    assert "title=ADF001::Region parameter 'n' is a bare scalar" in first
+    assert first.startswith(f"::error file={SCALAR},line=24,col=38,")
+    assert "title=ADF002::Scalar 'n' cannot appear in `args=[...]`" in first
 
 
 def test_usage_errors_exit_2_with_a_message(tmp_path):

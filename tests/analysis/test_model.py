@@ -245,3 +245,20 @@ def test_hostile_input_never_raises():
     for text in cases:
         analysis = analyze(text)
         assert all(p.code in ("ADF900", "ADF001", "ADF006") for p in analysis.problems)
+
+
+def test_json_types_of_scalars_and_generic_regions():
+    src = """
+    from allo.ir.types import bool
+
+    @df.region()
+    def inner[P0, P1](A: float32[P0, P1], n: int32, flag: bool):
+        @df.kernel(mapping=[P0, P1], args=[A])
+        def tile(local_A: float32[P0, P1]):
+            local_A[0, 0] = n if flag else 0
+    """
+    assert signature(src) == [
+        ("A", "float32[P0, P1]", "memref<P0xP1xf32>", "gmem0", "out"),
+        ("n", "int32", "memref<i32>", None, "in"),
+        ("flag", "bool", "memref<i1>", None, "in"),
+    ]

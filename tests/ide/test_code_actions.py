@@ -87,7 +87,7 @@ def test_bare_scalar_becomes_one_element_array_in_region_kernel_body_and_call():
             mod = df.build(top, target="simulator")
             mod(A, 3, B)
         """,
-        "ADF001",
+        "ADF002",
         """
         @df.region()
         def top(A: int32[M], n: int32[1], B: int32[M]):
@@ -165,7 +165,7 @@ def test_bare_scalar_string_annotation_and_numpy_imported_under_its_own_name():
         mod = df.build(top, target="simulator")
         mod(numpy.zeros(M, dtype=numpy.int32), 7)
         """,
-        "ADF001",
+        "ADF002",
         """
         @df.region()
         def top(A: "int32[M]", n: "uint8[1]"):
@@ -197,23 +197,21 @@ def test_bare_scalar_imports_numpy_when_the_file_does_not():
         mod(a_buffer, 7)
         """
     )
-    after = fix(before, "ADF001")
+    after = fix(before, "ADF002")
     assert after.startswith("import allo\nfrom allo.ir.types import int32, float32, Stream\n"
                             "import allo.dataflow as df\nimport numpy as np\n\nM = 16\n")
     assert "mod(a_buffer, np.array([7], dtype=np.int32))" in after
     assert analyze(after).problems == []
 
 
-def test_scalar_in_args_offers_the_same_fix_and_one_action_covers_both_codes():
+def test_scalar_in_args_is_reported_once_and_offers_the_fix():
+    # Allo rejects a bound scalar at the `args` only: ADF002 there, no ADF001 at the parameter.
     text = (EXAMPLES / "pitfall_bare_scalar.py").read_text()
     analysis = analyze(text)
-    assert [p.code for p in analysis.problems] == ["ADF001", "ADF002"]
-    one = [code_actions(text, analysis, p.range) for p in analysis.problems]
-    assert [a.codes for a in one[0] + one[1]] == [("ADF001",), ("ADF002",)]
-    assert one[0][0].edits == one[1][0].edits
-    whole_region = Range(analysis.problems[0].range.start, analysis.problems[1].range.end)
-    [both] = code_actions(text, analysis, whole_region)
-    assert both.codes == ("ADF001", "ADF002")
+    assert [p.code for p in analysis.problems] == ["ADF002"]
+    [action] = code_actions(text, analysis, analysis.problems[0].range)
+    assert action.codes == ("ADF002",)
+    assert action.title == "Declare 'n' as int32[1] (and update 1 kernel, 1 call)"
 
 
 def test_pitfall_bare_scalar_example_is_clean_after_the_fix():
@@ -760,7 +758,7 @@ def test_columns_are_code_points():
         mod = df.build(top, target="simulator")
         mod(Ä, n)  # «Ä»
         """,
-        "ADF001",
+        "ADF002",
         """
         @df.region()
         def top(Ä: int32[M], n: int32[1]):
@@ -788,8 +786,8 @@ def test_a_fix_that_would_touch_a_broken_line_leaves_it_alone():
     # The call is half typed: the parser sets its line aside, the model has no call there, and
     # the fix changes the region and the kernel only.
     text = (EXAMPLES / "pitfall_bare_scalar.py").read_text().replace("mod(A, 5, B)", "mod(A, 5, B")
-    assert titles(text, "ADF001") == ["Declare 'n' as int32[1] (and update 1 kernel)"]
-    assert "    mod(A, 5, B\n" in fix(text, "ADF001")
+    assert titles(text, "ADF002") == ["Declare 'n' as int32[1] (and update 1 kernel)"]
+    assert "    mod(A, 5, B\n" in fix(text, "ADF002")
 
 
 def test_a_stale_analysis_gives_no_action_rather_than_a_wrong_one():

@@ -93,3 +93,34 @@ def test_call_of_built_module():
 def test_nothing_outside_regions():
     text, pos = split_cursor("x = 1$0\n")
     assert hover(analyze(text), pos) is None
+
+
+def _region_hover(source: str) -> str:
+    text, pos = split_cursor(source)
+    result = hover(analyze(text), pos)
+    assert result is not None
+    return result.markdown
+
+
+def test_bare_scalar_parameters_are_0d_memrefs():
+    markdown = _region_hover("""
+@df.region()
+def to$0p(A: int32[4], n: int32, flag: bool):
+    @df.kernel(mapping=[1], args=[A])
+    def k(local_A: int32[4]):
+        local_A[0] = n if flag else 0
+""")
+    assert "| 2 | `n` | `int32` | `memref<i32>` |" in markdown
+    assert "| 3 | `flag` | `bool` | `memref<i1>` |" in markdown
+
+
+def test_generic_region_shows_symbolic_shapes():
+    markdown = _region_hover("""
+@df.region()
+def inn$0er[P0, P1](A: float32[P0, P1], B: float32[P0 * 2]):
+    @df.kernel(mapping=[P0, P1], args=[A, B])
+    def gemm(local_A: float32[P0, P1], local_B: float32[P0 * 2]):
+        pass
+""")
+    assert "| 1 | `A` | `float32[P0, P1]` | `memref<P0xP1xf32>` |" in markdown
+    assert "| 2 | `B` | `float32[?]` | `memref<?xf32>` |" in markdown

@@ -77,6 +77,14 @@ class ModuleRef:
 
 
 @dataclass(frozen=True)
+class TypeParam:
+    """A type parameter of a generic region (`def inner[P0, P1](...)`): a dimension written with
+    it stays symbolic (`float32[P0, P1]`), bound when a kernel instantiates `inner[2, 2]`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class ConstExprType:
     dtype: DType | None
 
@@ -314,7 +322,9 @@ def _as_dtype(value: Any) -> DType | None:
     return None
 
 
-def _dim(value: Any) -> int | None:
+def _dim(value: Any) -> int | str | None:
+    if isinstance(value, TypeParam):
+        return value.name
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

@@ -23,6 +23,7 @@ from allo_lsp.analysis.evaluate import (
     RegionRef,
     Scope,
     Symbol,
+    TypeParam,
     string_value,
 )
 from allo_lsp.analysis.kernel_body import scan_kernel_body
@@ -340,7 +341,7 @@ class _Extractor:
                 name = getattr(tp.param, "name", None)
                 if isinstance(name, cst.Name):
                     generics.append(name.value)
-                    rscope.bind_unknown(name.value, line)
+                    rscope.bind(name.value, line, value=TypeParam(name.value))
         params = []
         for p in _all_params(fn.params):
             ann = p.annotation.annotation if p.annotation else None

@@ -14,12 +14,16 @@ import libcst as cst
 
 from allo_lsp.analysis.evaluate import FunctionRef, RegionRef
 from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
+from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
 if TYPE_CHECKING:
     from allo_lsp.analysis.evaluate import Scope
     from allo_lsp.analysis.extract import _Extractor
 
 META = ("meta_if", "meta_elif", "meta_else", "meta_for")
+_BRANCHES = ("meta_if", "meta_elif", "meta_else")
+# `df.gather(pipes)` / `df.scatter(buffer, pipes)`: the position of `pipes`.
+_COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
 
 
@@ -55,7 +59,10 @@ class _Scanner(cst.CSTVisitor):
         self.pid_unpacks: list[PidUnpack] = []
         self.meta_uses: list[MetaUse] = []
         self.subregions: list[Region] = []
-        self._matched: dict[int, bool] = {}
+        # One level per meta body being visited (the kernel body is the outermost): Allo pairs
+        # a meta_elif/meta_else with the last open meta_if of its own level.
+        self._levels: list[MetaLevel] = [MetaLevel()]
+        self._meta_bodies: set[int] = set()
 
     # -- writes --------------------------------------------------------------------------
 
@@ -116,7 +123,7 @@ class _Scanner(cst.CSTVisitor):
         return False
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if self._stream_use(node):
+        if self._stream_use(node) or self._collective(node):
             for a in node.args:
                 a.visit(self)
             return False
@@ -187,6 +194,29 @@ class _Scanner(cst.CSTVisitor):
         )
         return True
 
+    def _collective(self, node: cst.Call) -> bool:
+        """`df.gather(pipes)` gets from every stream of `pipes`, `df.scatter(buf, pipes)` puts
+        into each; `pipes` is a list of streams or a slice of a stream array (`pipe[:]`)."""
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        index = _COLLECTIVES.get(name)
+        positional = [a.value for a in node.args if a.keyword is None]
+        if self.kernel is None or index is None or len(positional) <= index:
+            return False
+        pipes = positional[index]
+        items = [e.value for e in pipes.elements] if isinstance(pipes, (cst.List, cst.Tuple)) else [pipes]
+        roots = [item.value if isinstance(item, cst.Subscript) else item for item in items]
+        # Only declared streams: a helper of the user's may be called `gather` too.
+        if not roots or not all(isinstance(r, cst.Name) and self.region.stream(r.value) for r in roots):
+            return False
+        op = "get" if name == "gather" else "put"
+        for item, root in zip(items, roots):
+            self.region.stream_uses.append(
+                StreamUse(root.value, op, self.kernel, self.ex.range(root), self.ex.range(node), 1,
+                          isinstance(item, cst.Subscript))
+            )
+        return True
+
     def _pid(self, node: cst.Assign) -> None:
         value = node.value
         func = value.func if isinstance(value, cst.Call) else None
@@ -197,35 +227,37 @@ class _Scanner(cst.CSTVisitor):
         count = len(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else 1
         self.pid_unpacks.append(PidUnpack(count, self.ex.range(target)))
 
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        previous = None
-        for stmt in node.body:
-            kind = _meta_kind(stmt)
-            if kind in ("meta_elif", "meta_else"):
-                self._matched[id(stmt)] = previous in ("meta_if", "meta_elif")
-            previous = kind
-
     def visit_With(self, node: cst.With) -> None:
-        for item in node.items:
-            call = item.item
-            if not isinstance(call, cst.Call):
-                continue
+        metas = [(call, name) for call, name in map(_meta_call, node.items) if name is not None]
+        for call, name in metas:
             func = call.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-            if name not in META:
-                continue
             qualified = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "allo"
-            self.meta_uses.append(
-                MetaUse(name, qualified, self._matched.get(id(node), True), self.ex.range(func))
-            )
+            self.meta_uses.append(MetaUse(name, qualified, self._branch(name), self.ex.range(func)))
+        if metas:
+            self._levels.append(MetaLevel())
+            self._meta_bodies.add(id(node))
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if id(original_node) in self._meta_bodies:
+            self._meta_bodies.discard(id(original_node))
+            self._levels.pop()
+
+    def _branch(self, name: str) -> bool:
+        """Whether a meta branch pairs with an open chain of its level (conditions are not
+        folded here: only the pairing matters)."""
+        if name not in _BRANCHES:
+            return True
+        try:
+            self._levels[-1].branch(name)
+        except MetaChainError:
+            return False
+        return True
 
 
-def _meta_kind(stmt) -> str | None:
-    if not isinstance(stmt, cst.With) or not stmt.items:
-        return None
-    call = stmt.items[0].item
+def _meta_call(item: cst.WithItem) -> tuple[cst.Call | None, str | None]:
+    call = item.item
     if not isinstance(call, cst.Call):
-        return None
+        return None, None
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-    return name if name in META else None
+    return (call, name) if name in META else (None, None)

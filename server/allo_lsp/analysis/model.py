@@ -107,7 +107,7 @@ class StreamUse:
 class MetaUse:
     func: str  # meta_if, meta_elif, meta_else, meta_for
     qualified: bool  # written as an attribute of `allo`
-    matched: bool  # meta_elif/meta_else: preceded by meta_if/meta_elif in the same block
+    matched: bool  # meta_elif/meta_else: an open meta_if chain of the same meta level takes it
     range: Range
 
 

@@ -38,7 +38,7 @@ class DType:
         if self.kind in ("fixed", "ufixed"):
             return f"{self.kind}({self.bits}, {self.frac})"
         if self.kind == "bool":
-            return "i1"
+            return "ui1"  # Allo's `bool` is `UInt(1)`
         return "index"
 
     @property
@@ -70,10 +70,15 @@ class DType:
         return "float32"
 
     @property
+    def numpy_attr(self) -> str:
+        """The `np.<name>` a user writes for `numpy`: `np.bool` is gone from numpy 1.24 to 1.26."""
+        return "bool_" if self.kind == "bool" else self.numpy
+
+    @property
     def itype(self) -> str:
         if self.kind in ("int", "fixed"):
             return "s"
-        if self.kind in ("uint", "ufixed"):
+        if self.kind in ("uint", "ufixed", "bool"):
             return "u"
         return "_"
 
@@ -109,7 +114,9 @@ def dtype_from_constructor(ctor: str, args: list[int]) -> DType | None:
 
 TYPE_CONSTRUCTORS = ("Int", "UInt", "Fixed", "UFixed")
 
-Dim = int | None  # None: a dimension that does not fold to a constant here
+# A str is a type parameter of a generic region (`def inner[P0, P1](A: T[P0, P1])`);
+# None: a dimension that does not fold to a constant here.
+Dim = int | str | None
 
 
 @dataclass(frozen=True)
@@ -136,15 +143,21 @@ class AlloType:
         return base + (f"[{', '.join(_dim(d) for d in self.shape)}]" if self.shape else "")
 
     @property
+    def element_mlir(self) -> str:
+        return self.dtype.mlir if self.dtype else "?"
+
+    @property
     def mlir(self) -> str:
-        elem = self.dtype.mlir if self.dtype else "?"
+        """As a function argument: a memref, 0-d for a scalar (`memref<i32>`), as Allo compiles a
+        bare scalar region parameter."""
         if not self.shape:
-            return elem
-        return f"memref<{'x'.join(_dim(d) for d in self.shape)}x{elem}>"
+            return f"memref<{self.element_mlir}>"
+        return f"memref<{'x'.join(_dim(d) for d in self.shape)}x{self.element_mlir}>"
 
     @property
     def fully_resolved(self) -> bool:
-        return self.dtype is not None and all(d is not None for d in self.shape)
+        """Element type and every dimension known as numbers (a type parameter is not)."""
+        return self.dtype is not None and all(isinstance(d, int) for d in self.shape)
 
     def element_count(self) -> int | None:
         if not all(isinstance(d, int) for d in self.shape):
@@ -172,4 +185,5 @@ class StreamType:
 
     @property
     def mlir(self) -> str:
-        return f"!allo.stream<{self.element.mlir}, {_dim(self.depth)}>"
+        element = self.element.mlir if self.element.shape else self.element.element_mlir
+        return f"!allo.stream<{element}, {_dim(self.depth)}>"

@@ -1,7 +1,9 @@
 """ADF002 scalar-in-args: a scalar bound in `args=[...]`
 
 ## What it does
-Flags a name in a kernel's `args=[...]` that refers to a bare scalar region parameter.
+Flags a name in a kernel's `args=[...]` that refers to a bare scalar region parameter, with
+Allo's own message and printed type (`bool` is `UInt(1)`, printed `ui1`). The region parameter
+itself is not reported again (ADF001 is for a scalar no kernel binds).
 
 ## Why is this bad?
 Allo's type inference rejects it and the build exits with this message. The "captured
@@ -38,6 +40,6 @@ def check(ctx: Context):
                     arg.range,
                     f"Scalar '{p.name}' cannot appear in `args=[...]` on @df.kernel '{kernel.name}'. "
                     "Scalars are captured from the enclosing region scope automatically; remove it "
-                    f"from args, or use a 1-element array ({p.name}: {p.type.dtype}[1]) instead.",
+                    f"from args, or use a 1-element array ({p.name}: {p.type.dtype.printed}[1]) instead.",
                     {"region": region.name, "param": p.name},
                 )

@@ -2,12 +2,13 @@
 
 ## What it does
 Flags a region parameter that some kernel writes when a read-only parameter comes after it. Not
-reported when every `df.build` of the region in the file targets something other than Vitis HLS,
-or passes `configs={"num_output_args": ...}`.
+reported when every `df.build` of the region in the file targets something other than
+`vitis_hls`, or passes `configs={"num_output_args": ...}`.
 
 ## Why is this bad?
 With `target="vitis_hls"` (the default target of `df.build`) Allo requires the outputs at the end
-of the top function and stops with `Output arguments must appear at the end.`
+of the top function and stops with `Output arguments must appear at the end.` Only that platform
+checks it (`allo/backend/hls.py`): `vhls`, `ihls`, `pynq` and `tapa` builds take any order.
 
 ## Example
 ```python
@@ -24,7 +25,7 @@ from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 
 SEVERITY = Severity.WARNING
-_HLS_TARGETS = ("vitis_hls", "vhls", "ihls", "pynq", "tapa")
+_CHECKED_TARGET = "vitis_hls"
 
 
 def check(ctx: Context):
@@ -32,7 +33,7 @@ def check(ctx: Context):
         if not region.bindings_known:  # an unreadable args=... is ADF013; guessing would mislead
             continue
         builds = ctx.model.builds_of(region)
-        if builds and all(b.has_num_output_args or (b.target and b.target not in _HLS_TARGETS) for b in builds):
+        if builds and all(b.has_num_output_args or (b.target and b.target != _CHECKED_TARGET) for b in builds):
             continue
         params = region.params
         for i, p in enumerate(params):

@@ -1,25 +1,33 @@
 """ADF030 meta-construct: meta construct not written `allo.meta_*`, or unmatched
 
 ## What it does
-Flags `with meta_if(...)` (a bare imported name) and `allo.meta_elif`/`allo.meta_else` blocks that
-do not directly follow an `allo.meta_if` or `allo.meta_elif` block in the same body.
+Flags `with meta_if(...)` (a bare imported name), and an `allo.meta_elif`/`allo.meta_else` that
+no open `allo.meta_if` of its level takes: Allo keeps a stack of open `meta_if` chains per meta
+body (statements of plain `for`/`if` bodies share the enclosing level). A `meta_else` closes the
+chain on top, so ordinary statements between the blocks do not break a chain, but a `meta_elif`
+after the `meta_else` of its chain pairs only with a chain still open below it.
 
 ## Why is this bad?
 Allo recognises meta (compile-time) control only as attribute calls on `allo`
-(`Unsupported meta function`) and pairs `meta_elif`/`meta_else` with the block before them
-(`Unmatched allo.meta_elif()`).
+(`Unsupported meta function`) and stops at a branch with no open chain
+(`Unmatched allo.meta_elif()`, `Unmatched allo.meta_else()`).
 
 ## Example
 ```python
 with meta_if(i == 0):
     ...
-x = 1
+with allo.meta_if(i == 0):
+    ...
 with allo.meta_else():
+    ...
+with allo.meta_elif(i == 1):   # its chain was closed by meta_else
     ...
 ```
 Use instead:
 ```python
 with allo.meta_if(i == 0):
+    ...
+with allo.meta_elif(i == 1):
     ...
 with allo.meta_else():
     ...
@@ -46,7 +54,7 @@ def check(ctx: Context):
                 elif not use.matched:
                     yield Finding(
                         use.range,
-                        f"Unmatched allo.{use.func}(): it must directly follow a "
-                        "'with allo.meta_if(...)' or 'with allo.meta_elif(...)' block.",
+                        f"Unmatched allo.{use.func}(): no 'with allo.meta_if(...)' chain of this "
+                        "level is open here (a meta_else closes its chain).",
                         {"region": region.name, "kernel": kernel.name, "func": use.func},
                     )

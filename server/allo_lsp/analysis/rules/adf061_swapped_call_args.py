@@ -1,9 +1,11 @@
 """ADF061 swapped-call-args: call-site names match region parameters in another order
 
 ## What it does
-Flags an argument of `mod(...)` that is a variable named like a region parameter other than the
-one at its position (in the order of the configured Allo build). A variable passed several times
-is taken as deliberate.
+Flags arguments of `mod(...)` that are variables named like region parameters and swapped with
+each other (in the order of the configured Allo build): `B` where `A` is expected while `A` is
+passed where `B` is expected, or any longer cycle. A variable passed several times is taken as
+deliberate, and so is one named like another parameter whose own position holds something else
+(`mod(A, B, C, A, B, D)` for `top(A, B, C, D, E, F)` reuses `A` and `B`).
 
 ## Why is this bad?
 Arrays are passed by position and written in place: swapped arguments run without error and
@@ -31,18 +33,36 @@ def check(ctx: Context):
         if call.region.parameterless_api:
             continue  # its old signature came from the kernels' own parameters; ADF040 reports it
         params = [p.name for p in call.region.signature_for(ctx.options.allo_build)]
-        passed = [a.name for a in call.args]
+        target = _targets(call.args, params)
         for i, arg in enumerate(call.args):
-            if arg.keyword or arg.starred or arg.name is None or i >= len(params):
+            if not _in_cycle(i, target):
                 continue
-            if passed.count(arg.name) > 1:  # `mod(A, A, A)` reuses a buffer on purpose: not a swap
-                continue
-            if arg.name in params and params[i] != arg.name:
-                yield Finding(
-                    arg.range,
-                    f"'{arg.name}' is passed as argument {i + 1}, which region "
-                    f"'{call.region.name}' names '{params[i]}' ('{arg.name}' is argument "
-                    f"{params.index(arg.name) + 1}): likely swapped. The order is "
-                    f"{call.region.name}({', '.join(params)}).",
-                    {"region": call.region.name, "position": i, "expected": params[i]},
-                )
+            yield Finding(
+                arg.range,
+                f"'{arg.name}' is passed as argument {i + 1}, which region "
+                f"'{call.region.name}' names '{params[i]}' ('{arg.name}' is argument "
+                f"{params.index(arg.name) + 1}): likely swapped. The order is "
+                f"{call.region.name}({', '.join(params)}).",
+                {"region": call.region.name, "position": i, "expected": params[i]},
+            )
+
+
+def _targets(args, params: list[str]) -> list[int | None]:
+    """For each argument, the position of the region parameter it is named after, if it is a
+    plain positional name passed once and that position is another one."""
+    passed = [a.name for a in args]
+    out: list[int | None] = []
+    for i, arg in enumerate(args):
+        ok = not (arg.keyword or arg.starred) and arg.name in params and passed.count(arg.name) == 1
+        j = params.index(arg.name) if ok else None
+        out.append(j if j is not None and j != i and j < len(args) else None)
+    return out
+
+
+def _in_cycle(i: int, target: list[int | None]) -> bool:
+    """Whether following "argument i belongs at target[i]" from i comes back to i: the names
+    on the way are a permutation of their own positions."""
+    j, steps = target[i], 0
+    while j is not None and j != i and steps < len(target):
+        j, steps = target[j], steps + 1
+    return j == i
