@@ -93,11 +93,12 @@ def test_environment_problems_say_what_to_set(tmp_path, llvm):
     assert python["cause"] == "environment" and "does not exist" in python["message"]
 
 
-def test_segfault_after_the_result_still_passes_and_says_so(tmp_path, llvm):
+def test_no_crash_at_interpreter_exit_after_the_result(tmp_path, llvm):
+    """Allo's OpenMP teardown segfaults at interpreter exit (the stand-in: an atexit hook): the
+    runner leaves with os._exit right after writing its result, so no teardown runs."""
     result, rc = run(f"{design(tmp_path, 'segfault_at_exit')}::top", "--llvm-build-dir", llvm)
     assert rc == 0
-    assert (result["status"], result["cause"]) == ("passed", "crash_after_success")
-    assert "SIGSEGV" in result["message"]
+    assert (result["status"], result["cause"]) == ("passed", None)
 
 
 def test_segfault_before_the_result_is_a_crash(tmp_path, llvm):

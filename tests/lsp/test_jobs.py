@@ -104,7 +104,9 @@ async def test_user_error_runs_the_unsaved_text(job_editor, tmp_path):
     ("behaviour", "status", "cause", "title"),
     [
         ("compiler_bug", "error", "library_bug", "▶ Simulate: ✗ library_bug"),
-        ("segfault_at_exit", "passed", "crash_after_success", "(crashed at exit)"),
+        # The runner leaves with os._exit right after its result: Allo's (OpenMP's) crash at
+        # interpreter exit never happens.
+        ("segfault_at_exit", "passed", None, "▶ Simulate: ✓ passed"),
         ("segfault", "crashed", "crash", "▶ Simulate: ✗ crash"),
         ("glibc", "error", "environment", "▶ Simulate: ✗ environment"),
     ],

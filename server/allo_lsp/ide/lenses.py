@@ -15,6 +15,8 @@ from allo_lsp.ide.synthesis import lens_title
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
+# A running job's lens cancels it; running the target again while it runs starts nothing.
+CANCEL = "alloDataflow.cancelJob"
 COMMANDS = {
     SIMULATE: "alloDataflow.simulate", RUN: "alloDataflow.run", MLIR: "alloDataflow.showMlir",
     SYNTHESIZE: "alloDataflow.synthesize", REPORT: "alloDataflow.showReport",
@@ -50,14 +52,14 @@ def runnable(analysis: Analysis) -> list[tuple[Range, str, str]]:
 def code_lenses(analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]) -> list[Lens]:
     lenses = []
     for rng, name, kind in runnable(analysis):
-        title = _LABELS[kind]
+        title, command = _LABELS[kind], COMMANDS[kind]
         if (name, kind) in running:
-            title = "⏳ running… (click to run again)"
+            title, command = "⏳ running… (click to cancel)", CANCEL
         elif (name, kind) in outcomes:
             done = outcomes[(name, kind)]
             report = done.details.get("report") if kind == SYNTHESIZE and done.status == "passed" else None
             title = lens_title(report) if report else f"{title}: {outcome_title(done)}"
-        lenses.append(Lens(rng, title, COMMANDS[kind], name, kind))
+        lenses.append(Lens(rng, title, command, name, kind))
         if kind == SYNTHESIZE and (name, kind) in outcomes and outcomes[(name, kind)].details.get("report"):
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
     return lenses
@@ -67,8 +69,7 @@ def outcome_title(result: JobResult) -> str:
     """`✓ passed 1.4 s`, `✗ assertion line 27`, `✗ allo_error line 12`, `⏱ timeout`."""
     seconds = f" {result.duration_s:.1f} s" if result.duration_s else ""
     if result.status == "passed":
-        note = " (crashed at exit)" if result.cause == "crash_after_success" else ""
-        return f"✓ passed{seconds}{note}"
+        return f"✓ passed{seconds}"
     if result.status == "cancelled":
         return "cancelled"
     if result.status == "timeout":

@@ -29,10 +29,13 @@ class Target:
     file: str
     name: str
     kind: str  # SIMULATE, RUN, MLIR, PROBE
+    # The editor's document (its URI as the client wrote it): two URIs of one file are two
+    # documents for the client, so their jobs are two jobs.
+    uri: str = ""
 
     @property
     def key(self) -> str:
-        return f"{self.file}::{self.name}::{self.kind}"
+        return f"{self.uri or self.file}::{self.name}::{self.kind}"
 
 
 def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = "auto", seed: int = 0) -> JobSpec:
@@ -60,8 +63,7 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
             backend = "reference"  # auto: no usable LLVM build, so not the real simulator
     omp = omp_threads(config, pe_count)
     request = JobRequest(
-        kind=target.kind, file=os.path.abspath(target.file), target=target.name, result_path="",
-        backend=backend, seed=seed, args=args,
+        kind=target.kind, file=os.path.abspath(target.file), target=target.name, backend=backend, seed=seed, args=args,
     )
     return JobSpec(
         key=target.key, request=request, python=python, env=job_environment(config, omp, llvm),

@@ -1,9 +1,13 @@
 """Runs jobs in fresh, isolated processes and always brings them to an end.
 
-Each job: its own process group (so a timeout or cancel kills everything it started), an
-argument vector (no shell), a private 0700 directory as working directory and Allo `project=`,
-removed afterwards. One job per key at a time (re-running cancels the previous one), a small
-concurrency limit, and progress from the phase lines the runner prints.
+Each job: an isolated interpreter (`isolation.py`: `-I`, no working directory on `sys.path`) in
+its own process group, under a watchdog that is a subreaper for everything the job starts
+(`runner/watchdog.py`), an argument vector (no shell), a private 0700 directory as working
+directory and Allo `project=`, removed afterwards. The request goes in on the runner's stdin and
+the result comes back on a pipe only the runner holds; it is believed only when the runner then
+exits 0 in time (`outcome.py`). The watchdog ends the job when its pipe from the server closes:
+at a cancel or timeout, and when the server dies (even by SIGKILL). One job per key at a time, a
+small concurrency limit, and progress from the phase lines the runner prints.
 """
 
 from __future__ import annotations
@@ -11,22 +15,26 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import shutil
 import signal
-import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
+from allo_lsp.jobs.isolation import job_dir, remove_orphaned_dirs, runner_argv
 from allo_lsp.jobs.outcome import outcome
-from allo_lsp.protocol.messages import JobRequest, JobResult, read_json, write_json
+from allo_lsp.protocol.messages import DETAIL_LIMIT, JobRequest, JobResult, read_result
 
 PHASE = b"@@allo-lsp phase "
 READY = b"@@allo-lsp ready"
 _LOG_HEAD = 64 * 1024
 _LOG_TAIL = 1024 * 1024
-_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+_RESULT_LIMIT = 16 * 1024 * 1024  # more on the result pipe is not a result
+_GRACE_S = 1.0  # a tool: between SIGTERM and SIGKILL
+_WATCHDOG_S = 1.0  # a watchdog that has not ended its job by then is killed with its group
 
 Progress = Callable[[str], None]
 
@@ -34,7 +42,7 @@ Progress = Callable[[str], None]
 @dataclass
 class JobSpec:
     key: str  # one job per key at a time, e.g. "file::target::simulate"
-    request: JobRequest  # `result_path` and `project_dir` are filled in by the manager
+    request: JobRequest  # `project_dir` is filled in by the manager
     python: str
     env: dict[str, str]
     timeout_s: float
@@ -44,9 +52,28 @@ class JobSpec:
 
 
 @dataclass
+class _Runner:
+    """A started runner: its process (the watchdog's pid), the result pipe being read, the
+    server's end of its watchdog pipe (closing it ends the job), its directory."""
+
+    process: asyncio.subprocess.Process
+    result: _PipeReader
+    watchdog: int | None  # write end; None once closed
+    workdir: str
+    marker: str  # JOB_MARKER's value in its environment
+
+    def stop(self) -> None:
+        """Tell the watchdog to SIGKILL the job's processes (it then exits)."""
+        if self.watchdog is not None:
+            os.close(self.watchdog)
+            self.watchdog = None
+
+
+@dataclass
 class _Running:
     spec: JobSpec
     process: asyncio.subprocess.Process | None = None
+    runner: _Runner | None = None
     cancelled: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
     marker: str = field(default_factory=lambda: uuid.uuid4().hex)  # JOB_MARKER's value
@@ -56,53 +83,79 @@ class _Running:
 # session of their own, a daemon) are found and killed with it.
 JOB_MARKER = "ALLO_LSP_JOB"
 # Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
-_PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR", JOB_MARKER)
+_PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR")
 
 
 class JobManager:
-    def __init__(self, max_concurrent: int = 2, prestart: bool = False) -> None:
+    """`prestart`: after a job, a runner for the next is started (an editor's server).
+    `owns_kept_dirs`: kept job directories (synthesis projects) are this process's too, removed
+    by the next server once it is gone; otherwise (`allo-lsp synth`) they outlive it."""
+
+    def __init__(self, max_concurrent: int = 2, prestart: bool = False, owns_kept_dirs: bool = False) -> None:
         self._slots = asyncio.Semaphore(max_concurrent)
         self._running: dict[str, _Running] = {}
         self._prestart = prestart
+        self._owns_kept_dirs = owns_kept_dirs
         # One pre-started runner per interpreter and environment: imports done, used once.
-        self._warm: dict[tuple, asyncio.subprocess.Process] = {}
-        # A pre-started runner's JOB_MARKER, given at its start: the processes it forks without
-        # exec keep the environment it was started with, whatever the job sets later.
-        self._warm_markers: dict[int, str] = {}
+        self._warm: dict[tuple, _Runner] = {}
+        self._warming: set[tuple] = set()  # being started: a second start would stay idle forever
+        self._closed = False
+        if prestart:
+            # A server killed by SIGKILL left its job directories (with the editor's outputs).
+            threading.Thread(target=remove_orphaned_dirs, daemon=True).start()
 
-    async def close(self) -> None:
-        """Let the pre-started runners go (they exit when their stdin closes) and stop jobs."""
-        await self.cancel_all()
-        for process in self._warm.values():
-            if process.stdin is not None:
-                process.stdin.close()
-            _kill_group(process.pid, signal.SIGTERM)
+    async def close(self, wait_s: float = 2.0) -> None:
+        """Stop every job and let the pre-started runners go; wait up to `wait_s` for the jobs
+        to have ended (their directories removed). Their processes die whatever: the watchdogs
+        kill them."""
+        self._closed = True
+        jobs = list(self._running.values())
+        for key in list(self._running):
+            self.cancel(key)
+        for runner in self._warm.values():
+            _discard(runner)
         self._warm.clear()
+        if jobs:
+            await asyncio.wait([asyncio.ensure_future(job.done.wait()) for job in jobs], timeout=wait_s)
 
     def running(self) -> list[str]:
         return list(self._running)
 
-    async def cancel(self, key: str) -> bool:
+    def cancel(self, key: str) -> bool:
+        """Cancel the job under `key` (False: there is none). Returns at once: the job's
+        processes are being killed, and `run` returns "cancelled" when they are gone."""
         job = self._running.get(key)
         if job is None:
             return False
         job.cancelled = True
-        _kill(job.process)
-        await job.done.wait()
+        if job.runner is not None:
+            job.runner.stop()
+        elif job.process is not None:
+            _kill(job.process)
         return True
 
+    async def cancelled(self, key: str) -> None:
+        """Wait until the job under `key`, cancelled, has ended."""
+        job = self._running.get(key)
+        if job is not None:
+            await job.done.wait()
+
     async def cancel_all(self) -> None:
-        await asyncio.gather(*(self.cancel(k) for k in list(self._running)))
+        keys = list(self._running)
+        for key in keys:
+            self.cancel(key)
+        await asyncio.gather(*(self.cancelled(k) for k in keys))
 
     async def run(self, spec: JobSpec, progress: Progress = lambda phase: None) -> JobResult:
-        await self.cancel(spec.key)  # re-running a target replaces its previous job
+        if self.cancel(spec.key):  # re-running a target replaces its previous job
+            await self.cancelled(spec.key)
         job = _Running(spec)
         self._running[spec.key] = job
         started = time.monotonic()
         try:
             progress("queued")
             async with self._slots:
-                if job.cancelled:
+                if job.cancelled or self._closed:
                     result = outcome(None, None, "", cancelled=True)
                 else:
                     result = await self._execute(job, progress)
@@ -118,33 +171,35 @@ class JobManager:
 
     async def _execute(self, job: _Running, progress: Progress) -> JobResult:
         spec = job.spec
-        workdir = tempfile.mkdtemp(prefix="allo-lsp-job-")  # mode 0700
+        kept_elsewhere = spec.keep_dir and not self._owns_kept_dirs
+        progress("starting")
+        runner = None if kept_elsewhere else self._take_warm(spec)
+        try:
+            if runner is None:
+                runner = await self._start_runner(spec.python, spec.env, warm=False, kept=kept_elsewhere)
+        except OSError as exc:
+            return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
         try:
             request = spec.request
-            # Not `result.json`: a design may save a file of that name in its working directory.
-            request.result_path = os.path.join(workdir, "allo-lsp-result.json")
-            spec.env = {**spec.env, JOB_MARKER: job.marker}
-            request.project_dir = request.project_dir or os.path.join(workdir, "project")
+            request.project_dir = request.project_dir or os.path.join(runner.workdir, "project")
             os.makedirs(request.project_dir, exist_ok=True)
-            request_path = os.path.join(workdir, "request.json")
-            write_json(request_path, request)
-            progress("starting")
-            argv = [spec.python, "-m", "allo_lsp.runner", request_path]
+            nonce = secrets.token_hex(16)
             log = _Log(progress, _runner_phase)
-            warm = self._take_warm(spec, request_path, workdir)
-            job.marker = spec.env[JOB_MARKER]  # the pre-started runner's, when one took the job
-            try:
-                if warm is not None:
-                    returncode, timed_out = await self._attach(job, warm, spec.timeout_s, log)
-                else:
-                    returncode, timed_out = await self._spawn(job, argv, workdir, spec.env, spec.timeout_s, log)
-            except OSError as exc:
-                return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
+            _send(runner, request, {name: spec.env.get(name) for name in _PER_JOB_ENV}, nonce)
+            job.runner, job.marker = runner, runner.marker
+            if job.cancelled:  # cancelled while it started
+                runner.stop()
+            returncode, timed_out = await self._attach(job, runner.process, spec.timeout_s, log)
             # The next runner is pre-started only after a job that ended: not while this task is
             # cancelled (the server shutting down), when a runner started now would outlive it.
-            if self._prestart:
+            if self._prestart and not self._closed:
                 asyncio.ensure_future(self._start_warm(spec))
-            result = _result(read_json(request.result_path))
+            try:
+                await asyncio.wait_for(runner.result.closed.wait(), 2.0)
+                data = runner.result.data()
+            except asyncio.TimeoutError:
+                data = b""  # a process of the job holds the pipe open: no believable result
+            result = read_result(data, nonce)
             if result is None and not log.phases and returncode is not None and returncode >= 0 and not job.cancelled:
                 final = _not_a_runner(spec.python, returncode, log.text())
             else:
@@ -153,30 +208,39 @@ class JobManager:
                     timed_out=timed_out, timeout_s=spec.timeout_s,
                     omp_threads=spec.omp_threads, pe_count=spec.pe_count,
                 )
-            final.details.setdefault("log", log.text()[-20000:])
+            final.details.setdefault("log", log.text()[-DETAIL_LIMIT:])
             if final.artifact and os.path.isfile(final.artifact):
                 with open(final.artifact, encoding="utf-8", errors="replace") as f:
                     final.details["artifact_text"] = f.read()
             if spec.keep_dir:
-                final.details["job_dir"] = workdir
+                final.details["job_dir"] = runner.workdir
             return final
         finally:
+            runner.stop()
+            runner.result.close()
             if not spec.keep_dir:
-                shutil.rmtree(workdir, ignore_errors=True)
+                shutil.rmtree(runner.workdir, ignore_errors=True)
 
     async def run_tool(self, key: str, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
                        phase_of=None, progress: Progress = lambda phase: None) -> ToolRun:
         """Run an external tool (Vitis HLS) with the same guarantees as a runner job: its own
         process group, no shell, a timeout, cancellation under `key`, a bounded log."""
-        await self.cancel(key)
-        job = _Running(JobSpec(key, JobRequest("tool", "", key, ""), argv[0], env, timeout_s))
+        if self.cancel(key):
+            await self.cancelled(key)
+        job = _Running(JobSpec(key, JobRequest("tool", "", key), argv[0], env, timeout_s))
         self._running[key] = job
         env = {**env, JOB_MARKER: job.marker}
         log = _Log(progress, phase_of or (lambda line: None))
         started = time.monotonic()
         try:
             async with self._slots:
-                returncode, timed_out = await self._spawn(job, argv, cwd, env, timeout_s, log)
+                if job.cancelled or self._closed:
+                    return ToolRun(None, "", False, True, 0.0)
+                process = await asyncio.create_subprocess_exec(
+                    *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                )
+                returncode, timed_out = await self._attach(job, process, timeout_s, log)
         finally:
             if self._running.get(key) is job:
                 del self._running[key]
@@ -187,71 +251,148 @@ class JobManager:
         env = tuple(sorted((k, v) for k, v in spec.env.items() if k not in _PER_JOB_ENV))
         return (spec.python, env)
 
-    async def _start_warm(self, spec: JobSpec) -> None:
-        key = self._warm_key(spec)
-        if key in self._warm:
-            return
-        env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
-        env[JOB_MARKER] = uuid.uuid4().hex
+    async def _start_runner(self, python: str, env: dict[str, str], warm: bool, kept: bool = False) -> _Runner:
+        """Start a runner in a new job directory. OSError when it cannot start."""
+        workdir = job_dir(kept)
+        result_read, result_write = os.pipe()
+        watchdog_read, watchdog_write = os.pipe()
+        marker = uuid.uuid4().hex
         try:
-            self._warm[key] = await asyncio.create_subprocess_exec(
-                spec.python, "-m", "allo_lsp.runner", "--warm", cwd=tempfile.gettempdir(), env=env,
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            process = await asyncio.create_subprocess_exec(
+                *runner_argv(python, result_write, watchdog_read, warm), cwd=workdir,
+                env={**{k: v for k, v in env.items() if k != JOB_MARKER}, JOB_MARKER: marker},
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True, pass_fds=(result_write, watchdog_read),
             )
-            self._warm_markers[self._warm[key].pid] = env[JOB_MARKER]
-        except OSError:
-            pass  # the next job starts cold and says what is wrong
-
-    def _take_warm(self, spec: JobSpec, request_path: str, workdir: str):
-        """A pre-started runner for this job, given its job; None to start one cold."""
-        process = self._warm.pop(self._warm_key(spec), None)
-        marker = self._warm_markers.pop(process.pid, None) if process is not None else None
-        if process is None or process.returncode is not None or process.stdin is None or marker is None:
-            return None
-        spec.env = {**spec.env, JOB_MARKER: marker}
-        job_env = {name: spec.env.get(name) for name in _PER_JOB_ENV}
-        line = json.dumps({"request": request_path, "cwd": workdir, "env": job_env}) + "\n"
-        try:
-            process.stdin.write(line.encode())
-            process.stdin.close()
-        except (BrokenPipeError, ConnectionResetError):
-            return None
-        return process
-
-    async def _spawn(self, job: _Running, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
-                     log: _Log) -> tuple[int | None, bool]:
-        """Start `argv` in a new session and see it through (`_attach`). OSError when it cannot
-        start."""
-        process = await asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-        )
-        return await self._attach(job, process, timeout_s, log)
-
-    async def _attach(self, job: _Running, process, timeout_s: float, log: _Log) -> tuple[int | None, bool]:
-        """Collect a started process's output, wait with a timeout, and kill its whole group at
-        the end (children that outlived it too)."""
-        job.process = process
-        reader = asyncio.ensure_future(log.consume(job.process.stdout))
-        timed_out = False
-        try:
-            await asyncio.wait_for(_exited(job.process), timeout_s)
-        except asyncio.TimeoutError:
-            timed_out = True
-            _kill(job.process)
-            await _exited(job.process)
-        except asyncio.CancelledError:
-            _kill(job.process)
+        except BaseException:
+            for fd in (result_read, watchdog_write):
+                os.close(fd)
+            shutil.rmtree(workdir, ignore_errors=True)
             raise
         finally:
-            _kill_group(job.process.pid)
+            os.close(result_write)  # only the runner writes its result
+            os.close(watchdog_read)
+        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), watchdog_write, workdir, marker)
+
+    async def _start_warm(self, spec: JobSpec) -> None:
+        key = self._warm_key(spec)
+        if self._closed or key in self._warm or key in self._warming:
+            return
+        self._warming.add(key)
+        try:
+            env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
+            runner = await self._start_runner(spec.python, env, warm=True)
+        except OSError:
+            return  # the next job starts cold and says what is wrong
+        finally:
+            self._warming.discard(key)
+        if self._closed or key in self._warm:
+            _discard(runner)
+        else:
+            self._warm[key] = runner
+
+    def _take_warm(self, spec: JobSpec) -> _Runner | None:
+        """A pre-started runner for this job; None to start one cold."""
+        runner = self._warm.pop(self._warm_key(spec), None)
+        if runner is None:
+            return None
+        if runner.process.returncode is not None or runner.process.stdin is None or runner.process.stdin.is_closing():
+            _discard(runner)
+            return None
+        return runner
+
+    async def _attach(self, job: _Running, process, timeout_s: float, log: _Log) -> tuple[int | None, bool]:
+        """Collect a started process's output, wait with a timeout, and make sure at the end
+        that nothing of it is left (the watchdog, then the process group and marked processes)."""
+        job.process = process
+        reader = asyncio.ensure_future(log.consume(process.stdout))
+        timed_out = False
+        try:
+            await asyncio.wait_for(_exited(process), timeout_s)
+        except asyncio.TimeoutError:
+            timed_out = True
+            self._end(job)
+            await _exited(process)
+        except asyncio.CancelledError:
+            self._end(job)
+            raise
+        finally:
+            if job.runner is not None:
+                job.runner.stop()
+                try:  # the watchdog is killing what the runner left; normally done in ms
+                    await asyncio.wait_for(asyncio.shield(_exited(process)), _WATCHDOG_S)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    pass
+            _kill_group(process.pid)
             _kill_marked(job.marker)
         try:
             await asyncio.wait_for(reader, 2.0)
         except asyncio.TimeoutError:
             reader.cancel()
-        return job.process.returncode, timed_out
+        return process.returncode, timed_out
+
+    def _end(self, job: _Running) -> None:
+        if job.runner is not None:
+            job.runner.stop()
+        else:
+            _kill(job.process)
+
+
+def _send(runner: _Runner, request: JobRequest, env: dict[str, str | None], nonce: str) -> None:
+    """The job, as one line on the runner's stdin; then stdin is closed."""
+    line = json.dumps({"request": asdict(request), "env": env, "nonce": nonce}) + "\n"
+    stdin = runner.process.stdin
+    try:
+        stdin.write(line.encode())
+        stdin.close()  # written out before the pipe closes
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the runner is gone: it exits without a result, and that is the outcome
+
+
+def _discard(runner: _Runner) -> None:
+    """A pre-started runner no longer needed: its watchdog ends it; its directory goes."""
+    if runner.process.stdin is not None:
+        runner.process.stdin.close()
+    runner.stop()
+    runner.result.close()
+    shutil.rmtree(runner.workdir, ignore_errors=True)
+
+
+class _PipeReader:
+    """Reads a pipe into memory until its last writer closes it (nothing past `limit`)."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self._fd: int | None = fd
+        self._limit = limit
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.closed = asyncio.Event()
+        os.set_blocking(fd, False)
+        asyncio.get_running_loop().add_reader(fd, self._readable)
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.close()
+            return
+        self._size += len(chunk)
+        if self._size <= self._limit:
+            self._chunks.append(chunk)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            asyncio.get_running_loop().remove_reader(self._fd)
+            os.close(self._fd)
+            self._fd = None
+            self.closed.set()
+
+    def data(self) -> bytes:
+        return b"".join(self._chunks) if self._size <= self._limit else b""
 
 
 @dataclass
@@ -326,14 +467,6 @@ def _not_a_runner(python: str, returncode: int, log: str) -> JobResult:
         f"{python} (alloDataflow.python) did not start the allo-lsp runner: it exited with status {returncode}"
         + (f":\n{tail}\n" if tail else ". ") + "It must be a Python 3.10+ interpreter of your Allo environment.",
     )
-
-
-def _result(data: dict | None) -> JobResult | None:
-    """The runner's result, or None when the file is missing, torn or not a result at all."""
-    try:
-        return JobResult.from_dict(data) if data else None
-    except (TypeError, ValueError, AttributeError):
-        return None
 
 
 async def _exited(process: asyncio.subprocess.Process) -> int:

@@ -1,7 +1,9 @@
 """A finished process, turned into one `JobResult` (the table in issue 4 / ALLO_DATAFLOW.md 5).
 
-The runner's own result file is the primary evidence; the exit status and what the process
-printed decide when there is none (it crashed, aborted, hung or was cancelled).
+The runner's result is believed only from a runner that then exited 0 in time: an exit status
+other than 0, a signal, a timeout or a cancel overrides whatever it says (a design that wrote a
+result and then crashed, or forged one, does not pass). Without a believable result, the exit
+status decides, and the last lines printed before a fatal signal may name a known LLVM abort.
 """
 
 from __future__ import annotations
@@ -11,16 +13,17 @@ import signal
 from allo_lsp.protocol.messages import (
     CANCELLED,
     CRASH,
-    CRASH_AFTER_SUCCESS,
     CRASHED,
-    ENVIRONMENT,
     ERROR,
     LIBRARY_BUG,
-    PASSED,
     TIMEOUT,
     JobResult,
 )
 from allo_lsp.protocol import classify
+
+# A process killed by one of these after printing an LLVM abort message died of that abort.
+_ABORTS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGILL, signal.SIGBUS, signal.SIGTRAP)
+_LAST_LINES = 20
 
 
 def signal_name(returncode: int) -> str:
@@ -43,7 +46,7 @@ def outcome(
 ) -> JobResult:
     if cancelled:
         return JobResult(CANCELLED, None, "cancelled")
-    if timed_out and result is None:
+    if timed_out:
         pes = f"{pe_count} PE{'s' * (pe_count != 1)}" if pe_count else "its PEs"
         return JobResult(
             TIMEOUT,
@@ -52,24 +55,16 @@ def outcome(
             f"hangs when a stream deadlocks or when OpenMP has fewer threads than PEs running at once "
             f"(OMP_NUM_THREADS={omp_threads}, the design has {pes}).",
         )
-    killed = returncode is not None and returncode < 0
-    if result is not None:
-        if killed and result.status == PASSED:
-            result.cause = CRASH_AFTER_SUCCESS
-            result.message += (
-                f"; then the process died of {signal_name(returncode)} at exit (OpenMP tearing down "
-                "after the results were produced): the results stand"
-            )
-        elif killed:
-            result.message += f"; then the process died of {signal_name(returncode)}"
+    if result is not None and returncode == 0:
         return result
-    bug = classify.library_bug(log)
-    if bug is not None:
-        return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}")
-    environment = classify.environment_problem(log)
-    if environment is not None:
-        return JobResult(ERROR, ENVIRONMENT, environment)
+    unbelieved = " (a result was written, but a runner that does not exit 0 is not believed)" if result is not None else ""
     tail = "\n".join(log.strip().splitlines()[-5:])
-    if killed:
-        return JobResult(CRASHED, CRASH, f"the process died of {signal_name(returncode)} before producing a result" + (f":\n{tail}" if tail else ""))
-    return JobResult(ERROR, CRASH, f"the runner exited with status {returncode} without a result" + (f":\n{tail}" if tail else ""))
+    if returncode is not None and returncode < 0:
+        if -returncode in _ABORTS:
+            bug = classify.library_bug("\n".join(log.strip().splitlines()[-_LAST_LINES:]))
+            if bug is not None:
+                return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}")
+        return JobResult(CRASHED, CRASH, f"the process died of {signal_name(returncode)} before producing a result{unbelieved}"
+                         + (f":\n{tail}" if tail else ""))
+    return JobResult(ERROR, CRASH, f"the runner exited with status {returncode} without a result{unbelieved}"
+                     + (f":\n{tail}" if tail else ""))

@@ -86,7 +86,7 @@ async def synthesize(manager: JobManager, target: Target, model: FileModel, conf
                      synth: SynthConfig, progress: Progress = lambda phase: None) -> JobResult:
     try:
         argv = tool_argv(synth)
-        spec = prepare(Target(target.file, target.name, SYNTHESIZE), model, config, backend="allo")
+        spec = prepare(Target(target.file, target.name, SYNTHESIZE, target.uri), model, config, backend="allo")
     except SetupError as exc:
         return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo")
     spec.keep_dir = True

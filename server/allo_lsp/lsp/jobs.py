@@ -14,11 +14,12 @@ import logging
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit
 
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis.model import Position, Range
-from allo_lsp.ide.lenses import COMMANDS, REPORT, code_lenses
+from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager
@@ -30,12 +31,15 @@ from allo_lsp.ide.synthesis import timing_violation
 from allo_lsp.lsp.encoded import Encoded
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer, _view, server
-from allo_lsp.protocol.messages import DEADLOCK, ENVIRONMENT, ERROR, MLIR, PASSED, RUN, SIMULATE, SYNTHESIZE, JobResult
+from allo_lsp.protocol.messages import (
+    DEADLOCK, DETAIL_LIMIT, ENVIRONMENT, ERROR, MESSAGE_LIMIT, MLIR, PASSED, RUN, SIMULATE, SYNTHESIZE, JobResult, bounded,
+)
 
 log = logging.getLogger(__name__)
 RUN_SOURCE = "allo-lsp run"
 # Outputs are compared as float64: anything above rounding noise means the two disagree.
 DIFFERENTIAL_TOLERANCE = 1e-4
+RUNNING = "running"  # the answer to a job command whose target is running already
 SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _tokens = itertools.count(1)
 
@@ -43,7 +47,7 @@ _tokens = itertools.count(1)
 @dataclass
 class JobsState:
     # After the user's first job, a runner is pre-started so the next one begins at once.
-    manager: JobManager = field(default_factory=lambda: JobManager(prestart=True))
+    manager: JobManager = field(default_factory=lambda: JobManager(prestart=True, owns_kept_dirs=True))
     outcomes: dict[str, dict[tuple[str, str], JobResult]] = field(default_factory=dict)
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
@@ -61,6 +65,23 @@ def job_config(ls: AlloLanguageServer) -> JobConfig:
     return JobConfig(python=s.python, llvm_build_dir=s.llvm_build_dir, omp_threads=s.omp_threads, timeout_s=s.timeout)
 
 
+# Documents that are not files on disk: what to say instead of running them.
+_NOT_FILES = {
+    "untitled": "save the file first: a job runs a file on disk (with your unsaved edits)",
+    "vscode-notebook-cell": "notebook cells are not supported: put the design in a .py file",
+    "vscode-notebook": "notebooks are not supported: put the design in a .py file",
+}
+
+
+def _not_runnable(uri: str) -> str | None:
+    """Why a document cannot run, or None: only `file:` URIs run (an `http:` document is
+    someone else's text)."""
+    scheme = urlsplit(uri).scheme
+    if scheme == "file":
+        return None
+    return _NOT_FILES.get(scheme, f"only files on disk run: {bounded(uri, 200)} is not one")
+
+
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
     """Run one job to its end and show the outcome; returns it (as JSON) to the client."""
     jobs = state(ls)
@@ -70,22 +91,33 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
         return _refuse(ls, "the editor has not sent its settings (workspace trust among them): nothing is run yet")
     if not ls.settings.trusted:
         return _refuse(ls, "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)")
+    why = _not_runnable(uri)
+    if why is not None:
+        return _refuse(ls, why)
     doc = ls.document(uri)
     if not doc.path:
-        return _refuse(ls, f"{uri} is not a file on disk")
+        return _refuse(ls, f"{bounded(uri, 200)} is not a file on disk")
     result = ls.analyses.get(uri)
     if result is None:
         return _refuse(ls, "the file has not been analysed yet")
-    analysis = result.good()[0] or result.current
-    target = Target(doc.path, name, kind)
     key = (name, kind)
+    if key in jobs.running.get(uri, set()):
+        # One job per target: a second click (or the palette) while it runs starts nothing;
+        # the running lens cancels it.
+        return {"status": RUNNING, "message": f"'{name}' ({kind}) is already running: its lens cancels it",
+                "target": name, "kind": kind}
+    analysis = result.good()[0] or result.current
+    target = Target(doc.path, name, kind, uri)
     jobs.running.setdefault(uri, set()).add(key)
     ls.job_diagnostics.pop(uri, None)  # cleared by the next run
     _refresh(ls, uri)
+    _cancel_with_request(ls, target.key)
     if ls.settings.allo_build == "auto" and ls.probed_build is None:
         asyncio.ensure_future(probe_build(ls, jobs.manager, job_config(ls)))
-    token = await _begin_progress(ls, f"{name}: {kind}", target.key)
+    ran_on = (doc, doc.version)  # the text the job runs: its diagnostics are for that text only
+    token = None
     try:
+        token = await _begin_progress(ls, f"{name}: {kind}", target.key)
 
         def progress(phase: str) -> None:
             if token is not None:
@@ -106,12 +138,15 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
             ls.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
             jobs.progress.pop(str(token), None)
         jobs.running.get(uri, set()).discard(key)
+    outcome.message = bounded(outcome.message, MESSAGE_LIMIT)
     jobs.outcomes.setdefault(uri, {})[key] = outcome
     if kind == SYNTHESIZE:
         _keep_reports(ls, uri, name, outcome)
     if outcome.reproducer:
         ls.reproducers[uri] = (name, outcome.reproducer)
-    _report(ls, uri, outcome, _target_line(analysis, name))
+    current = ls.document(uri) if uri in ls.open_uris() else None
+    still = current is ran_on[0] and current.version == ran_on[1]
+    _report(ls, uri, outcome, _target_line(analysis, name) if still else None, diagnostics=still)
     _refresh(ls, uri)
     data = asdict(outcome)
     data["kind"] = kind
@@ -119,6 +154,22 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     if kind == MLIR:
         data.update(await after_mlir_job(ls, uri, name, outcome))
     return data
+
+
+def _cancel_with_request(ls: AlloLanguageServer, key: str) -> None:
+    """`$/cancelRequest` of this `executeCommand` cancels its job: pygls answers the request
+    "cancelled" but lets the command's coroutine run on (TOOLCHAIN.md)."""
+    request = ls.protocol._request_futures.get(ls.protocol.msg_id)
+    if request is None:
+        return
+    manager = state(ls).manager
+    loop = asyncio.get_running_loop()
+
+    def cancelled(future) -> None:
+        if future.cancelled():
+            loop.call_soon_threadsafe(manager.cancel, key)
+
+    request.add_done_callback(cancelled)
 
 
 def synth_config(ls: AlloLanguageServer) -> SynthConfig:
@@ -170,11 +221,12 @@ def _target_line(analysis, name: str) -> int | None:
     return None
 
 
-def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: int | None) -> None:
+def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: int | None, diagnostics: bool) -> None:
     """The outcome in the log, and as diagnostics: a failure at its line (on the target's name
     when it has none: a crash, a compiler bug), a deadlock at every blocked put/get, and a
-    disagreement between Allo and the reference executor on the target."""
-    log_text = outcome.details.get("log", "")
+    disagreement between Allo and the reference executor on the target. `diagnostics`: the
+    document is still open at the text the job ran (lines of another text would be wrong)."""
+    log_text = bounded(outcome.details.get("log", ""), DETAIL_LIMIT)
     summary = f"[{outcome.target}] {outcome.status}: {outcome.message}"
     ls.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, summary + (f"\n{log_text}" if log_text else "")))
     found: list[tuple[int, str, str, lsp.DiagnosticSeverity]] = []  # (line, message, code, severity)
@@ -199,17 +251,20 @@ def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: i
         listed = ", ".join(f"{n} (largest difference {d:g})" for n, d in disagree.items())
         message = f"Allo's simulator and the reference executor disagree on {listed} for the same inputs: one of them is wrong"
         found.append((target_line, message, "differential", lsp.DiagnosticSeverity.Warning))
-    if not found:
+    if not found or not diagnostics:
         return
     document = ls.document(uri)
     convert = ls.converter(uri, document.source)
-    diagnostics = []
+    shown = []
     for line, message, code, severity in found:
-        text = document.lines[line].rstrip("\n") if line < len(document.lines) else ""
+        if not 0 <= line < len(document.lines):
+            continue  # a line of another file (a helper module's traceback line, say)
+        text = document.lines[line].rstrip("\r\n")
         start = len(text) - len(text.lstrip())
         rng = convert.range(Range(Position(line, start), Position(line, len(text))))
-        diagnostics.append(lsp.Diagnostic(range=rng, message=message, severity=severity, source=RUN_SOURCE, code=code))
-    ls.job_diagnostics[uri] = diagnostics
+        shown.append(lsp.Diagnostic(range=rng, message=bounded(message, MESSAGE_LIMIT), severity=severity,
+                                    source=RUN_SOURCE, code=code))
+    ls.job_diagnostics[uri] = shown
     current = ls.analyses.get(uri)
     if current is not None:
         ls.publish(uri, current)
@@ -281,27 +336,31 @@ def show_report(ls: AlloLanguageServer, *args) -> dict:
 
 
 @server.command("alloDataflow.cancelJob")
-async def cancel_job(ls: AlloLanguageServer, *args) -> bool:
-    """Cancel one job ([uri, name, kind]) or, with no arguments, every running job."""
-    jobs = state(ls)
-    if len(args) >= 3:
-        doc = ls.document(args[0])
-        return await jobs.manager.cancel(Target(doc.path, args[1], args[2]).key)
-    running = bool(jobs.manager.running())
-    await jobs.manager.cancel_all()
-    return running
+def cancel_job(ls: AlloLanguageServer, *args) -> bool:
+    """Cancel one job ([uri, name, kind]) or, with no arguments, every running job. Answers at
+    once: the job's processes are being killed, and its own command answers "cancelled"."""
+    manager = state(ls).manager
+    if len(args) >= 3 and all(isinstance(a, str) for a in args[:3]):
+        return manager.cancel(Target("", args[1], args[2], args[0]).key)
+    keys = manager.running()
+    for key in keys:
+        manager.cancel(key)
+    return bool(keys)
+
+
+_SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
 
 
 @server.feature(lsp.SHUTDOWN)
 async def on_shutdown(ls: AlloLanguageServer, params) -> None:
-    await state(ls).manager.close()
+    await state(ls).manager.close(_SHUTDOWN_WAIT_S)
 
 
 @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
-async def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCancelParams) -> None:
+def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCancelParams) -> None:
     key = state(ls).progress.get(str(params.token))
     if key is not None:
-        await state(ls).manager.cancel(key)
+        state(ls).manager.cancel(key)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
@@ -321,7 +380,8 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
     for lens in code_lenses(analysis, jobs.outcomes.get(uri, {}), jobs.running.get(uri, set())):
         moved = range_forward(shift, lens.range)
         if moved is not None:
-            command = {"title": lens.title, "command": lens.command, "arguments": [uri, lens.name]}
+            arguments = [uri, lens.name, lens.kind] if lens.command == CANCEL else [uri, lens.name]
+            command = {"title": lens.title, "command": lens.command, "arguments": arguments}
             out.append({"range": convert.range_json(moved), "command": command})
     encoded = Encoded(out)
     result.lenses = (key, encoded)

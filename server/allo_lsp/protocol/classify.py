@@ -1,7 +1,8 @@
 """What a failure means, in terms the user can act on (ALLO_DATAFLOW.md sections 4-5).
 
-Used by the runner for exceptions it catches, and by the job manager for what a dead process
-printed: the same words, one table.
+Used by the runner on the text of exceptions that Allo raised, and by the job manager on the
+last lines a process printed before a signal killed it (an LLVM abort): the same words, one
+table. Never on what a design printed while it ran normally: it may print anything.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ def environment_problem(text: str) -> str | None:
             f"{glibc.group(1)} not found: this Allo/LLVM build was compiled against a newer C library "
             "than this machine has. Rebuild LLVM and Allo here, or run on the machine they were built for."
         )
-    if re.search(r"No module named '?allo'?", text) or "No module named allo" in text:
-        return (
-            "allo is not importable in the configured Python: set alloDataflow.python to the "
-            "interpreter of your Allo environment (e.g. the conda env's bin/python)."
-        )
     return None
+
+
+ALLO_NOT_IMPORTABLE = (
+    "allo is not importable in the configured Python: set alloDataflow.python to the "
+    "interpreter of your Allo environment (e.g. the conda env's bin/python)."
+)
 
 
 def allo_error_line(text: str) -> str | None:

@@ -1,13 +1,14 @@
-"""A job's request and result, as JSON-able dataclasses.
+"""A job's request and result, as JSON-able dataclasses, and how they travel.
 
-The server writes `JobRequest` to a file, starts the runner with its path, and reads `JobResult`
-from the file the request names. Nothing depends on parsing the runner's stdout.
+Over pipes the runner inherits, never files another job could find: the server writes one
+`Envelope` line (the request, the job's environment and a nonce) to the runner's stdin, and
+reads one result line (`{"nonce": ..., "result": JobResult}`) from a pipe whose write end only
+the runner holds (`--result-fd`). Nothing depends on parsing the runner's stdout.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -27,7 +28,6 @@ USER_ERROR = "user_error"
 ALLO_ERROR = "allo_error"
 LIBRARY_BUG = "library_bug"
 ENVIRONMENT = "environment"
-CRASH_AFTER_SUCCESS = "crash_after_success"
 CRASH = "crash"
 DEADLOCK = "deadlock"
 UNSUPPORTED = "unsupported"  # a construct the reference executor does not run
@@ -48,7 +48,6 @@ class JobRequest:
     kind: str
     file: str  # absolute path of the user's file
     target: str  # region or function name
-    result_path: str  # where the runner writes its JobResult
     backend: str = "allo"  # allo or reference
     seed: int = 0
     args: list[ArgSpec] = field(default_factory=list)  # for SIMULATE
@@ -101,18 +100,35 @@ class JobResult:
         return result
 
 
-def write_json(path: str, obj) -> None:
-    """Write atomically: a reader sees the whole file or none (a killed writer leaves no half)."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(asdict(obj), f)
-    os.replace(tmp, path)
+# Bounds on what a result carries into diagnostics and logs (a design may raise with 50 MB).
+MESSAGE_LIMIT = 8_000
+DETAIL_LIMIT = 20_000
 
 
-def read_json(path: str) -> dict | None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
+def bounded(text: str, limit: int) -> str:
+    """`text`, or its start and end with a marker saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    head = limit * 3 // 4
+    tail = limit - head
+    return f"{text[:head]}\n[... {len(text) - limit:,} characters not shown ...]\n{text[-tail:]}"
+
+
+def result_line(nonce: str, result: JobResult) -> bytes:
+    """What the runner writes last, on its result pipe."""
+    return (json.dumps({"nonce": nonce, "result": asdict(result)}, default=repr) + "\n").encode()
+
+
+def read_result(data: bytes, nonce: str) -> JobResult | None:
+    """The result in what came through the result pipe: exactly one line with this job's nonce.
+    Anything else (nothing, a torn line, two lines, another nonce: something besides the runner
+    wrote to the pipe) is no result."""
+    if data.count(b"\n") != 1 or not data.endswith(b"\n"):
         return None
-    return data if isinstance(data, dict) else None
+    try:
+        message = json.loads(data)
+        if not isinstance(message, dict) or message.get("nonce") != nonce or not isinstance(message.get("result"), dict):
+            return None
+        return JobResult.from_dict(message["result"])
+    except (ValueError, TypeError, AttributeError):
+        return None

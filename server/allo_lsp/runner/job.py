@@ -1,10 +1,19 @@
-"""Runs one `JobRequest` in this process and writes its `JobResult`."""
+"""Runs one `JobRequest` in this process and delivers its `JobResult`.
+
+The job manager starts `python -I -c BOOTSTRAP --result-fd N --watchdog-fd M [--warm]`
+(jobs/isolation.py). The process splits into a watchdog and this runner (`watchdog.py`); the
+runner reads its request from stdin (one line, then stdin is /dev/null), runs it, writes the
+result as the very last thing on its result pipe and leaves with `os._exit(0)`: no `atexit`
+hook or library teardown of the design runs after the result, and the job manager believes a
+result only from a runner that then exited 0 in time.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import io
+import json
 import os
 import sys
 import time
@@ -14,6 +23,8 @@ from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ASSERTION,
     DEADLOCK,
+    DETAIL_LIMIT,
+    MESSAGE_LIMIT,
     UNSUPPORTED,
     ENVIRONMENT,
     ERROR,
@@ -29,10 +40,11 @@ from allo_lsp.protocol.messages import (
     JobRequest,
     JobResult,
     Output,
-    read_json,
-    write_json,
+    bounded,
+    result_line,
 )
 from allo_lsp.protocol import classify
+from allo_lsp.runner.watchdog import supervise
 
 PHASE = "@@allo-lsp phase "  # stderr lines the job manager turns into progress
 
@@ -47,21 +59,80 @@ class UserFailure(Exception):
 
 WARM = "--warm"  # start, import what every job needs, then wait for one job on stdin
 READY = "@@allo-lsp ready"
+USAGE = "usage: python -I -c BOOTSTRAP --result-fd N [--watchdog-fd N] [--warm] < REQUEST-LINE"
 
 
 def main(argv: list[str]) -> int:
-    if argv == [WARM]:
-        argv = _wait_for_job()
-        if argv is None:
-            return 0  # the server no longer needs this runner
-    if len(argv) != 1:
-        print("usage: python -m allo_lsp.runner REQUEST.json | --warm", file=sys.stderr)
+    try:
+        warm, result_fd, watchdog_fd = _options(argv)
+    except ValueError as exc:
+        print(f"allo-lsp runner: {exc}\n{USAGE}", file=sys.stderr)
         return 2
-    data = read_json(argv[0])
-    if data is None:
-        print(f"allo-lsp runner: cannot read the request {argv[0]}", file=sys.stderr)
-        return 2
-    request = JobRequest.from_dict(data)
+    supervise(watchdog_fd, keep=(result_fd,))
+    # The runner from here on. The result goes out through a private copy of the pipe: not at
+    # the number the command line names, and not inherited by the processes the design starts.
+    private = os.dup(result_fd)
+    os.close(result_fd)
+    if watchdog_fd is not None:
+        os.close(watchdog_fd)
+    if warm:
+        _preload()
+    received = _receive()
+    if received is None:
+        os._exit(0)  # the server no longer needs this runner
+    request, nonce = received
+    deliver(private, nonce, run_job(request))
+    return 0  # not reached: `deliver` leaves with os._exit
+
+
+def _options(argv: list[str]) -> tuple[bool, int, int | None]:
+    warm, fds = False, {}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == WARM:
+            warm = True
+        elif arg in ("--result-fd", "--watchdog-fd") and args and args[0].isdigit():
+            fds[arg] = int(args.pop(0))
+        else:
+            raise ValueError(f"unexpected argument {arg!r}")
+    if "--result-fd" not in fds:
+        raise ValueError("--result-fd is required")
+    return warm, fds["--result-fd"], fds.get("--watchdog-fd")
+
+
+def _preload() -> None:
+    """A pre-started runner: numpy and our modules are imported before the user clicks; Allo is
+    not (its OpenMP pool must be sized by the job's OMP_NUM_THREADS, which arrives with the job,
+    and the reference backend must come first on sys.path when chosen)."""
+    try:
+        import numpy  # noqa: F401  (the import a cold start pays for)
+
+        import allo_lsp.runner.reference  # noqa: F401
+    except ImportError:
+        pass  # the job imports them again and reports what is missing
+    print(READY, file=sys.__stderr__, flush=True)
+
+
+def _receive() -> tuple[JobRequest, str] | None:
+    """The job: one line on stdin (the request, the job's environment, its nonce). Then stdin
+    is /dev/null: nothing more of the server's comes that way."""
+    line = sys.stdin.buffer.readline()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    if not line.strip():
+        return None
+    job = json.loads(line)
+    for name, value in job.get("env", {}).items():  # set before Allo loads OpenMP
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    return JobRequest.from_dict(job["request"]), job["nonce"]
+
+
+def run_job(request: JobRequest) -> JobResult:
     request.backend = choose_backend(request.backend, request.kind)
     if request.backend == "reference":
         from allo_lsp.runner.reference import SHIM_PATH
@@ -73,7 +144,10 @@ def main(argv: list[str]) -> int:
     try:
         result = run(request)
     except BaseException as exc:  # noqa: BLE001 - every way a design can fail is a result
-        result = failure(exc, request, tail.text())
+        try:
+            result = failure(exc, request, tail.text())
+        except Exception as inner:  # an exception whose str() raises, say
+            result = JobResult(FAILED, USER_ERROR, f"{type(exc).__name__} (not printable: {inner!r})", request.file)
     finally:
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
     result.backend = request.backend
@@ -81,33 +155,25 @@ def main(argv: list[str]) -> int:
     result.duration_s = round(time.monotonic() - started, 3)
     omp = os.environ.get("OMP_NUM_THREADS")
     result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
-    write_json(request.result_path, result)
+    return result
+
+
+def deliver(fd: int, nonce: str, result: JobResult) -> None:
+    """Write the result, last, and leave at once: nothing of the design runs after it."""
+    result.message = bounded(result.message, MESSAGE_LIMIT)
     phase("done")
-    return 0 if result.status == PASSED else 1
-
-
-def _wait_for_job() -> list[str] | None:
-    """A pre-started runner: numpy and our modules are imported before the user clicks; Allo is
-    not (its OpenMP pool must be sized by the job's OMP_NUM_THREADS, which arrives with the job,
-    and the reference backend must come first on sys.path when chosen). One job, then exit."""
-    import json
-
-    import numpy  # noqa: F401  (the import a cold start pays for)
-
-    import allo_lsp.runner.reference  # noqa: F401
-
-    print(READY, file=sys.__stderr__, flush=True)
-    line = sys.stdin.readline()
-    if not line.strip():
-        return None
-    job = json.loads(line)
-    os.chdir(job["cwd"])
-    for name, value in job["env"].items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    return [job["request"]]
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:  # a stream the design replaced or closed
+            pass
+    data = memoryview(result_line(nonce, result))
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        os._exit(4)  # the server is gone
+    os._exit(0)
 
 
 def choose_backend(requested: str, kind: str) -> str:
@@ -255,30 +321,74 @@ def summary(name: str, array) -> Output:
 
 
 def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
-    """Classify an exception that ended the job (ALLO_DATAFLOW.md sections 4 and 5)."""
-    text = f"{printed}\n{type(exc).__name__}: {exc}"
+    """Classify an exception that ended the job (ALLO_DATAFLOW.md sections 4 and 5) by what
+    the runner knows of it: its type, where it was raised (Allo's code, the runner's own, the
+    design) and its own text. What the design printed never decides the cause (a design may
+    print anything): it is only the message of an Allo build error, which Allo prints before
+    `sys.exit(1)`."""
     line = user_line(exc, request.file)
     reference = _reference_failure(exc, request, line)
     if reference is not None:
         return reference
-    environment = classify.environment_problem(text)
-    if environment is not None or isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.startswith("allo"):
-        return JobResult(ERROR, ENVIRONMENT, environment or f"cannot import {exc.name}: {exc}")
-    bug = classify.library_bug(text)
-    if bug is not None:
-        return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}", request.file, line)
+    if isinstance(exc, UserFailure):
+        return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
+    where = raised_in(exc)
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ImportError) and (_is_allo(exc.name) or where in ("allo", "runner")):
+        if exc.name == "allo":
+            return JobResult(ERROR, ENVIRONMENT, classify.ALLO_NOT_IMPORTABLE)
+        return JobResult(ERROR, ENVIRONMENT, f"the Allo environment is incomplete: {bounded(text, MESSAGE_LIMIT)}")
+    if where == "allo":
+        environment = classify.environment_problem(str(exc))
+        if environment is not None:
+            return JobResult(ERROR, ENVIRONMENT, environment)
+        bug = classify.library_bug(str(exc))
+        if bug is not None:
+            return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}", request.file, line)
     if isinstance(exc, SystemExit):
-        # Allo prints its build errors and calls sys.exit(1).
-        message = classify.allo_error_line(printed) or f"Allo exited with status {exc.code}"
-        return JobResult(ERROR, ALLO_ERROR, message, request.file, line)
+        if where == "allo" and exc.code not in (0, None):
+            # Allo prints its build errors and calls sys.exit(1).
+            message = classify.allo_error_line(printed) or f"Allo exited with status {exc.code}"
+            return JobResult(ERROR, ALLO_ERROR, bounded(message, MESSAGE_LIMIT), request.file, line)
+        return JobResult(ERROR, USER_ERROR, f"sys.exit({exc.code!r}) was called before '{request.target}' finished",
+                         request.file, line)
     if isinstance(exc, AssertionError):
         detail = str(exc).strip().splitlines()
         message = f"assertion failed: {detail[0] if detail else 'assert'}"
-        return JobResult(FAILED, ASSERTION, message, request.file, line, details={"assertion": str(exc)[:4000]})
-    if isinstance(exc, UserFailure):
-        return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
-    message = f"{type(exc).__name__}: {exc}"
-    return JobResult(FAILED, USER_ERROR, message, request.file, line, details={"traceback": _traceback(exc)})
+        return JobResult(FAILED, ASSERTION, bounded(message, MESSAGE_LIMIT), request.file, line,
+                         details={"assertion": bounded(str(exc), DETAIL_LIMIT)})
+    return JobResult(FAILED, USER_ERROR, bounded(text, MESSAGE_LIMIT), request.file, line,
+                     details={"traceback": _traceback(exc)})
+
+
+def _is_allo(module: str | None) -> bool:
+    return module is not None and (module == "allo" or module.startswith("allo."))
+
+
+def raised_in(exc: BaseException) -> str:
+    """Whose code raised `exc`: "allo" (the imported Allo package, or the reference executor's
+    stand-in), "runner" (this package, e.g. its own `import allo.dataflow`) or "design"."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "design"
+    innermost = os.path.realpath(frames[-1].filename)
+    runner = os.path.dirname(os.path.realpath(__file__))
+    for root in _allo_roots():
+        if innermost.startswith(root + os.sep):
+            return "allo"
+    if innermost.startswith(runner + os.sep):
+        return "runner"
+    return "design"
+
+
+def _allo_roots() -> list[str]:
+    """Where the `allo` package that imports here lives (found without importing it)."""
+    try:
+        spec = importlib.util.find_spec("allo")
+    except (ImportError, ValueError):
+        return []
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return [os.path.realpath(p) for p in locations]
 
 
 def _reference_failure(exc: BaseException, request: JobRequest, line: int | None) -> JobResult | None:
@@ -307,7 +417,7 @@ def user_line(exc: BaseException, path: str) -> int | None:
 
 
 def _traceback(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-8000:]
+    return bounded("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), DETAIL_LIMIT)
 
 
 class _Tail:
