@@ -199,7 +199,7 @@ def test_unsupported_constructs_are_errors_with_their_line(tmp_path):
     )
 
 
-def test_other_targets_are_refused(tmp_path):
+def test_hls_and_aie_builds_succeed_and_refuse_to_run(tmp_path):
     source = """
     @df.region()
     def top(A: int32[4]):
@@ -208,9 +208,15 @@ def test_other_targets_are_refused(tmp_path):
             local_A[0] = 1
     """
     with shim():
-        module, _ = load(tmp_path, source)
-        with pytest.raises(RuntimeError, match="needs the Allo backend"):
-            module.df.build(module.top, target="vitis_hls", mode="csyn", project="p.prj")
-        from allo.backend import hls
+        module, path = load(tmp_path, source)
+        from allo.backend import aie, hls
 
-        assert hls.is_available("vitis_hls") is False
+        assert hls.is_available("vitis_hls") is False and aie.is_available() is False
+        for target, mode in [("vitis_hls", m) for m in ("csim", "csyn", "sw_emu", "hw_emu", "hw")] + [
+            (t, None) for t in ("vhls", "vivado_hls", "pynq", "tapa", "ihls", "catapult", "xls", "xlscc", "aie")
+        ]:
+            mod = module.df.build(module.top, target=target, mode=mode, project=str(tmp_path / "p.prj"))
+            for use in (lambda: mod(np.zeros(4, np.int32)), lambda: mod.hls_code, lambda: mod.module):
+                with pytest.raises(Unsupported, match=f'target="{target}"'):
+                    use()
+        assert module.df.build(module.top, target="simulator") is not None

@@ -1,5 +1,5 @@
-"""What transformed kernels call (`__ref.*`): typed stores, `allo.grid`, `get_pid`, Allo's
-library functions, and sub-regions."""
+"""What transformed kernels call (`__ref.*`): typed stores, subscripts, `allo.grid`, `get_pid`,
+Allo's library functions, and sub-regions."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import itertools
 
 import numpy as np
 
+from allo_lsp.runner.reference import values
 from allo_lsp.runner.reference.transform import Unsupported
-from allo_lsp.runner.reference.types import ArrayType, ScalarType, as_allo_array
+from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, as_allo_array
 
 
 def _relu(x):
@@ -20,30 +21,55 @@ def _softmax(x, axis=-1):
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
+def grid(*dims, name=None):
+    """`allo.grid(M, N)` / `allo.reduction(...)`; `name=` labels the loop for schedules only."""
+    return itertools.product(*(range(int(d)) for d in dims))
+
+
 # Allo's library calls with a numpy meaning (results take the destination's type when stored).
 LIBRARY = {
     "matmul": np.matmul, "bmm": np.matmul, "add": np.add, "sub": np.subtract, "mul": np.multiply,
     "div": np.divide, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
     "relu": _relu, "softmax": _softmax, "transpose": np.transpose, "copy": np.copy,
-    "max": np.max, "min": np.min, "sum": np.sum,
+    "max": np.max, "min": np.min, "sum": np.sum, "grid": grid, "reduction": grid,
 }
+
+STORED = object()  # `assign_item` wrote into an array: nothing to write back
 
 
 class Runtime:
-    def __init__(self, sched, table: list, run_region) -> None:
+    def __init__(self, sched, table: list, run_region, state: dict | None = None, kernel: str = "") -> None:
         self.sched = sched
         self.table = table  # the kernel's annotations, evaluated once
         self.run_region = run_region
+        self.state = state if state is not None else {}  # `@ Stateful` arrays of the built module
+        self.kernel = kernel
+        self.STORED = STORED
 
-    def declare(self, index: int, value):
+    def declare(self, index: int, value, line: int | None = None):
         kind = self.table[index]
+        if isinstance(kind, Stateful):
+            return self._stateful(kind.kind, value, line)
         if isinstance(kind, ArrayType):
             data = np.broadcast_to(np.asarray(value), kind.shape)
             return as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
         return kind.cast(value) if isinstance(kind, ScalarType) else value
 
+    def _stateful(self, kind, value, line):
+        """A `@ Stateful` local keeps its contents from one call of the built module to the next
+        (per PE); only arrays can (a scalar would be rebound, not updated, by later stores)."""
+        if not isinstance(kind, ArrayType):
+            raise Unsupported("a scalar `@ Stateful` local", line)
+        key = (self.kernel, self.sched.local.pe, line)
+        if key not in self.state:
+            data = np.broadcast_to(np.asarray(value), kind.shape)
+            self.state[key] = as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
+        return self.state[key]
+
     def cast(self, index: int, value):
         kind = self.table[index]
+        if isinstance(kind, Stateful):
+            kind = kind.kind
         if isinstance(kind, ArrayType):
             return as_allo_array(kind.elem.cast_array(value), kind.elem)
         return kind.cast(value) if isinstance(kind, ScalarType) else value
@@ -57,9 +83,31 @@ class Runtime:
             return elem.cast_array(value)
         return elem.cast(value)
 
+    def load(self, container, index, line):
+        if isinstance(container, np.ndarray):
+            return container[values.address(container, index, line)]
+        if values.is_integer(container):
+            return values.get_bits(container, index, line)
+        if isinstance(container, (float, np.floating)):
+            raise Unsupported("bit access on a float value", line)
+        return container[index]
+
+    def assign_item(self, container, index, value, line):
+        """Store into an array (returns STORED) or set bits of a value (returns the new value)."""
+        if isinstance(container, np.ndarray):
+            container[values.address(container, index, line)] = self.store_for(container, value)
+            return STORED
+        if values.is_integer(container):
+            return values.set_bits(container, index, value, line)
+        if isinstance(container, (float, np.floating)):
+            raise Unsupported("bit assignment on a float value", line)
+        container[index] = value
+        return STORED
+
+    def method(self, name: str, value, line):
+        return values.method(name, value, line)
+
     def allo(self, name: str, line: int):
-        if name == "grid":
-            return lambda *dims: itertools.product(*(range(int(d)) for d in dims))
         if name == "get_pid":
             return self._pid
         if name in LIBRARY:

@@ -15,7 +15,7 @@ import types as pytypes
 
 import numpy as np
 
-from allo_lsp.runner.reference import library
+from allo_lsp.runner.reference import checks, library
 from allo_lsp.runner.reference.scheduler import FifoArray, Fifo, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, StreamType, as_allo_array, convert
@@ -39,34 +39,59 @@ def is_region(obj) -> bool:
     return head.startswith("@") and ".region(" in head.split("def ", 1)[0]
 
 
-def run_region(fn, arrays: list, generic=None, sched: Scheduler | None = None) -> None:
-    """Run region `fn` on `arrays` (written in place), as Allo's simulator would."""
+def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = None, state: dict | None = None) -> None:
+    """Run region `fn` on `arrays` (written in place), as Allo's simulator would.
+
+    With `arrays=None` only what `df.build` does happens: the region is read, Allo's build-time
+    checks run (`checks.py`: they raise BuildError) and its kernels are rewritten, nothing runs.
+    `state` holds the `@ Stateful` arrays of the built module across its calls.
+    """
     fn = getattr(fn, "__wrapped__", fn)
     fdef, ns = _parse(fn)
     sched = sched or Scheduler(fn.__code__.co_filename)
+    state = {} if state is None else state
     _bind_generics(fdef, ns, generic)
-    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
-    if not params and any(isinstance(s, ast.FunctionDef) and s.args.args for s in fdef.body):
-        raise Unsupported(f"the parameter-less region '{fdef.name}' (removed API: see ADF040)", fdef.lineno)
-    if len(arrays) != len(params):
-        raise TypeError(f"{fdef.name}() takes {len(params)} arrays ({', '.join(params)}), got {len(arrays)}")
-    for arg, array in zip(fdef.args.posonlyargs + fdef.args.args, arrays):
-        ns[arg.arg] = _argument(arg, array, ns)
+    region_args = fdef.args.posonlyargs + fdef.args.args
+    kernels = [s for s in fdef.body if isinstance(s, ast.FunctionDef) and _kernel_decorator(s) is not None]
+    checks.check_region(fdef, kernels, ns, lambda node: evaluate_type(node, ns, node.lineno))
+    # A region without parameters is Allo's older form: the top function's arguments are the
+    # kernels' own parameters, in the order kernels first name them, one per distinct name.
+    legacy = not region_args and any(k.args.args for k in kernels)
+    if legacy:
+        region_args = _legacy_arguments(kernels)
+    params = [a.arg for a in region_args]
+    if arrays is not None:
+        if len(arrays) != len(params):
+            raise TypeError(f"{fdef.name}() takes {len(params)} arrays ({', '.join(params)}), got {len(arrays)}")
+        for arg, array in zip(region_args, arrays):
+            ns[arg.arg] = _argument(arg, array, ns)
     pes = []
     for stmt in fdef.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             _declare(stmt, ns, sched)
         elif isinstance(stmt, ast.FunctionDef):
-            pes += _kernel_pes(stmt, ns, sched)
+            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None)
         elif isinstance(stmt, ast.Assign):
-            if isinstance(stmt.value, ast.Call) and ast.unparse(stmt.value.func).endswith(".pipe"):
-                raise Unsupported("df.pipe(...) (removed syntax)", stmt.lineno)
+            # `x = df.pipe(dtype=T, shape=(), depth=4)`, `df.array(df.pipe(...), shape=(P0, P1))`
+            # (the older stream declarations) and plain constants.
             exec(compile(ast.Module([stmt], []), sched.user_file, "exec"), ns)
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and isinstance(ns.get(target.id), StreamType):
+                    ns[target.id] = _fifo(target.id, ns[target.id], sched)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a docstring
         elif not isinstance(stmt, ast.Pass):
             raise Unsupported(f"a {type(stmt).__name__} statement in a region body", stmt.lineno)
-    sched.run(pes)
+    if arrays is not None:
+        sched.run(pes)
+
+
+def _legacy_arguments(kernels: list[ast.FunctionDef]) -> list[ast.arg]:
+    seen: dict[str, ast.arg] = {}
+    for kernel in kernels:
+        for arg in kernel.args.args:
+            seen.setdefault(arg.arg, arg)
+    return list(seen.values())
 
 
 def _parse(fn) -> tuple[ast.FunctionDef, dict]:
@@ -141,7 +166,12 @@ def _argument(arg: ast.arg, array, ns: dict):
         raise Unsupported(f"region parameter '{arg.arg}' without an array type", arg.lineno)
     array = np.asarray(array)
     if tuple(array.shape) != kind.shape:
-        raise ValueError(f"argument '{arg.arg}' has shape {array.shape}, the region declares {kind}")
+        # Allo passes a buffer: an array of the same number of elements is read row-major in
+        # the declared shape (a reshaped view, so writes reach the caller's array).
+        size = int(np.prod(kind.shape))
+        if array.size != size or not array.flags.c_contiguous:
+            raise ValueError(f"argument '{arg.arg}' has shape {array.shape}, the region declares {kind}")
+        array = array.reshape(kind.shape)
     return as_allo_array(array, kind.elem)
 
 
@@ -149,13 +179,16 @@ def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler) -> None:
     name = stmt.target.id
     kind = evaluate_type(stmt.annotation, ns, stmt.lineno)
     if isinstance(kind, StreamType):
-        store = _storer(kind.elem)
-        if kind.dims:
-            ns[name] = FifoArray(sched, name, kind.depth, kind.dims, store)
-        else:
-            ns[name] = Fifo(sched, name, kind.depth, store)
+        ns[name] = _fifo(name, kind, sched)
     elif stmt.value is not None:  # ConstExpr declarations
         ns[name] = eval(compile(ast.Expression(stmt.value), sched.user_file, "eval"), ns)
+
+
+def _fifo(name: str, kind: StreamType, sched: Scheduler):
+    store = _storer(kind.elem)
+    if kind.dims:
+        return FifoArray(sched, name, kind.depth, kind.dims, store)
+    return Fifo(sched, name, kind.depth, store)
 
 
 def _storer(elem):
@@ -164,15 +197,24 @@ def _storer(elem):
     return elem.cast
 
 
-def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler) -> list:
-    decorator = next((d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None)
+def _kernel_decorator(fdef: ast.FunctionDef):
+    return next((d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None)
+
+
+def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, legacy: bool, build_only: bool) -> list:
+    decorator = _kernel_decorator(fdef)
     if decorator is None:
         return []  # a helper defined in the region
     keywords = {k.arg: k.value for k in decorator.keywords}
-    mapping = eval(compile(ast.Expression(keywords["mapping"]), sched.user_file, "eval"), ns) if "mapping" in keywords else [1]
+    mapping = eval(compile(ast.Expression(keywords["mapping"]), sched.user_file, "eval"), ns)
     mapping = [int(m) for m in (mapping if isinstance(mapping, (list, tuple)) else [mapping])]
-    args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
-    fn, arg_types = _compile_kernel(fdef, ns, sched)
+    if legacy:
+        args = [a.arg for a in fdef.args.args]  # bound by the parameter's own name
+    else:
+        args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
+    fn, arg_types = _compile_kernel(fdef, ns, sched, state)
+    if build_only:
+        return []
     pes = []
     for pid in itertools.product(*(range(m) for m in mapping)):
         name = "_".join([fdef.name, *map(str, pid)])
@@ -204,7 +246,7 @@ def _layout_spec(spec) -> bool:
     return isinstance(spec, tuple) and (spec == ("R",) or (len(spec) == 2 and spec[0] == "S"))
 
 
-def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler):
+def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict):
     table: list = []
 
     def type_index(node: ast.expr) -> int:
@@ -224,7 +266,9 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler):
     fdef.returns = None
     module = ast.fix_missing_locations(ast.Module([fdef], []))
     scope = dict(ns)
-    scope[REF] = library.Runtime(sched, table, lambda f, arrays, generic: run_region(f, arrays, generic, sched))
+    scope[REF] = library.Runtime(
+        sched, table, lambda f, arrays, generic: run_region(f, arrays, generic, sched, state), state, fdef.name
+    )
     exec(compile(module, sched.user_file, "exec"), scope)
     return scope[fdef.name], arg_types
 

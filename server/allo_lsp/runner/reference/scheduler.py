@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import sys
 import threading
+import time
 from dataclasses import dataclass
 
 
@@ -159,6 +160,40 @@ class Fifo:
             value = self.items.popleft()
             s.wake()
             return value
+
+    # Non-blocking operations (Allo's `try_put`, `try_get`, `empty`, `full`). A PE that polls
+    # spins; after a failed attempt it yields the interpreter so that the PE it waits for runs.
+    def try_put(self, value) -> bool:
+        value = self.store(value)
+        s = self.sched
+        with s.cond:
+            if len(self.items) >= self.depth:
+                done = False
+            else:
+                self.items.append(value)
+                s.wake()
+                done = True
+        if not done:
+            time.sleep(0)
+        return done
+
+    def try_get(self):
+        s = self.sched
+        with s.cond:
+            if self.items:
+                value = self.items.popleft()
+                s.wake()
+                return value, True
+        time.sleep(0)
+        return self.store(0), False
+
+    def empty(self) -> bool:
+        with self.sched.cond:
+            return not self.items
+
+    def full(self) -> bool:
+        with self.sched.cond:
+            return len(self.items) >= self.depth
 
     def _blocked(self, op: str) -> Blocked:
         return Blocked(getattr(self.sched.local, "pe", "?"), self.name, op, self.sched.user_line(),

@@ -1,11 +1,16 @@
 """Kernel bodies rewritten into plain Python that the executor can run.
 
-- `with allo.meta_if(c): ...` / `meta_elif` / `meta_else` chains become `if`/`elif`/`else`
-  (resolved per PE, since `get_pid()` values are constants of the PE);
-  `with allo.meta_for(a, b, s) as i:` becomes `for i in range(a, b, s)`;
+- `with allo.meta_if(c): ...` / `meta_elif` / `meta_else` become guarded blocks, paired as
+  Allo pairs them (`protocol/meta_chains.py`: a stack per nesting level, so ordinary statements
+  between the blocks of one chain do not end it). Each chain gets a flag that records whether a
+  branch was taken; conditions are evaluated per PE, since `get_pid()` values are constants of
+  the PE. `with allo.meta_for(a, b, s) as i:` becomes `for i in range(a, b, s)`;
 - `x: int8 = v` declares a typed local: that and every later assignment to `x` store through
   the type (wrap, round); `C: int32[M, N] = 0` allocates a typed array;
-- `A[i, j] = v` and `A[i] += v` store through `A`'s element type;
+- every subscript goes through the executor (`__ref.load` / `__ref.assign_item`): an array is
+  addressed as Allo's simulator addresses memory (row-major, `library.address`), an integer value
+  is bit-accessed (`x[i]`, `x[lo:hi]`, get and set); a bit set on a value writes the new value
+  back to where it came from (`B[i][0] = b` updates `B[i]`);
 - `allo.grid`, `allo.get_pid`/`df.get_pid` and Allo's library calls (`allo.matmul`, ...) go to
   the executor (`__ref`); any other `allo.X` is reported as unsupported, with its line;
 - a call of a region (`inner(local_A, local_B)`, `inner[2, 2](...)`) runs it as a sub-dataflow.
@@ -15,18 +20,31 @@ Line numbers are kept, so tracebacks and deadlock reports point into the user's 
 from __future__ import annotations
 
 import ast
+import itertools
+
+from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
 REF = "__ref"
 _META = ("meta_if", "meta_elif", "meta_else", "meta_for")
+_VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on integer/float values
 
 
 class Unsupported(Exception):
     """A construct the reference executor does not run (never a silently wrong answer)."""
 
-    def __init__(self, what: str, line: int | None) -> None:
+    def __init__(self, what: str, line: int | None, message: str | None = None) -> None:
         self.line = line
         where = f" (line {line})" if line else ""
-        super().__init__(f"{what}{where} is not supported by the reference executor; use the Allo backend")
+        super().__init__(message or f"{what}{where} is not supported by the reference executor; use the Allo backend")
+
+
+class BuildError(Exception):
+    """An error Allo reports while building (type inference, the builder): Allo prints the
+    message and exits with status 1, and so does `df.build` here (`shim/allo/dataflow.py`)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        self.line = line
+        super().__init__(message)
 
 
 class KernelTransformer(ast.NodeTransformer):
@@ -35,38 +53,39 @@ class KernelTransformer(ast.NodeTransformer):
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
         self.typed_locals: dict[str, int] = {}
+        self._level = MetaLevel()
+        self._chain_flags: dict[tuple[int, int], str] = {}  # (level, chain id) -> flag name
+        self._temps = itertools.count()
 
     # -- statements --------------------------------------------------------------------------
 
     def generic_visit(self, node):
+        # The bodies of plain loops and `if`s share the enclosing meta level, as Allo's
+        # `with_scope_level` does; only a meta body opens a new one (`_meta_body`).
         for field, value in ast.iter_fields(node):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 setattr(node, field, self._block(value))
         return super().generic_visit(node)
 
     def _block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        """Statements with meta chains turned into if/elif/else."""
         out: list[ast.stmt] = []
-        chain: list[tuple[str, ast.With]] = []
-        for stmt in stmts + [None]:  # type: ignore[list-item]
+        for stmt in stmts:
             kind = self._meta_kind(stmt)
-            if kind in ("meta_elif", "meta_else") and chain:
-                chain.append((kind, stmt))
-                continue
-            if chain:
-                out.append(self._chain(chain))
-                chain = []
-            if stmt is None:
-                break
-            if kind == "meta_if":
-                chain = [(kind, stmt)]
-            elif kind == "meta_for":
+            if kind == "meta_for":
                 out.append(self._meta_for(stmt))
-            elif kind in ("meta_elif", "meta_else"):
-                raise Unsupported(f"allo.{kind}() without a preceding allo.meta_if()", stmt.lineno)
+            elif kind is not None:
+                out.extend(self._meta_branch(kind, stmt))
             else:
-                out.append(stmt)
+                new = self.visit(stmt)
+                out.extend(new if isinstance(new, list) else [new] if new is not None else [])
         return out
+
+    def _meta_body(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        outer, self._level = self._level, MetaLevel()
+        try:
+            return self._block(stmts) or [ast.Pass()]
+        finally:
+            self._level = outer
 
     def _meta_kind(self, stmt) -> str | None:
         if not isinstance(stmt, ast.With) or len(stmt.items) != 1:
@@ -78,44 +97,65 @@ class KernelTransformer(ast.NodeTransformer):
                 return call.func.attr
         return None
 
-    def _chain(self, chain) -> ast.stmt:
-        node: list[ast.stmt] = []
-        for kind, stmt in reversed(chain):
-            body = self._block(stmt.body)
-            if kind == "meta_else":
-                node = body
-                continue
-            test = stmt.items[0].context_expr.args[0]
-            node = [ast.copy_location(ast.If(test=test, body=body, orelse=node), stmt)]
-        return node[0] if len(node) == 1 else ast.copy_location(ast.If(ast.Constant(True), node, []), chain[0][1])
+    def _meta_branch(self, kind: str, stmt: ast.With) -> list[ast.stmt]:
+        """One `meta_if`/`meta_elif`/`meta_else` block as Python guarded by its chain's flag.
+
+        meta_if:   flag = bool(c); if flag: body
+        meta_elif: if not flag and c: flag = True; body
+        meta_else: if not flag: body
+        """
+        try:
+            _, chain = self._level.branch(kind)
+        except MetaChainError as exc:
+            raise BuildError(str(exc), stmt.lineno) from exc
+        key = (id(self._level), chain)
+        body = self._meta_body(stmt.body)
+        args = stmt.items[0].context_expr.args
+        if kind == "meta_if":
+            flag = self._chain_flags[key] = f"__meta_{next(self._temps)}"
+            test = self.visit(args[0]) if args else ast.Constant(True)
+            set_flag = ast.Assign([ast.Name(flag, ast.Store())], ast.Call(ast.Name("bool", ast.Load()), [test], []))
+            guarded = ast.If(ast.Name(flag, ast.Load()), body, [])
+            return [ast.copy_location(set_flag, stmt), ast.copy_location(guarded, stmt)]
+        flag = self._chain_flags[key]
+        not_taken = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
+        if kind == "meta_elif":
+            test = ast.BoolOp(ast.And(), [not_taken, self.visit(args[0])])
+            taken = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True))
+            return [ast.copy_location(ast.If(test, [taken, *body], []), stmt)]
+        return [ast.copy_location(ast.If(not_taken, body, []), stmt)]
 
     def _meta_for(self, stmt: ast.With) -> ast.stmt:
         item = stmt.items[0]
         target = item.optional_vars or ast.Name("_", ast.Store())
-        loop = ast.For(target=target, iter=ast.Call(ast.Name("range", ast.Load()), item.context_expr.args, []),
-                       body=self._block(stmt.body), orelse=[])
+        bounds = [self.visit(a) for a in item.context_expr.args]
+        loop = ast.For(target=target, iter=ast.Call(ast.Name("range", ast.Load()), bounds, []),
+                       body=self._meta_body(stmt.body), orelse=[])
         return ast.copy_location(loop, stmt)
 
     def visit_AnnAssign(self, node: ast.AnnAssign):
         if not isinstance(node.target, ast.Name):
             return self.generic_visit(node)
         index = self.evaluate_type(node.annotation)
-        value = self.visit(node.value) if node.value is not None else ast.Constant(0)
         self.typed_locals[node.target.id] = index
-        call = _ref_call("declare", ast.Constant(index), value)
+        if node.value is None:
+            # `packed: UInt(16)` with no value: declared, assigned later (Allo zero-fills).
+            value: ast.expr = ast.Constant(0)
+        else:
+            value = self.visit(node.value)
+        call = _ref_call("declare", ast.Constant(index), value, ast.Constant(node.lineno))
         return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], call), node)
 
     def visit_Assign(self, node: ast.Assign):
-        node.value = self.visit(node.value)
+        value = self.visit(node.value)
         if len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id in self.typed_locals:
-                node.value = _ref_call("cast", ast.Constant(self.typed_locals[target.id]), node.value)
+                node.value = _ref_call("cast", ast.Constant(self.typed_locals[target.id]), value)
                 return node
             if isinstance(target, ast.Subscript):
-                node.targets = [self.visit(target)]
-                node.value = _ref_call("store_for", _load(target.value), node.value)
-                return node
+                return self._store(target, value, node)
+        node.value = value
         node.targets = [self.visit(t) for t in node.targets]
         return node
 
@@ -127,26 +167,67 @@ class KernelTransformer(ast.NodeTransformer):
             call = _ref_call("cast", ast.Constant(self.typed_locals[target.id]), combined)
             return ast.copy_location(ast.Assign([ast.Name(target.id, ast.Store())], call), node)
         if isinstance(target, ast.Subscript):
-            target = self.visit(target)
-            combined = ast.BinOp(_load(target), node.op, value)
-            store = ast.Assign([target], _ref_call("store_for", _load(target.value), combined))
-            return ast.copy_location(store, node)
+            combined = ast.BinOp(self.visit(_load(target)), node.op, value)
+            return self._store(target, combined, node)
         node.value = value
         return node
 
+    def _store(self, target: ast.Subscript, value: ast.expr, at: ast.stmt) -> list[ast.stmt]:
+        """`T[idx] = value`: an array element (typed, row-major addressed) or bits of a value.
+
+            __v = value; __r = __ref.assign_item(T, idx, __v, line)
+            if __r is not __ref.STORED: T = __r   (itself a store: T's type applies)
+        """
+        n = next(self._temps)
+        v, r = f"__v{n}", f"__r{n}"
+        stmts: list[ast.stmt] = [ast.Assign([ast.Name(v, ast.Store())], value)]
+        container = self.visit(_load(target.value))
+        call = _ref_call("assign_item", container, self._index(target.slice), ast.Name(v, ast.Load()),
+                         ast.Constant(at.lineno))
+        stmts.append(ast.Assign([ast.Name(r, ast.Store())], call))
+        write_back = ast.Assign([_store_ctx(target.value)], ast.Name(r, ast.Load()))
+        test = ast.Compare(ast.Name(r, ast.Load()), [ast.IsNot()], [ast.Attribute(ast.Name(REF, ast.Load()), "STORED", ast.Load())])
+        stmts.append(ast.If(test, self._block([ast.copy_location(write_back, at)]), []))
+        return [ast.copy_location(s, at) for s in stmts]
+
     # -- expressions -------------------------------------------------------------------------
 
+    def visit_Subscript(self, node: ast.Subscript):
+        if not isinstance(node.ctx, ast.Load):
+            return self.generic_visit(node)
+        container = self.visit(node.value)
+        call = _ref_call("load", container, self._index(node.slice), ast.Constant(node.lineno))
+        return ast.copy_location(call, node)
+
+    def _index(self, index: ast.expr) -> ast.expr:
+        """A subscript's index as a value: slices become `slice(...)`."""
+        if isinstance(index, ast.Tuple):
+            return ast.copy_location(ast.Tuple([self._index(e) for e in index.elts], ast.Load()), index)
+        if isinstance(index, ast.Slice):
+            parts = [self.visit(p) if p is not None else ast.Constant(None) for p in (index.lower, index.upper, index.step)]
+            return ast.copy_location(ast.Call(ast.Name("slice", ast.Load()), parts, []), index)
+        return self.visit(index)
+
     def visit_Call(self, node: ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _VALUE_METHODS and not node.args and not node.keywords:
+            # `(A[i]).reverse()`, `x.bitcast()`: Allo's methods on values (lists keep theirs).
+            call = _ref_call("method", ast.Constant(func.attr), self.visit(func.value), ast.Constant(node.lineno))
+            return ast.copy_location(call, node)
         node = self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "range":
+            node.keywords = [k for k in node.keywords if k.arg != "name"]  # `range(N, name="i")`
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.is_allo(func.value.id):
             return ast.copy_location(
                 ast.Call(_ref_call("allo", ast.Constant(func.attr), ast.Constant(node.lineno)), node.args, node.keywords),
                 node,
             )
-        callee = func.value if isinstance(func, ast.Subscript) else func
+        callee = func
+        if isinstance(func, ast.Call) and _is_ref_call(func, "load") and isinstance(func.args[0], ast.Name):
+            callee = func.args[0]  # `inner[2, 2](...)`, rewritten to `__ref.load(inner, (2, 2))(...)`
         if isinstance(callee, ast.Name) and self.is_region(callee.id):
-            generic = func.slice if isinstance(func, ast.Subscript) else ast.Constant(None)
+            generic = func.args[1] if isinstance(func, ast.Call) else ast.Constant(None)
             return ast.copy_location(
                 ast.Call(_ref_call("region", ast.Name(callee.id, ast.Load()), generic), node.args, node.keywords),
                 node,
@@ -158,7 +239,22 @@ def _ref_call(name: str, *args: ast.expr) -> ast.Call:
     return ast.Call(ast.Attribute(ast.Name(REF, ast.Load()), name, ast.Load()), list(args), [])
 
 
+def _is_ref_call(node: ast.Call, name: str) -> bool:
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name) and func.value.id == REF
+
+
 def _load(node: ast.expr) -> ast.expr:
-    """The same expression in load context."""
+    """The same expression in load context (a fresh copy)."""
     copy = ast.parse(ast.unparse(node), mode="eval").body
-    return ast.copy_location(copy, node)
+    for sub in ast.walk(copy):
+        ast.copy_location(sub, node)
+    return copy
+
+
+def _store_ctx(node: ast.expr) -> ast.expr:
+    """The same expression as an assignment target."""
+    copy = _load(node)
+    if hasattr(copy, "ctx"):
+        copy.ctx = ast.Store()
+    return copy

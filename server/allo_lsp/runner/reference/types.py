@@ -39,6 +39,11 @@ class ScalarType:
     def __getitem__(self, dims) -> ArrayType:
         return ArrayType(self, dims if isinstance(dims, tuple) else (dims,))
 
+    def __matmul__(self, other):  # `int32 @ Stateful`
+        if other is STATEFUL:
+            return Stateful(self)
+        return NotImplemented
+
     @property
     def numpy(self):
         if self.kind in ("int", "uint"):
@@ -59,7 +64,9 @@ class ScalarType:
         if isinstance(value, np.ndarray) and value.shape == ():
             value = value.item()
         if self.kind in ("int", "uint"):
-            return _wrap(_to_int(value), self.bits, self.kind == "int")
+            # A 1-bit integer is kept as 0/1: Allo types a literal by the other operand, so
+            # `flag == 1` on an `int1` holding 1 is true there (the bit pattern is compared).
+            return _wrap(_to_int(value), self.bits, self.kind == "int" and self.bits > 1)
         if self.kind == "float":
             return self.numpy.type(value)
         if self.kind == "bfloat":
@@ -78,7 +85,7 @@ class ScalarType:
             wide = values.astype(np.int64) if self.bits < 64 else values
             mask = (1 << self.bits) - 1
             wrapped = np.bitwise_and(wide, np.int64(mask) if self.bits < 64 else -1)
-            if self.kind == "int" and self.bits < 64:
+            if self.kind == "int" and 1 < self.bits < 64:
                 wrapped = np.where(wrapped >= (1 << (self.bits - 1)), wrapped - (1 << self.bits), wrapped)
             return wrapped.astype(self.numpy)
         if self.kind == "float":
@@ -94,7 +101,9 @@ class ArrayType:
     def __repr__(self) -> str:
         return f"{self.elem}[{', '.join(map(str, self.shape))}]"
 
-    def __matmul__(self, layout) -> ArrayType:  # `int32[M, N] @ [S(0), R]`
+    def __matmul__(self, layout):  # `int32[M, N] @ [S(0), R]`, `float32[N] @ Stateful`
+        if layout is STATEFUL:
+            return Stateful(self)
         return ArrayType(self.elem, self.shape, layout)
 
     def __eq__(self, other) -> bool:
@@ -110,6 +119,26 @@ class StreamType:
 
     def __getitem__(self, dims) -> StreamType:  # an array of streams: `Stream[T, 4][P0, P1]`
         return StreamType(self.elem, self.depth, dims if isinstance(dims, tuple) else (dims,))
+
+
+class _StatefulMarker:
+    """`Stateful` (and the older spelling `stateful`) in `T @ Stateful`."""
+
+    def __repr__(self) -> str:
+        return "Stateful"
+
+    def __call__(self, kind):  # the removed `stateful(T)` form
+        return Stateful(kind)
+
+
+STATEFUL = _StatefulMarker()
+
+
+class Stateful:
+    """A kernel local whose contents persist from one call of the built module to the next."""
+
+    def __init__(self, kind) -> None:
+        self.kind = kind
 
 
 class _StreamFactory:
@@ -180,7 +209,7 @@ _PRINTED = re.compile(r"(u?)i(\d+)\Z|f(16|32|64)\Z|(u?fixed)\((\d+), ?(\d+)\)\Z"
 def convert(obj):
     """Our type for an Allo type object of any origin: ours, the real Allo's or the stand-in's
     (by the name they print), so a design built for real Allo can run here too."""
-    if isinstance(obj, (ScalarType, ArrayType, StreamType)):
+    if isinstance(obj, (ScalarType, ArrayType, StreamType, Stateful)):
         return obj
     shape = getattr(obj, "shape", None)
     elem = getattr(obj, "elem", None) or getattr(obj, "dtype", None)

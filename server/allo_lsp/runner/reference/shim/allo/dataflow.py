@@ -1,9 +1,26 @@
-"""`allo.dataflow` under the reference backend: `build(..., target="simulator")` runs designs on
-the reference executor; other targets are refused clearly."""
+"""`allo.dataflow` under the reference backend.
+
+`build(..., target="simulator")` runs designs on the reference executor. Every other target Allo
+accepts builds too, after Allo's own checks, as Allo builds without its toolchain; calling such a
+module, or reading its `.hls_code` / `.module`, ends the job as `unsupported` naming the target
+(no HLS code or MLIR is ever made up). With functional emulation on (`emulate.py`), an `aie` or
+`vitis_hls` csim module runs on the executor instead.
+"""
+
+import functools
+import sys
 
 from allo.memory import Layout  # noqa: F401
 
-from allo_lsp.runner.reference import simulate
+from allo_lsp.runner.reference import emulate
+from allo_lsp.runner.reference.region import run_region
+from allo_lsp.runner.reference.transform import BuildError, Unsupported
+from allo_lsp.runner.reference.types import ArrayType, StreamType
+
+# Targets `df.build` accepts (allo/dataflow.py, and Schedule.build in allo/customize.py).
+HLS_TARGETS = ("vhls", "vivado_hls", "vitis_hls", "pynq", "tapa", "ihls", "catapult", "xls", "xlscc")
+TARGETS = ("simulator", "aie", "aie-mlir", "llvm", *HLS_TARGETS)
+VITIS_MODES = ("csim", "csyn", "sw_emu", "hw_emu", "hw", "cosim", "debug")
 
 
 def region():
@@ -14,9 +31,19 @@ def region():
     return mark
 
 
-def kernel(mapping=None, args=None):
+def kernel(mapping=None, args=None, **_):
+    """Inside a region the executor reads kernels from source; a kernel outside any region is
+    the removed API, kept only so such files import."""
+
     def mark(fn):
-        return fn
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            # Allo builds a directly called kernel for vitis_hls (csim) and runs that.
+            ToolchainModule("vitis_hls", "csim")(*args, **kwargs)
+
+        call.__allo_kernel__ = True
+        call.mapping = mapping
+        return call
 
     return mark
 
@@ -25,22 +52,113 @@ def get_pid():
     raise RuntimeError("df.get_pid() only means something inside a @df.kernel")
 
 
-class _Module:
-    def __init__(self, fn) -> None:
+def pipe(dtype=None, shape=(), depth=2, src=None, dst=None):
+    """The older stream declaration in a region body: `df.pipe(dtype=T, shape=(), depth=4)`."""
+    if dtype is None:
+        raise Unsupported("df.pipe(src=..., dst=...) inside a kernel (removed API)", _user_line())
+    elem = ArrayType(dtype, tuple(shape)) if shape else dtype
+    return StreamType(elem, depth)
+
+
+def array(element, shape):
+    """`df.array(df.pipe(...), shape=(P0, P1))`: an array of streams (older syntax)."""
+    return StreamType(element.elem, element.depth, tuple(shape))
+
+
+def gather(*args, **kwargs):
+    raise Unsupported("df.gather(...)", _user_line())
+
+
+def scatter(*args, **kwargs):
+    raise Unsupported("df.scatter(...)", _user_line())
+
+
+class SimulatorModule:
+    """What `df.build(region, target="simulator")` returns: calls run the region."""
+
+    def __init__(self, fn, label: str = "") -> None:
         self.fn = fn
+        self.label = label
+        self.state: dict = {}  # `@ Stateful` arrays, kept across calls
 
     def __call__(self, *arrays):
-        simulate(self.fn, list(arrays))
+        if self.label:
+            emulate.record(self.label)
+        run_region(self.fn, list(arrays), state=self.state)
 
 
-def build(fn, target="vitis_hls", mode=None, project=None, configs=None, wrap_io=True):
-    if target != "simulator":
-        raise RuntimeError(
-            f'df.build(..., target="{target}") needs the Allo backend: the reference executor only '
-            'simulates (target="simulator")'
-        )
-    return _Module(fn)
+class ToolchainModule:
+    """A module built for a target whose toolchain is absent: it exists, it cannot run."""
+
+    def __init__(self, target: str, mode) -> None:
+        self._target, self._mode = target, mode
+
+    def _refuse(self, what: str):
+        mode = f', mode="{self._mode}"' if self._mode else ""
+        raise Unsupported(f'{what} of a df.build(..., target="{self._target}"{mode}) module (needs the {self._target} toolchain)', _user_line())
+
+    def __call__(self, *args, **kwargs):
+        self._refuse("calling")
+
+    @property
+    def hls_code(self):
+        self._refuse(".hls_code")
+
+    @property
+    def module(self):
+        self._refuse(".module")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._refuse(f".{name}")
 
 
-def customize(fn):
-    raise RuntimeError("df.customize() (the MLIR) needs the Allo backend, not the reference executor")
+def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wrap_io=True, **_):
+    if target not in TARGETS:
+        raise NotImplementedError(f"Target {target} is not supported")
+    if target == "vitis_hls" and mode is not None and mode not in VITIS_MODES:
+        raise NotImplementedError(f"Mode {mode} is not supported")
+    if isinstance(fn, (list, tuple)) or getattr(fn, "__allo_kernel__", False):
+        # The removed API: kernels built without a region (`df.build([producer, consumer])`).
+        if target in ("simulator", "llvm"):
+            raise Unsupported("df.build of @df.kernel functions outside a @df.region (removed API)", _user_line())
+        return ToolchainModule(target, mode or ("csim" if target == "vitis_hls" else None))
+    _checked(fn)
+    if target in ("simulator", "llvm"):
+        return SimulatorModule(fn)
+    if target in ("aie", "aie-mlir"):
+        if emulate.enabled("aie"):
+            return SimulatorModule(fn, "aie")
+        return ToolchainModule(target, None)
+    mode = mode or ("csim" if target == "vitis_hls" else None)
+    if target in ("vitis_hls", "vhls") and mode == "csim" and emulate.enabled("csim"):
+        return SimulatorModule(fn, "csim")
+    return ToolchainModule(target, mode)
+
+
+def _checked(fn) -> None:
+    """Allo's build-time checks: on an error Allo prints the message and calls sys.exit(1)."""
+    try:
+        run_region(fn, None)
+    except BuildError as exc:
+        print(exc)
+        sys.exit(1)
+
+
+def customize(fn, **_):
+    from allo.customize import Schedule
+
+    _checked(fn)
+    return Schedule(fn, region=True)
+
+
+def _user_line():
+    """The line of the user's code that called into the shim."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "allo_lsp" not in name and "/shim/" not in name and not name.startswith("<"):
+            return frame.f_lineno
+        frame = frame.f_back
+    return None

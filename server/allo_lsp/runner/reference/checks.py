@@ -1,0 +1,79 @@
+"""The errors Allo reports when it builds a region (its type inference, `allo/ir/infer.py`, and
+builder), with Allo's own messages, raised as BuildError at `df.build` (which then prints the
+message and exits with status 1, as Allo does).
+
+Only what Allo itself rejects is checked here; a region Allo builds is never refused.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from allo_lsp.runner.reference.transform import BuildError
+from allo_lsp.runner.reference.types import ArrayType, ScalarType
+
+_KERNEL = "Invalid @df.kernel decorator on function '{k}': "
+
+
+def printed(kind) -> str:
+    """A type as Allo prints it in messages: `i32`, `ui1` (bool), `f32`, `fixed(12, 4)`."""
+    if not isinstance(kind, ScalarType):
+        return str(kind)
+    if kind.kind == "int":
+        return f"i{kind.bits}"
+    if kind.kind in ("uint", "bool"):
+        return f"ui{kind.bits}"
+    if kind.kind == "float":
+        return f"f{kind.bits}"
+    if kind.kind == "bfloat":
+        return "bf16"
+    if kind.kind in ("fixed", "ufixed"):
+        return f"{kind.kind}({kind.bits}, {kind.frac})"
+    return kind.name
+
+
+def check_region(fdef: ast.FunctionDef, kernels: list[ast.FunctionDef], ns: dict, evaluate) -> None:
+    region_types = {}
+    for arg in fdef.args.posonlyargs + fdef.args.args:
+        if arg.annotation is not None:
+            region_types[arg.arg] = evaluate(arg.annotation)
+    for kernel in kernels:
+        _check_kernel(fdef, kernel, region_types, evaluate)
+
+
+def _check_kernel(fdef, kernel: ast.FunctionDef, region_types: dict, evaluate) -> None:
+    decorator = next(d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel"))
+    keywords = {k.arg: k.value for k in decorator.keywords}
+    if "mapping" not in keywords:
+        raise BuildError(_KERNEL.format(k=kernel.name) + "missing required 'mapping' parameter.", decorator.lineno)
+    params = kernel.args.args
+    for param in params:
+        if param.arg in region_types:
+            raise BuildError(
+                f"Argument name '{param.arg}' conflicts with an existing symbol. "
+                "Please choose a different name to avoid the conflict.",
+                param.lineno,
+            )
+    if not region_types:
+        return  # the older parameter-less region: kernels bind their parameters by name
+    bound = keywords.get("args")
+    names = [e.id if isinstance(e, ast.Name) else ast.unparse(e) for e in bound.elts] if isinstance(bound, ast.List) else []
+    if len(names) != len(params):
+        raise BuildError(
+            _KERNEL.format(k=kernel.name) + f"'args' length mismatch (expected {len(params)}, got {len(names)}).",
+            decorator.lineno,
+        )
+    for name, param in zip(names, params):
+        region_type = region_types.get(name)
+        if isinstance(region_type, ScalarType):
+            raise BuildError(
+                f"Scalar '{name}' cannot appear in `args=[...]` on @df.kernel '{kernel.name}'. Scalars are captured "
+                "from the enclosing region scope automatically; remove it from args, or use a 1-element array "
+                f"({name}: {printed(region_type)}[1]) instead.",
+                decorator.lineno,
+            )
+        if param.annotation is None or region_type is None:
+            continue
+        kernel_type = evaluate(param.annotation)
+        if isinstance(region_type, ArrayType) and kernel_type != region_type:
+            raise BuildError(f"df.kernel argument {param.arg} do not match {name}.", param.lineno)

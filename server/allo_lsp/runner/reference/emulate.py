@@ -1,0 +1,34 @@
+"""Functional emulation of targets no toolchain here can run (`allo-lsp run --emulate aie|csim`).
+
+With emulation on for a target, `is_available()` says so, and a module built for it runs its
+region on the reference executor, so the test's numeric checks really run. Only the function is
+emulated: no timing, no resource use, and no hardware-specific behaviour (an `ExternalModule`
+C++ kernel or a `vliw` design is refused). The runner reads `ALLO_LSP_EMULATE` (a comma list),
+and the job's result names what ran emulated (`record`/`recorded`).
+"""
+
+from __future__ import annotations
+
+import os
+
+KINDS = ("aie", "csim")
+ENV = "ALLO_LSP_EMULATE"
+_ran: list[str] = []
+
+
+def enabled(kind: str) -> bool:
+    return kind in {k.strip() for k in os.environ.get(ENV, "").split(",")}
+
+
+def record(kind: str) -> None:
+    if kind not in _ran:
+        _ran.append(kind)
+
+
+def recorded() -> list[str]:
+    return list(_ran)
+
+
+def describe() -> str:
+    """`emulated aie (functional, reference executor)`, or "" when nothing ran emulated."""
+    return "; ".join(f"emulated {kind} (functional, reference executor)" for kind in _ran)
