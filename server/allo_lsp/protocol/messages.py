@@ -21,6 +21,7 @@ SYNTHESIZE = "synthesize"  # Vitis HLS csyn
 
 # Outcomes (`JobResult.status`).
 PASSED, FAILED, ERROR, CRASHED, TIMEOUT, CANCELLED = "passed", "failed", "error", "crashed", "timeout", "cancelled"
+SKIPPED = "skipped"  # a test its own pytest mark skips (runner/pytest_marks.py): not run, not passed
 
 # Causes (`JobResult.cause`).
 ASSERTION = "assertion"

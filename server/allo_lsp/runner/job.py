@@ -44,6 +44,7 @@ from allo_lsp.protocol.messages import (
     result_line,
 )
 from allo_lsp.protocol import classify
+from allo_lsp.runner import pytest_marks
 from allo_lsp.runner.watchdog import supervise
 
 PHASE = "@@allo-lsp phase "  # stderr lines the job manager turns into progress
@@ -195,8 +196,7 @@ def run(request: JobRequest) -> JobResult:
         raise UserFailure(f"'{request.target}' is not a module-level function of {os.path.basename(request.file)}")
     if request.kind == RUN:
         phase("running")
-        target()
-        return JobResult(PASSED, message=f"{request.target}() returned")
+        return run_test(target, request)
     if request.kind == SIMULATE and request.backend == "reference":
         from allo_lsp.runner.reference import simulate
 
@@ -232,6 +232,17 @@ def run(request: JobRequest) -> JobResult:
         result.details["differential"] = differential(request, target, arrays)
         return result
     raise UserFailure(f"unknown job kind {request.kind!r}")
+
+
+def run_test(target, request: JobRequest) -> JobResult:
+    """A test function, with its pytest marks (`pytest_marks.py`); under the reference backend
+    the result also says what ran emulated."""
+    result = pytest_marks.run_test(target, request.target, lambda exc: failure(exc, request, ""))
+    emulated = sys.modules.get("allo_lsp.runner.reference.emulate")
+    if emulated is not None and emulated.describe():
+        result.message = f"{result.message} ({emulated.describe()})"
+        result.details["emulated"] = emulated.recorded()
+    return result
 
 
 def outputs_of(request: JobRequest, arrays: list) -> list[Output]:
@@ -326,6 +337,9 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
     design) and its own text. What the design printed never decides the cause (a design may
     print anything): it is only the message of an Allo build error, which Allo prints before
     `sys.exit(1)`."""
+    too_old = pytest_marks.python_too_old(exc)
+    if too_old is not None:
+        return JobResult(ERROR, ENVIRONMENT, too_old, request.file, exc.lineno)
     line = user_line(exc, request.file)
     reference = _reference_failure(exc, request, line)
     if reference is not None:
