@@ -278,6 +278,9 @@ def load(path: str, source: str | None = None):
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in sys.path:
         sys.path.insert(0, directory)
+    # As `python FILE` would: a design that parses its command line at import (argparse)
+    # sees its own name, not the runner's options.
+    sys.argv = [path]
     spec = importlib.util.spec_from_file_location("allo_lsp_user_design", path)
     if spec is None or spec.loader is None:
         raise UserFailure(f"cannot load {path}")
