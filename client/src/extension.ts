@@ -5,6 +5,7 @@ import { DidChangeConfigurationNotification, LanguageClient, Middleware, Respons
 import { Jobs } from "./common/commands";
 import { registerLogger, traceError, traceInfo } from "./common/logger";
 import { onDidChangeInterpreter } from "./common/python";
+import { serverArgs } from "./common/isolation";
 import { createClient, IServerInfo, resolveServerPython, ServerContext } from "./common/server";
 import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
 import { Status } from "./common/status";
@@ -71,7 +72,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
             void started.dispose().catch(() => undefined);
             // Not awaited: a restart (after fixing a setting) must not wait for the notification.
             void window
-                .showErrorMessage(`The Allo language server did not start (${python} -m ${info.module} serve): ${error}`, "Show Output")
+                .showErrorMessage(`The Allo language server did not start (${python} ${serverArgs(info.module).join(" ")}): ${error}`, "Show Output")
                 .then((choice) => choice && output.show());
             return;
         }

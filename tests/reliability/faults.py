@@ -89,12 +89,14 @@ CHILDREN = (
 KILLED_MID_WRITE = (
     "\n\ndef test_killed_mid_write():\n"
     "    # The runner writes its result after this returns: half of it goes out, then SIGKILL.\n"
-    "    import json, os, signal\n"
-    "    def dump(obj, f, *args, **kwargs):\n"
-    "        f.write(json.dumps(obj)[:25])\n"
-    "        f.flush()\n"
-    "        os.kill(os.getpid(), signal.SIGKILL)\n"
-    "    json.dump = dump\n"
+    "    import os, signal\n"
+    "    write = os.write\n"
+    "    def torn(fd, data):\n"
+    "        if fd > 2:\n"
+    "            write(fd, bytes(data)[:25])\n"
+    "            os.kill(os.getpid(), signal.SIGKILL)\n"
+    "        return write(fd, data)\n"
+    "    os.write = torn\n"
 )
 
 TORN_RESULT = (
@@ -106,22 +108,83 @@ TORN_RESULT = (
     "    os.kill(os.getpid(), signal.SIGKILL)\n"
 )
 
+# Forged results. The design finds every pipe it holds besides stdin/stdout/stderr (the result
+# pipe among them) and writes a result saying "passed" into it, in the runner's format.
+_FORGE = (
+    "    import json as _json, os as _os, stat as _stat\n"
+    "    def _forge():\n"
+    "        line = _json.dumps({'nonce': '', 'result': {'status': 'passed', 'message': 'forged'}}) + '\\n'\n"
+    "        for name in _os.listdir('/proc/self/fd'):\n"
+    "            fd = int(name)\n"
+    "            try:\n"
+    "                if fd > 2 and _stat.S_ISFIFO(_os.fstat(fd).st_mode):\n"
+    "                    _os.write(fd, line.encode())\n"
+    "            except OSError:\n"
+    "                pass\n"
+    "        for request in ('request.json', _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), 'request.json')):\n"
+    "            if _os.path.exists(request):  # the old protocol: the result file the request names\n"
+    "                with open(_json.load(open(request))['result_path'], 'w') as f:\n"
+    "                    _json.dump({'status': 'passed', 'message': 'forged'}, f)\n"
+)
+
 FOREIGN_RESULT = (
     "\n\ndef test_foreign_result():\n"
     "    # The design saves its own `result.json` in its working directory, and JSON that is not a\n"
-    "    # job result where the runner's result goes, then crashes.\n"
-    "    import json, os, signal\n"
+    "    # job result into every pipe it holds, then crashes.\n"
+    "    import json, os, signal, stat\n"
     "    with open('result.json', 'w') as f:\n"
     "        json.dump({'status': 'passed', 'accuracy': 0.98}, f)\n"
-    "    with open(json.load(open('request.json'))['result_path'], 'w') as f:\n"
-    "        json.dump({'accuracy': 0.98, 'outputs': 'B.npy'}, f)\n"
+    "    for name in os.listdir('/proc/self/fd'):\n"
+    "        try:\n"
+    "            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):\n"
+    "                os.write(int(name), b'{\"accuracy\": 0.98, \"outputs\": \"B.npy\"}\\n')\n"
+    "        except OSError:\n"
+    "            pass\n"
     "    os.kill(os.getpid(), signal.SIGSEGV)\n"
+)
+
+FORGED_THEN_EXIT_1 = (
+    "\n\ndef test_forged_then_exit_1():\n" + _FORGE +
+    "    _forge()\n"
+    "    _os._exit(1)\n"
+)
+
+FORGED_AT_EXIT = (
+    "\n\ndef test_forged_at_exit():\n" + _FORGE +
+    "    import atexit\n"
+    "    atexit.register(_forge)\n"
+    "    assert 1 == 2, 'the real outcome'\n"
+)
+
+FORGED_FROM_REQUEST = (
+    "\n\ndef test_forged_from_request():\n" + _FORGE +
+    "    _forge()\n"
+    "    assert 1 == 2, 'the real outcome'\n"
+)
+
+# Children that leave the job's process group and its environment marker: a new session with a
+# clean environment, and a double-forked daemon that execs with no environment at all.
+ESCAPEES = (
+    "\n\ndef test_escapees():\n" + _RECORD +
+    "    import subprocess, sys\n"
+    "    sleeper = [sys.executable, '-c', 'import time; time.sleep(600)']\n"
+    "    _record(subprocess.Popen(sleeper, start_new_session=True, env={}).pid)\n"
+    "    if _os.fork() == 0:\n"
+    "        _os.setsid()\n"
+    "        if _os.fork() == 0:\n"
+    "            _record(_os.getpid())\n"
+    "            _os.execve(sys.executable, sleeper, {})\n"
+    "        _os._exit(0)\n"
+    "    import time\n"
+    "    time.sleep(0.5)\n"
 )
 
 HANG = (
     "\n\ndef test_hang():\n" + _RECORD +
     "    import subprocess, sys, time\n"
     "    _record(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']).pid)\n"
+    "    # and one in a session of its own, with a clean environment\n"
+    "    _record(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True, env={}).pid)\n"
     "    time.sleep(600)\n"
 )
 
@@ -157,6 +220,11 @@ FAULTS = {
         Fault("killed_mid_write", "ok", "test_killed_mid_write", "crashed", "crash", KILLED_MID_WRITE, needle="SIGKILL"),
         Fault("torn_result", "ok", "test_torn_result", "crashed", "crash", TORN_RESULT, needle="SIGKILL"),
         Fault("foreign_result", "ok", "test_foreign_result", "crashed", "crash", FOREIGN_RESULT, needle="SIGSEGV"),
+        Fault("forged_then_exit_1", "ok", "test_forged_then_exit_1", "error", "crash", FORGED_THEN_EXIT_1,
+              needle="exited with status 1"),
+        Fault("forged_at_exit", "ok", "test_forged_at_exit", "failed", "assertion", FORGED_AT_EXIT, needle="the real outcome"),
+        Fault("forged_from_request", "ok", "test_forged_from_request", "error", "crash", FORGED_FROM_REQUEST),
+        Fault("escapees", "ok", "test_escapees", "passed", None, ESCAPEES),
     ]
 }
 
@@ -274,14 +342,30 @@ def kill_all(pids: list[int]) -> None:
             pass
 
 
-SHUTDOWNS = ("shutdown", "end_of_input", "sigterm")
+SHUTDOWNS = ("shutdown", "end_of_input", "sigterm", "sigkill")
+PREFIX_OF_A_LIVE_SERVER = "allo-lsp-job-"  # + pid.start-time: this test process is alive
 EXIT_WITHIN_S = 3.0 + GRACE_S  # cli._TEARDOWN_S, then the grace
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+async def wait_gone(pids: list[int], within: float) -> float | None:
+    """Seconds until none of `pids` is alive, or None if some still are after `within`."""
+    start = time.monotonic()
+    return None if await wait_dead(pids, within) else round(time.monotonic() - start, 3)
 
 
 @dataclass
 class ShutdownMeasured:
     how: str
     exit_s: float | None = None  # from the request/close/signal to the server's exit
+    died_s: float | None = None  # from then until every process of the job was gone
     returncode: int | None = None
     survivors: list[int] = field(default_factory=list)
     leftover_dirs: list[str] = field(default_factory=list)
@@ -289,10 +373,12 @@ class ShutdownMeasured:
 
 
 async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
-    """A job that hangs (with a child of its own) is running when the server is told to stop:
-    `shutdown` then `exit` as an editor does, the end of its input (the editor died), or SIGTERM
-    (an editor killing a server that did not exit). The server must exit, taking every process of
-    the job with it and removing its directory."""
+    """A job that hangs (with a child of its own, and one in a session of its own with a clean
+    environment) is running when the server is told to stop: `shutdown` then `exit` as an
+    editor does, the end of its input (the editor died), SIGTERM (an editor killing a server
+    that did not exit), or SIGKILL (nothing of the server runs any more). The server must exit,
+    taking every process of the job with it (its watchdog too) and removing its directory; after
+    SIGKILL, the next server removes the directory."""
     import lsp_session
 
     m = ShutdownMeasured(how)
@@ -305,9 +391,12 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
         job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(
             command="alloDataflow.run", arguments=[uri, fault.target])))
         deadline = time.monotonic() + 30
-        while len(pids_in(path.parent)) < 2 and time.monotonic() < deadline:  # the runner and its child
+        while len(pids_in(path.parent)) < 3 and time.monotonic() < deadline:  # the runner and its children
             await asyncio.sleep(0.05)
         pids = pids_in(path.parent)
+        watchdog = parent_of(pids[0]) if pids else None
+        if watchdog is not None and watchdog != s.pid:
+            pids.append(watchdog)
         start = time.monotonic()
         if how == "shutdown":
             await asyncio.wait_for(s.client.shutdown_async(None), 10)
@@ -316,6 +405,8 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
             s.process.stdin.close()
         elif how == "sigterm":
             s.process.terminate()
+        elif how == "sigkill":
+            s.process.kill()
         try:
             await asyncio.wait_for(s.process.wait(), EXIT_WITHIN_S + 5)
         except asyncio.TimeoutError:
@@ -323,14 +414,31 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
         m.returncode = s.process.returncode
         m.exit_s = round(time.monotonic() - start, 3) if m.returncode is not None else None
         job.cancel()
-        m.survivors = await wait_dead(pids, 1.0)
+        m.died_s = await wait_gone(pids, 2.0)
+        m.survivors = [p for p in pids if alive(p)]
         m.leftover_dirs = job_dirs(tmpdir)
-    if len(pids) < 2:
+    if how == "sigkill":
+        # A killed server cannot clean up: the next one removes what it left (and nothing else).
+        other = tmpdir / f"{PREFIX_OF_A_LIVE_SERVER}{os.getpid()}.0-x"
+        other.mkdir()
+        async with lsp_session.session(job_settings(60), env=job_env(tmpdir)) as s:
+            path, uri = open_fault(s, directory / "again", FAULTS["hang_with_child"])
+            await s.diagnostics(uri, 1)
+            await s.request(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri)))
+            deadline = time.monotonic() + 5
+            while job_dirs(tmpdir) != [other.name] and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            m.leftover_dirs = [d for d in job_dirs(tmpdir) if d != other.name]
+            if not other.exists():
+                m.problems.append("the next server removed the directory of a live one")
+    if len(pids) < 4:
         m.problems.append(f"the job did not start its processes in time: {pids}")
     if m.exit_s is None or m.exit_s > EXIT_WITHIN_S:
         m.problems.append(f"the server took {m.exit_s} s to exit (limit {EXIT_WITHIN_S} s)")
     if m.survivors:
         m.problems.append(f"processes of the job survived the server: {m.survivors}")
+    elif m.died_s is None or m.died_s > 1.0:
+        m.problems.append(f"the job's processes took {m.died_s} s to die after the server")
     if m.leftover_dirs:
         m.problems.append(f"job directories left behind: {m.leftover_dirs}")
     kill_all(m.survivors)

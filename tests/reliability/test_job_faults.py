@@ -1,6 +1,7 @@
 """Jobs that fail in ways no other test drives through the server (the rest are in
 tests/lsp/test_jobs.py and tests/jobs/): 100 MB of output, children that outlive the runner, a
-runner killed while it writes its result, and the server stopped while a job runs.
+runner killed while it writes its result, forged results, and the server stopped (or killed)
+while a job runs.
 
 Each goes through the real server as a user runs it (`faults.py`); the full matrix, timed, is
 `bench/reliability/job_faults.py`.
@@ -42,6 +43,24 @@ async def test_children_that_outlive_the_runner_are_killed(tmp_path):
     for i, m in enumerate(await run(tmp_path, "children_outlive", "children_outlive")):
         assert m.problems == [], (i, m.problems)
         assert m.seconds < 5 and len(faults.pids_in(tmp_path / f"{i}-children_outlive")) == 5
+
+
+async def test_children_with_a_session_and_an_environment_of_their_own_are_killed(tmp_path):
+    """Neither the process group nor the environment marker finds them: the job's watchdog is
+    their subreaper, so they are its descendants, killed when the job ends."""
+    for i, m in enumerate(await run(tmp_path, "escapees", "escapees")):
+        assert m.problems == [], (i, m.problems)
+        assert len(faults.pids_in(tmp_path / f"{i}-escapees")) == 3
+
+
+async def test_forged_results_are_not_believed(tmp_path):
+    """A design that writes "passed" into every pipe it holds (the result pipe among them) and
+    then exits 1; one whose atexit hook does it after a failed assertion (no atexit hook runs
+    after the runner's result); one that looks for the request file the old protocol left in
+    its directory, to write the result file it names (there is none now, and the forged line
+    in the pipe makes the real result unbelievable too: an error, never "passed")."""
+    for m in await run(tmp_path, "forged_then_exit_1", "forged_at_exit", "forged_from_request"):
+        assert m.problems == [], (m.fault, m.problems)
 
 
 async def test_a_runner_killed_while_it_writes_its_result(tmp_path):

@@ -88,6 +88,11 @@ export class Jobs {
         } finally {
             done();
         }
+        if ((result as { status?: unknown } | undefined)?.status === "running") {
+            // One job per target: the server started nothing; its lens cancels the running one.
+            void window.showInformationMessage(`Allo: ${(result as { message?: string }).message ?? `${target.name} is already running`}`);
+            return result;
+        }
         if (job.show === "mlir") {
             await this.views.showMlir(result);
         } else if (job.show === "report") {

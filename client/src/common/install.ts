@@ -5,6 +5,7 @@ import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { ProgressLocation, window } from "vscode";
+import { ISOLATED } from "./isolation";
 import { traceError, traceInfo } from "./logger";
 
 export function venvPython(storageDir: string): string {
@@ -56,7 +57,7 @@ export async function installPrivateServer(basePython: string, storageDir: strin
             if (!fs.existsSync(python)) {
                 progress.report({ message: `creating a virtual environment with ${basePython}` });
                 try {
-                    await run(basePython, ["-m", "venv", path.dirname(path.dirname(python))]);
+                    await run(basePython, [...ISOLATED, "-m", "venv", path.dirname(path.dirname(python))]);
                 } catch (error: any) {
                     throw new InstallError(
                         `${basePython} -m venv failed (${error.detail}). Install the venv module ` +
@@ -67,7 +68,7 @@ export async function installPrivateServer(basePython: string, storageDir: strin
             }
             progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from PyPI` });
             try {
-                await run(python, ["-m", "pip", "install", "--disable-pip-version-check", "--upgrade", wheel]);
+                await run(python, [...ISOLATED, "-m", "pip", "install", "--disable-pip-version-check", "--upgrade", wheel]);
             } catch (error: any) {
                 throw new InstallError(
                     `pip could not install ${path.basename(wheel)} (${error.detail}). Check that PyPI can be ` +

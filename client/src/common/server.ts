@@ -7,6 +7,7 @@ import * as fs from "fs";
 import { commands, LogOutputChannel, Uri, window } from "vscode";
 import { Executable, LanguageClient, LanguageClientOptions, Middleware, RevealOutputChannelOn } from "vscode-languageclient/node";
 import { bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
+import { ISOLATED, serverArgs } from "./isolation";
 import { traceError, traceInfo } from "./logger";
 import { activeInterpreter } from "./python";
 import { getServerSettings, SECTION } from "./settings";
@@ -43,7 +44,7 @@ print(json.dumps(out))
 
 async function probe(python: string, module: string): Promise<Probe> {
     try {
-        return JSON.parse((await run(python, ["-c", PROBE, module], 60_000)).trim().split("\n").pop()!);
+        return JSON.parse((await run(python, [...ISOLATED, "-c", PROBE, module], 60_000)).trim().split("\n").pop()!);
     } catch (error: any) {
         return { error: error.code === "ENOENT" ? `${python} was not found` : String(error.detail ?? error) };
     }
@@ -137,7 +138,7 @@ export function createClient(
 ): LanguageClient {
     const server: Executable = {
         command: python,
-        args: ["-m", ctx.info.module, "serve"],
+        args: serverArgs(ctx.info.module),
         options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
     };
     const options: LanguageClientOptions = {
@@ -153,6 +154,6 @@ export function createClient(
         middleware,
         uriConverters: { code2Protocol: protocolUri, protocol2Code: (value) => Uri.parse(value) },
     };
-    traceInfo(`Starting ${ctx.info.name}: ${python} -m ${ctx.info.module} serve`);
+    traceInfo(`Starting ${ctx.info.name}: ${python} ${serverArgs(ctx.info.module).join(" ")}`);
     return new LanguageClient(SECTION, ctx.info.name, server, options);
 }

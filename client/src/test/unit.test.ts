@@ -1,6 +1,7 @@
 // Unit tests of the client's pure helpers (node's test runner): `npm run test:unit`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { serverArgs } from "../common/isolation";
 import { withTrust } from "../common/settings";
 import { explicitTarget, isUnknownCommand, LensLike, pickTarget, usesAlloDataflow } from "../common/targets";
 
@@ -63,4 +64,8 @@ test("a server without a command is told apart from a command that failed", () =
     assert.ok(!isUnknownCommand({ code: -32602, message: "expected the arguments [uri, name]" }));
     assert.ok(!isUnknownCommand({ code: -32603, message: "Command name 'x' is not defined" }));
     assert.ok(!isUnknownCommand(undefined));
+});
+
+test("the server starts isolated: the workspace (its working directory) is not on sys.path", () => {
+    assert.deepEqual(serverArgs("allo_lsp"), ["-I", "-u", "-m", "allo_lsp", "serve"]);
 });

@@ -54,12 +54,11 @@ class JobSpec:
 @dataclass
 class _Runner:
     """A started runner: its process (the watchdog's pid), the result pipe being read, the
-    server's end of its watchdog pipe (closing it ends the job), its directory."""
+    server's end of its watchdog pipe (closing it ends the job)."""
 
     process: asyncio.subprocess.Process
     result: _PipeReader
     watchdog: int | None  # write end; None once closed
-    workdir: str
     marker: str  # JOB_MARKER's value in its environment
 
     def stop(self) -> None:
@@ -171,21 +170,22 @@ class JobManager:
 
     async def _execute(self, job: _Running, progress: Progress) -> JobResult:
         spec = job.spec
-        kept_elsewhere = spec.keep_dir and not self._owns_kept_dirs
+        workdir = job_dir(kept=spec.keep_dir and not self._owns_kept_dirs)
         progress("starting")
-        runner = None if kept_elsewhere else self._take_warm(spec)
+        runner = self._take_warm(spec)
         try:
             if runner is None:
-                runner = await self._start_runner(spec.python, spec.env, warm=False, kept=kept_elsewhere)
+                runner = await self._start_runner(spec.python, spec.env, workdir)
         except OSError as exc:
+            shutil.rmtree(workdir, ignore_errors=True)
             return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
         try:
             request = spec.request
-            request.project_dir = request.project_dir or os.path.join(runner.workdir, "project")
+            request.project_dir = request.project_dir or os.path.join(workdir, "project")
             os.makedirs(request.project_dir, exist_ok=True)
             nonce = secrets.token_hex(16)
             log = _Log(progress, _runner_phase)
-            _send(runner, request, {name: spec.env.get(name) for name in _PER_JOB_ENV}, nonce)
+            _send(runner, request, workdir, {name: spec.env.get(name) for name in _PER_JOB_ENV}, nonce)
             job.runner, job.marker = runner, runner.marker
             if job.cancelled:  # cancelled while it started
                 runner.stop()
@@ -213,13 +213,13 @@ class JobManager:
                 with open(final.artifact, encoding="utf-8", errors="replace") as f:
                     final.details["artifact_text"] = f.read()
             if spec.keep_dir:
-                final.details["job_dir"] = runner.workdir
+                final.details["job_dir"] = workdir
             return final
         finally:
             runner.stop()
             runner.result.close()
             if not spec.keep_dir:
-                shutil.rmtree(runner.workdir, ignore_errors=True)
+                shutil.rmtree(workdir, ignore_errors=True)
 
     async def run_tool(self, key: str, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
                        phase_of=None, progress: Progress = lambda phase: None) -> ToolRun:
@@ -251,15 +251,15 @@ class JobManager:
         env = tuple(sorted((k, v) for k, v in spec.env.items() if k not in _PER_JOB_ENV))
         return (spec.python, env)
 
-    async def _start_runner(self, python: str, env: dict[str, str], warm: bool, kept: bool = False) -> _Runner:
-        """Start a runner in a new job directory. OSError when it cannot start."""
-        workdir = job_dir(kept)
+    async def _start_runner(self, python: str, env: dict[str, str], workdir: str | None) -> _Runner:
+        """Start a runner in its job's directory, or (None) a pre-started one in `/`, a directory
+        nobody else can write, until its job says where to go. OSError when it cannot start."""
         result_read, result_write = os.pipe()
         watchdog_read, watchdog_write = os.pipe()
         marker = uuid.uuid4().hex
         try:
             process = await asyncio.create_subprocess_exec(
-                *runner_argv(python, result_write, watchdog_read, warm), cwd=workdir,
+                *runner_argv(python, result_write, watchdog_read, warm=workdir is None), cwd=workdir or "/",
                 env={**{k: v for k, v in env.items() if k != JOB_MARKER}, JOB_MARKER: marker},
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
                 start_new_session=True, pass_fds=(result_write, watchdog_read),
@@ -267,12 +267,11 @@ class JobManager:
         except BaseException:
             for fd in (result_read, watchdog_write):
                 os.close(fd)
-            shutil.rmtree(workdir, ignore_errors=True)
             raise
         finally:
             os.close(result_write)  # only the runner writes its result
             os.close(watchdog_read)
-        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), watchdog_write, workdir, marker)
+        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), watchdog_write, marker)
 
     async def _start_warm(self, spec: JobSpec) -> None:
         key = self._warm_key(spec)
@@ -281,7 +280,7 @@ class JobManager:
         self._warming.add(key)
         try:
             env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
-            runner = await self._start_runner(spec.python, env, warm=True)
+            runner = await self._start_runner(spec.python, env, None)
         except OSError:
             return  # the next job starts cold and says what is wrong
         finally:
@@ -338,9 +337,9 @@ class JobManager:
             _kill(job.process)
 
 
-def _send(runner: _Runner, request: JobRequest, env: dict[str, str | None], nonce: str) -> None:
+def _send(runner: _Runner, request: JobRequest, cwd: str, env: dict[str, str | None], nonce: str) -> None:
     """The job, as one line on the runner's stdin; then stdin is closed."""
-    line = json.dumps({"request": asdict(request), "env": env, "nonce": nonce}) + "\n"
+    line = json.dumps({"request": asdict(request), "cwd": cwd, "env": env, "nonce": nonce}) + "\n"
     stdin = runner.process.stdin
     try:
         stdin.write(line.encode())
@@ -350,12 +349,11 @@ def _send(runner: _Runner, request: JobRequest, env: dict[str, str | None], nonc
 
 
 def _discard(runner: _Runner) -> None:
-    """A pre-started runner no longer needed: its watchdog ends it; its directory goes."""
+    """A pre-started runner no longer needed: its watchdog ends it."""
     if runner.process.stdin is not None:
         runner.process.stdin.close()
     runner.stop()
     runner.result.close()
-    shutil.rmtree(runner.workdir, ignore_errors=True)
 
 
 class _PipeReader:

@@ -66,5 +66,8 @@ def outcome(
                 return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}")
         return JobResult(CRASHED, CRASH, f"the process died of {signal_name(returncode)} before producing a result{unbelieved}"
                          + (f":\n{tail}" if tail else ""))
+    if returncode == 0:
+        return JobResult(ERROR, CRASH, "the runner exited without a result it could vouch for: the design ended the "
+                         "process itself (os._exit) or wrote to the runner's result pipe" + (f":\n{tail}" if tail else ""))
     return JobResult(ERROR, CRASH, f"the runner exited with status {returncode} without a result{unbelieved}"
                      + (f":\n{tail}" if tail else ""))

@@ -116,7 +116,7 @@ def _preload() -> None:
 
 
 def _receive() -> tuple[JobRequest, str] | None:
-    """The job: one line on stdin (the request, the job's environment, its nonce). Then stdin
+    """The job: one line on stdin (the request, its directory and environment, its nonce). Then stdin
     is /dev/null: nothing more of the server's comes that way."""
     line = sys.stdin.buffer.readline()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -125,6 +125,7 @@ def _receive() -> tuple[JobRequest, str] | None:
     if not line.strip():
         return None
     job = json.loads(line)
+    os.chdir(job["cwd"])  # a pre-started runner waited in `/`
     for name, value in job.get("env", {}).items():  # set before Allo loads OpenMP
         if value is None:
             os.environ.pop(name, None)

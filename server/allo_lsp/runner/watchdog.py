@@ -174,7 +174,9 @@ def _exit_as(status: int | None) -> None:
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         except (ImportError, OSError, ValueError):
             pass
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those have no handler to reset
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
         os.kill(os.getpid(), sig)
+        os.kill(os.getpid(), signal.SIGKILL)  # a signal whose default is not to die
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
