@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from allo_lsp.analysis.model import SyntaxProblem
-from allo_lsp.analysis.parse import MAX_LINE, guard, guard_lines, parse
+from allo_lsp.analysis.model import Range, SyntaxProblem
+from allo_lsp.analysis.parse import MAX_LINE, guard, guard_lines, parse, python_error
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
 _MAX_MERGE = 4
@@ -96,7 +96,7 @@ class Positions:
 def parse_chunks(text: str, cache: ParseCache) -> tuple[list[Chunk], list[SyntaxProblem]]:
     """The chunks that parsed and every syntax problem. With the previous text's chunks in
     `cache`, only the lines around the edit are scanned and parsed again."""
-    lines = text.split("\n")
+    original = lines = text.split("\n")
     if max(map(len, lines)) > MAX_LINE:
         lines = guard_lines(lines)
     chunks = _edited(lines, cache)
@@ -105,7 +105,25 @@ def parse_chunks(text: str, cache: ParseCache) -> tuple[list[Chunk], list[Syntax
     assert chunks is not None  # at the end of the file, every merge window is complete
     cache.lines, cache.chunks = lines, chunks
     errors = [SyntaxProblem(e.message, e.range.shifted(c.start)) for c in chunks for e in c.errors]
+    if lines is not original:
+        errors += _set_aside_errors(original, chunks, {e.range.start.line for e in errors})
     return [c for c in chunks if c.module is not None], errors
+
+
+def _set_aside_errors(lines: list[str], chunks: list[Chunk], reported: set[int]) -> list[SyntaxProblem]:
+    """CPython's syntax error in each chunk whose over-long lines were set aside: a line of a
+    thousand unclosed brackets must not vanish with it."""
+    out = []
+    for c in chunks:
+        if not any(len(line) > MAX_LINE for line in lines[c.start : c.end]):
+            continue
+        found = python_error("\n".join(lines[c.start : c.end]) + "\n")
+        if found is None or c.start + found[0] in reported:
+            continue
+        line, col, message = c.start + found[0], found[1], found[2]
+        if line < len(lines):
+            out.append(SyntaxProblem(message, Range.of(line, col, line, max(col + 1, min(len(lines[line]), MAX_LINE)))))
+    return out
 
 
 def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:

@@ -19,11 +19,14 @@ from allo_lsp.analysis.model import Range, SyntaxProblem
 
 _MAX_REPAIRS = 12
 # libcst is quadratic on long operator chains and overflows its native stack on deep nesting
-# (a segfault, not an exception). No Allo design has lines this long or brackets this deep
-# (CPython itself refuses more than 200 nested brackets), so such text is set aside up front.
+# (a segfault, not an exception: between 1,000 and 3,000 nested brackets). No Allo design has
+# lines this long, so they are set aside up front (and CPython says whether they were valid);
+# brackets are refused past CPython's own limit of 200 levels, with CPython's message.
 MAX_LINE = 1000
-_MAX_DEPTH = 150
-_BRACKET = re.compile(r"[()\[\]{}]")
+MAX_DEPTH = 200
+TOO_DEEP_MESSAGE = "syntax error: too many nested parentheses"
+# Brackets, outside comments and strings (a triple quote is followed to its end by hand).
+_BRACKET = re.compile(r"""#[^\n]*|'''|\"\"\"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{}]""")
 # PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
 _PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
 
@@ -40,8 +43,8 @@ def guard(lines: list[str]) -> tuple[list[str], SyntaxProblem | None]:
     lines = guard_lines(lines)
     deep = _too_deep(lines)
     if deep is not None:
-        message = f"more than {_MAX_DEPTH} nested brackets: this statement is not analysed"
-        return lines, SyntaxProblem(message, Range.of(deep, 0, deep, len(lines[deep])))
+        line, col = deep
+        return lines, SyntaxProblem(TOO_DEEP_MESSAGE, Range.of(line, col, line, max(col + 1, len(lines[line]))))
     return lines, None
 
 
@@ -64,7 +67,7 @@ def parse(text: str) -> Parsed:
         except cst.CSTValidationError as exc:
             # A name libcst parses but then rejects (a code point newer than its tables, `x = 𮱂`):
             # CPython says where it is; without that, nothing more can be recovered.
-            found = _python_error(source)
+            found = python_error(source)
             if found is None:
                 errors.append(SyntaxProblem(f"syntax error: {exc}", Range.of(0, 0, 0, 0)))
                 return Parsed(None, errors)
@@ -85,16 +88,25 @@ def parse(text: str) -> Parsed:
     return Parsed(None, errors)
 
 
-def _too_deep(lines: list[str]) -> int | None:
-    """The first line where bracket nesting passes the limit (strings are not excluded: a rough
-    bound is enough for a guard)."""
-    depth = 0
-    for i, line in enumerate(lines):
-        for m in _BRACKET.finditer(line):
-            depth += 1 if m.group() in "([{" else -1
-            if depth > _MAX_DEPTH:
-                return i
-        depth = max(depth, 0)
+def _too_deep(lines: list[str]) -> tuple[int, int] | None:
+    """Line and column of the first bracket past CPython's nesting limit, brackets in comments
+    and strings aside (an unterminated one-line string is taken as text, as a guard may)."""
+    text = "\n".join(lines)
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = pos = 0
+    for m in iter(lambda: _BRACKET.search(text, pos), None):
+        token, pos = m.group(), m.end()
+        if token in ("'''", '"""'):
+            end = text.find(token, pos)
+            pos = len(text) if end < 0 else end + 3
+        elif token in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line = text.count("\n", 0, m.start())
+                return line, m.start() - (text.rfind("\n", 0, m.start()) + 1)
+        elif token in ")]}":
+            depth = max(depth - 1, 0)
     return None
 
 
@@ -117,7 +129,7 @@ def _locate(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
     return cst_line, max(exc.raw_column, 0), f"syntax error: {detail}"
 
 
-def _python_error(source: str) -> tuple[int, int, str] | None:
+def python_error(source: str) -> tuple[int, int, str] | None:
     """0-based line and column of CPython's syntax error in `source`, and its message."""
     try:
         with warnings.catch_warnings():
