@@ -106,7 +106,10 @@ class Scope:
     bindings: dict[str, list[_Binding]] = field(default_factory=dict)
 
     def bind(self, name: str, line: int, node=None, path=(), value=None) -> None:
-        self.bindings.setdefault(name, []).append(_Binding(line, node, path, value))
+        binding = _Binding(line, node, path, value)
+        self.bindings.setdefault(name, []).append(binding)
+        if self.journal is not None:
+            self.journal.append((name, binding))
 
     def bind_unknown(self, name: str, line: int) -> None:
         self.bind(name, line, value=UNKNOWN)
@@ -120,6 +123,9 @@ class Scope:
     # Set on the module scope while one definition is extracted: every name it resolves at
     # module level, so that its extraction can be reused while those names mean the same.
     recorder: list | None = None
+    # Set on the module scope while one definition is extracted: the bindings it adds, so
+    # that they are found without a pass over every binding of the module.
+    journal: list | None = None
 
     def find(self, name: str, line: int) -> tuple[_Binding, Scope] | None:
         scope: Scope | None = self

@@ -97,21 +97,21 @@ class _Extractor:
             return
         sizes = {name: len(getattr(self.model, name)) for name in _MODEL_LISTS}
         reads: list = []
+        bound: list = []
         outer, scope.recorder = scope.recorder, reads
-        before = {name: len(b) for name, b in scope.bindings.items()}
+        outer_journal, scope.journal = scope.journal, bound
         try:
             if isinstance(stmt, cst.FunctionDef):
                 self._function(stmt, scope, ())
             else:
                 self._statement(stmt, scope, ())
         finally:
-            scope.recorder = outer
+            scope.recorder, scope.journal = outer, outer_journal
             if outer is not None:
                 outer.extend(reads)
-        rebinds = [
-            (name, b.line, b.value) for name, bindings in scope.bindings.items()
-            for b in bindings[before.get(name, 0):]
-        ]
+            if outer_journal is not None:
+                outer_journal.extend(bound)
+        rebinds = [(name, b.line, b.value) for name, b in bound]
         added = {name: getattr(self.model, name)[sizes[name]:] for name in _MODEL_LISTS}
         deps = [(n, line, scope.signature(n, line)) for n, line in dict.fromkeys(reads)]
         self.used[key] = _Extracted(deps, rebinds, added)
