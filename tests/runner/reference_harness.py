@@ -14,7 +14,7 @@ from allo_lsp.runner.reference import SHIM_PATH
 
 HEADER = """\
 import allo
-from allo.ir.types import int8, int16, int32, uint8, float32, bfloat16, Int, UInt, Fixed, Stream, ConstExpr
+from allo.ir.types import int1, int8, int16, int32, uint8, uint32, float32, bfloat16, Int, UInt, Fixed, Stream, ConstExpr
 import allo.dataflow as df
 import numpy as np
 """

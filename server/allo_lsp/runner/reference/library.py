@@ -9,7 +9,7 @@ import numpy as np
 
 from allo_lsp.runner.reference import values
 from allo_lsp.runner.reference.transform import Unsupported
-from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, as_allo_array
+from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, as_allo_array, sized
 
 
 def _relu(x):
@@ -85,7 +85,14 @@ class Runtime:
 
     def load(self, container, index, line):
         if isinstance(container, np.ndarray):
-            return container[values.address(container, index, line)]
+            value = container[values.address(container, index, line)]
+            if isinstance(value, np.integer):
+                # An integer element is exact from here on (numpy would wrap `int8 * int8` in
+                # int8; Allo widens), and keeps its Allo width for bit methods.
+                elem = getattr(container, "allo_type", None)
+                bits = elem.bits if elem is not None and elem.kind in ("int", "uint") else value.dtype.itemsize * 8
+                return sized(bits)(int(value))
+            return value
         if values.is_integer(container):
             return values.get_bits(container, index, line)
         if isinstance(container, (float, np.floating)):

@@ -60,12 +60,22 @@ class KernelTransformer(ast.NodeTransformer):
     # -- statements --------------------------------------------------------------------------
 
     def generic_visit(self, node):
-        # The bodies of plain loops and `if`s share the enclosing meta level, as Allo's
-        # `with_scope_level` does; only a meta body opens a new one (`_meta_body`).
+        # Every child is visited once: statement lists through `_block` (the bodies of plain
+        # loops and `if`s share the enclosing meta level, as Allo's `with_scope_level` does; only
+        # a meta body opens a new one, `_meta_body`), everything else as NodeTransformer would.
         for field, value in ast.iter_fields(node):
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 setattr(node, field, self._block(value))
-        return super().generic_visit(node)
+            elif isinstance(value, list):
+                items = []
+                for item in value:
+                    item = self.visit(item) if isinstance(item, ast.AST) else item
+                    if item is not None:
+                        items.extend(item if isinstance(item, list) else [item])
+                value[:] = items
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+        return node
 
     def _block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []

@@ -66,7 +66,7 @@ class ScalarType:
         if self.kind in ("int", "uint"):
             # A 1-bit integer is kept as 0/1: Allo types a literal by the other operand, so
             # `flag == 1` on an `int1` holding 1 is true there (the bit pattern is compared).
-            return _wrap(_to_int(value), self.bits, self.kind == "int" and self.bits > 1)
+            return sized(self.bits)(_wrap(_to_int(value), self.bits, self.kind == "int" and self.bits > 1))
         if self.kind == "float":
             return self.numpy.type(value)
         if self.kind == "bfloat":
@@ -233,6 +233,18 @@ def convert(obj):
     if family == "Int":
         return UInt(a) if unsigned else Int(a)
     return UFixed(a, b) if unsigned else Fixed(a, b)
+
+
+_SIZED: dict[int, type] = {}
+
+
+def sized(bits: int) -> type:
+    """The int type of an integer value of `bits` bits: arithmetic on it is exact (it gives a
+    plain int, as Allo widens integer arithmetic), and `.reverse()`/`.bitcast()` know its width."""
+    kind = _SIZED.get(bits)
+    if kind is None:
+        kind = _SIZED[bits] = type(f"i{bits}", (int,), {"width": bits, "__slots__": ()})
+    return kind
 
 
 def _to_int(value) -> int:

@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from allo_lsp.runner.reference.transform import Unsupported
+from allo_lsp.runner.reference.types import sized
 
 _FLOAT_OF_WIDTH = {16: np.float16, 32: np.float32, 64: np.float64}
 _UINT_OF_WIDTH = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -72,12 +73,9 @@ def get_bits(value, index, line):
     x = int(value)
     if isinstance(index, slice):
         lo, hi = _bounds(index, line)
-        width = hi - lo
-        bits = (x >> lo) & ((1 << width) - 1)
         # A slice keeps its width, which `bitcast()` needs (`A[i][0:16].bitcast()` is a float16).
-        kind = _UINT_OF_WIDTH.get(width)
-        return kind(bits) if kind is not None else bits
-    return (x >> operator.index(index)) & 1
+        return sized(hi - lo)((x >> lo) & ((1 << (hi - lo)) - 1))
+    return sized(1)((x >> operator.index(index)) & 1)
 
 
 def set_bits(value, index, new, line):
@@ -104,18 +102,20 @@ def _bounds(index: slice, line) -> tuple[int, int]:
 
 
 def method(name: str, value, line):
-    if name == "reverse" and isinstance(value, np.integer):
+    width = getattr(value, "width", None)
+    if isinstance(value, np.integer):
         width = value.dtype.itemsize * 8
+    if name == "reverse" and width is not None:
         x = int(value) & ((1 << width) - 1)
-        return value.dtype.type(int(format(x, f"0{width}b")[::-1], 2))
-    if name == "bitcast" and isinstance(value, np.integer) and value.dtype.itemsize * 8 in _FLOAT_OF_WIDTH:
-        width = value.dtype.itemsize * 8
+        return sized(width)(int(format(x, f"0{width}b")[::-1], 2))
+    if name == "bitcast" and width in _FLOAT_OF_WIDTH:
         raw = np.array(int(value) & ((1 << width) - 1), dtype=_UINT_OF_WIDTH[width])
         return raw.view(_FLOAT_OF_WIDTH[width])[()]
     if name == "bitcast" and isinstance(value, np.floating):
-        width = value.dtype.itemsize * 8
-        return np.array(value).view(_UINT_OF_WIDTH[width])[()]
+        bits = value.dtype.itemsize * 8
+        return sized(bits)(int(np.array(value).view(_UINT_OF_WIDTH[bits])[()]))
     if isinstance(value, (int, float, np.generic)):
-        # A Python int has no width to reverse or reinterpret: refused, not guessed.
+        # A value whose width is not known (a Python literal, an untyped expression) has no
+        # bits to reverse or reinterpret: refused, not guessed.
         raise Unsupported(f".{name}() of a {type(value).__name__} value of unknown width", line)
     return getattr(value, name)()

@@ -27,6 +27,10 @@ class Schedule:
             return lambda *args, **kwargs: None
         if name.startswith("_"):
             raise AttributeError(name)
+        if name in _buffers(self.fn):
+            from allo.ir.utils import MockBuffer
+
+            return MockBuffer(self.top_func_name, name)  # `s.partition(s.C, dim=1)`
         from allo.dataflow import _user_line
 
         raise Unsupported(f"Schedule.{name}", _user_line())
@@ -49,6 +53,12 @@ class Schedule:
         if target not in HLS_TARGETS:
             raise NotImplementedError(f"Target {target} is not supported")
         return ToolchainModule(target, mode)
+
+
+def _buffers(fn) -> set:
+    """The names a schedule can refer to as `s.X`: the function's parameters and locals."""
+    code = getattr(fn, "__code__", None)
+    return set(code.co_varnames) if code is not None else set()
 
 
 def customize(fn, **_):
