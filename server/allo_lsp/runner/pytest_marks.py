@@ -105,9 +105,9 @@ def _cases(marks) -> list[tuple[str, dict]]:
         axes.append(axis)
     if not axes:
         return [("", {})]
-    # pytest applies the mark nearest the function first; ids read in that order.
+    # `pytestmark` lists the mark nearest the function first, and so do pytest's ids.
     return [("-".join(i for i, _ in combo), {k: v for _, row in combo for k, v in row.items()})
-            for combo in itertools.product(*reversed(axes))]
+            for combo in itertools.product(*axes)]
 
 
 def _label(value) -> str:
