@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--omp-threads", type=int, default=0, help="OpenMP threads (default: the design's PE count)")
     run.add_argument("--timeout", type=float, default=300.0, help="seconds before the job is killed")
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    run.add_argument("--emulate", choices=("aie", "csim", "aie,csim"), default="",
+                     help="reference backend: run aie / vitis_hls csim modules functionally on the executor")
     run.add_argument("--format", choices=("text", "json"), default="text")
 
     report = sub.add_parser("report", help="show a Vitis HLS synthesis report (csynth.xml or a project directory)")
@@ -186,7 +188,8 @@ def _run(args) -> int:
         print(f"allo-lsp run: {file}: {exc}", file=sys.stderr)
         return 2
     model = analyze(text).model
-    config = JobConfig(python=args.python, llvm_build_dir=args.llvm_build_dir, omp_threads=args.omp_threads, timeout_s=args.timeout)
+    config = JobConfig(python=args.python, llvm_build_dir=args.llvm_build_dir, omp_threads=args.omp_threads, timeout_s=args.timeout,
+                       extra_env={"ALLO_LSP_EMULATE": args.emulate} if args.emulate else {})
     try:
         target = target_of(model, file, name)
     except SetupError as exc:

@@ -223,7 +223,8 @@ FAULTS = {
         Fault("forged_then_exit_1", "ok", "test_forged_then_exit_1", "error", "crash", FORGED_THEN_EXIT_1,
               needle="exited with status 1"),
         Fault("forged_at_exit", "ok", "test_forged_at_exit", "failed", "assertion", FORGED_AT_EXIT, needle="the real outcome"),
-        Fault("forged_from_request", "ok", "test_forged_from_request", "error", "crash", FORGED_FROM_REQUEST),
+        Fault("forged_from_request", "ok", "test_forged_from_request", "failed", "assertion", FORGED_FROM_REQUEST,
+              needle="the real outcome"),
         Fault("escapees", "ok", "test_escapees", "passed", None, ESCAPEES),
     ]
 }

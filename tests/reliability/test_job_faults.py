@@ -57,8 +57,8 @@ async def test_forged_results_are_not_believed(tmp_path):
     """A design that writes "passed" into every pipe it holds (the result pipe among them) and
     then exits 1; one whose atexit hook does it after a failed assertion (no atexit hook runs
     after the runner's result); one that looks for the request file the old protocol left in
-    its directory, to write the result file it names (there is none now, and the forged line
-    in the pipe makes the real result unbelievable too: an error, never "passed")."""
+    its directory, to write the result file it names (there is none now, and its forged line
+    in the pipe lacks the job's nonce: the real outcome stands)."""
     for m in await run(tmp_path, "forged_then_exit_1", "forged_at_exit", "forged_from_request"):
         assert m.problems == [], (m.fault, m.problems)
 

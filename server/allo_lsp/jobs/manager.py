@@ -98,6 +98,7 @@ class JobManager:
         # One pre-started runner per interpreter and environment: imports done, used once.
         self._warm: dict[tuple, _Runner] = {}
         self._warming: set[tuple] = set()  # being started: a second start would stay idle forever
+        self._warm_starts: set[asyncio.Task] = set()
         self._closed = False
         if prestart:
             # A server killed by SIGKILL left its job directories (with the editor's outputs).
@@ -119,6 +120,12 @@ class JobManager:
 
     def running(self) -> list[str]:
         return list(self._running)
+
+    async def prestarting(self) -> int:
+        """Wait for the runners being pre-started; the number of those waiting for a job."""
+        while self._warm_starts:
+            await asyncio.gather(*self._warm_starts, return_exceptions=True)
+        return len(self._warm)
 
     def cancel(self, key: str) -> bool:
         """Cancel the job under `key` (False: there is none). Returns at once: the job's
@@ -193,7 +200,9 @@ class JobManager:
             # The next runner is pre-started only after a job that ended: not while this task is
             # cancelled (the server shutting down), when a runner started now would outlive it.
             if self._prestart and not self._closed:
-                asyncio.ensure_future(self._start_warm(spec))
+                task = asyncio.ensure_future(self._start_warm(spec))
+                self._warm_starts.add(task)
+                task.add_done_callback(self._warm_starts.discard)
             try:
                 await asyncio.wait_for(runner.result.closed.wait(), 2.0)
                 data = runner.result.data()

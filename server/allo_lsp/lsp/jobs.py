@@ -62,7 +62,8 @@ def state(ls: AlloLanguageServer) -> JobsState:
 
 def job_config(ls: AlloLanguageServer) -> JobConfig:
     s = ls.settings
-    return JobConfig(python=s.python, llvm_build_dir=s.llvm_build_dir, omp_threads=s.omp_threads, timeout_s=s.timeout)
+    return JobConfig(python=s.python, llvm_build_dir=s.llvm_build_dir, omp_threads=s.omp_threads, timeout_s=s.timeout,
+                     extra_env={"ALLO_LSP_EMULATE": s.emulate} if s.emulate else {})
 
 
 # Documents that are not files on disk: what to say instead of running them.

@@ -22,6 +22,7 @@ class Settings:
     omp_threads: int = 0  # 0: the design's PE count
     timeout: float = 300.0  # seconds before a job is killed
     backend: str = "auto"  # auto, allo or reference
+    emulate: str = ""  # reference backend: "aie", "csim" or "aie,csim" run functionally (runner/reference/emulate.py)
     trusted: bool = True  # the client says whether the workspace is trusted: jobs run only if so
     vitis_command: str = "vitis_hls"  # or "vitis-run" (Vitis 2024.2+)
     vitis_part: str = ""  # empty: the part Allo writes
@@ -42,6 +43,8 @@ class Settings:
             raise ValueError("timeout must be a positive number of seconds")
         if self.backend not in ("auto", "allo", "reference"):
             raise ValueError("backend must be one of auto, allo, reference")
+        if not isinstance(self.emulate, str) or not set(filter(None, self.emulate.split(","))) <= {"aie", "csim"}:
+            raise ValueError("emulate must be empty, aie, csim or aie,csim")
         if not isinstance(self.trusted, bool):
             raise ValueError("trusted must be true or false")
         if self.vitis_command not in ("vitis_hls", "vitis-run"):

@@ -121,15 +121,21 @@ def result_line(nonce: str, result: JobResult) -> bytes:
 
 
 def read_result(data: bytes, nonce: str) -> JobResult | None:
-    """The result in what came through the result pipe: exactly one line with this job's nonce.
-    Anything else (nothing, a torn line, two lines, another nonce: something besides the runner
-    wrote to the pipe) is no result."""
-    if data.count(b"\n") != 1 or not data.endswith(b"\n"):
+    """The result in what came through the result pipe: the one line that carries this job's
+    nonce. Only the runner knows the nonce (it came on its stdin, read before the design
+    runs), so lines without it (another job writing into the pipe) are ignored; two lines with
+    it, or a torn one, are no result."""
+    found = []
+    for line in data.split(b"\n"):
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict) and message.get("nonce") == nonce:
+            found.append(message.get("result"))
+    if len(found) != 1 or not isinstance(found[0], dict):
         return None
     try:
-        message = json.loads(data)
-        if not isinstance(message, dict) or message.get("nonce") != nonce or not isinstance(message.get("result"), dict):
-            return None
-        return JobResult.from_dict(message["result"])
-    except (ValueError, TypeError, AttributeError):
+        return JobResult.from_dict(found[0])
+    except (TypeError, ValueError, AttributeError):
         return None
