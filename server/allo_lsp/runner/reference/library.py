@@ -86,12 +86,17 @@ class Runtime:
     def load(self, container, index, line):
         if isinstance(container, np.ndarray):
             value = container[values.address(container, index, line)]
+            elem = getattr(container, "allo_type", None)
+            if not isinstance(value, np.generic):
+                return value  # a row or a slice
+            if elem is not None and not (elem.kind == "float" and value.dtype == elem.numpy):
+                # The element as its Allo type holds it, whatever array the caller passed (a
+                # float32 array for a bfloat16 parameter is rounded, an int64 one wrapped); an
+                # integer is exact from here on (numpy would wrap `int8 * int8` in int8; Allo
+                # widens) and keeps its Allo width for bit methods.
+                return elem.cast(value)
             if isinstance(value, np.integer):
-                # An integer element is exact from here on (numpy would wrap `int8 * int8` in
-                # int8; Allo widens), and keeps its Allo width for bit methods.
-                elem = getattr(container, "allo_type", None)
-                bits = elem.bits if elem is not None and elem.kind in ("int", "uint") else value.dtype.itemsize * 8
-                return sized(bits)(int(value))
+                return sized(value.dtype.itemsize * 8)(int(value))
             return value
         if values.is_integer(container):
             return values.get_bits(container, index, line)
