@@ -416,3 +416,19 @@ def test_integer_arithmetic_is_exact_until_stored_and_bit_methods_know_the_allo_
     C = np.zeros(3, np.int32)
     run(tmp_path, source, np.array([100, 2], np.int8), np.array([3, 0], np.uint8), C)
     assert C.tolist() == [200, 24, 2]
+
+
+def test_a_top_named_kernel_is_refused_for_vitis_hls_only(tmp_path, capsys):
+    source = """
+    @df.region()
+    def kernel(A: int32[4]):
+        @df.kernel(mapping=[1], args=[A])
+        def k(local_A: int32[4]):
+            local_A[0] = 1
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        module.df.build(module.kernel, target="vhls")
+        with pytest.raises(SystemExit):
+            module.df.build(module.kernel, target="vitis_hls")
+    assert "kernel is a reserved keyword for vitis_hls" in capsys.readouterr().out

@@ -125,6 +125,9 @@ def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wr
             raise Unsupported("df.build of @df.kernel functions outside a @df.region (removed API)", _user_line())
         return ToolchainModule(target, mode or ("csim" if target == "vitis_hls" else None))
     _checked(fn)
+    if target == "vitis_hls" and getattr(fn, "__name__", "") == "kernel":
+        print("kernel is a reserved keyword for vitis_hls")
+        sys.exit(1)
     if target in ("simulator", "llvm"):
         return SimulatorModule(fn)
     if target in ("aie", "aie-mlir"):
