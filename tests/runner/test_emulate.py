@@ -93,7 +93,7 @@ def test_without_emulation_an_aie_module_is_unsupported_and_vliw_is_refused(tmp_
     path.write_text(textwrap.dedent(AIE_DESIGN))
     plain = run(path, "test_not_emulated")
     assert (plain["status"], plain["cause"]) == ("error", "unsupported")
-    assert 'calling of a df.build(..., target="aie") module (needs the aie toolchain)' in plain["message"]
+    assert 'calling a df.build(..., target="aie") module (needs the aie toolchain)' in plain["message"]
     vliw = run(path, "test_vliw", "--emulate", "aie")
     assert (vliw["status"], vliw["cause"]) == ("error", "unsupported")
     assert vliw["message"] == "allo.backend.aie.vliw is not part of the reference executor"

@@ -432,3 +432,25 @@ def test_a_top_named_kernel_is_refused_for_vitis_hls_only(tmp_path, capsys):
         with pytest.raises(SystemExit):
             module.df.build(module.kernel, target="vitis_hls")
     assert "kernel is a reserved keyword for vitis_hls" in capsys.readouterr().out
+
+
+def test_a_stateful_scalar_is_static_across_passes_of_its_declaration(tmp_path):
+    source = """
+    from allo.ir.types import Stateful
+
+    @df.region()
+    def top(A: int32[6], B: int32[2]):
+        @df.kernel(mapping=[1], args=[A, B])
+        def acc(local_A: int32[6], local_B: int32[2]):
+            for m in range(2):
+                for k in range(3):
+                    c: int32 @ Stateful = 0
+                    if k == 0:
+                        c = 0
+                    c += local_A[m * 3 + k]
+                    if k == 2:
+                        local_B[m] = c
+    """
+    B = np.zeros(2, np.int32)
+    run(tmp_path, source, np.arange(6, dtype=np.int32), B)
+    assert B.tolist() == [3, 12]  # 0+1+2 and 3+4+5: not reset by the declaration, reset by c = 0

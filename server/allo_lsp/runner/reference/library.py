@@ -49,26 +49,32 @@ class Runtime:
     def declare(self, index: int, value, line: int | None = None):
         kind = self.table[index]
         if isinstance(kind, Stateful):
-            return self._stateful(kind.kind, value, line)
+            return self._stateful(index, kind.kind, value)
         if isinstance(kind, ArrayType):
             data = np.broadcast_to(np.asarray(value), kind.shape)
             return as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
         return kind.cast(value) if isinstance(kind, ScalarType) else value
 
-    def _stateful(self, kind, value, line):
-        """A `@ Stateful` local keeps its contents from one call of the built module to the next
-        (per PE); only arrays can (a scalar would be rebound, not updated, by later stores)."""
-        if not isinstance(kind, ArrayType):
-            raise Unsupported("a scalar `@ Stateful` local", line)
-        key = (self.kernel, self.sched.local.pe, line)
+    def _stateful(self, index: int, kind, value):
+        """A `@ Stateful` (`stateful(T)`) local is static: initialised once per PE of the built
+        module, then it keeps its value from one pass of its declaration to the next, and from
+        one call of the module to the next. Arrays are updated in place; a scalar's stores go
+        through `cast`, which records them."""
+        key = (self.kernel, self.sched.local.pe, index)
         if key not in self.state:
-            data = np.broadcast_to(np.asarray(value), kind.shape)
-            self.state[key] = as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
+            if isinstance(kind, ArrayType):
+                data = np.broadcast_to(np.asarray(value), kind.shape)
+                self.state[key] = as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
+            else:
+                self.state[key] = kind.cast(value)
         return self.state[key]
 
     def cast(self, index: int, value):
         kind = self.table[index]
         if isinstance(kind, Stateful):
+            if isinstance(kind.kind, ScalarType):
+                stored = self.state[(self.kernel, self.sched.local.pe, index)] = kind.kind.cast(value)
+                return stored
             kind = kind.kind
         if isinstance(kind, ArrayType):
             return as_allo_array(kind.elem.cast_array(value), kind.elem)

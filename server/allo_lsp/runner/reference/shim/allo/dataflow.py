@@ -95,7 +95,8 @@ class ToolchainModule:
 
     def _refuse(self, what: str):
         mode = f', mode="{self._mode}"' if self._mode else ""
-        raise Unsupported(f'{what} of a df.build(..., target="{self._target}"{mode}) module (needs the {self._target} toolchain)', _user_line())
+        module = f'a df.build(..., target="{self._target}"{mode}) module (needs the {self._target} toolchain)'
+        raise Unsupported(f"{what} {module}" if what == "calling" else f"{what} of {module}", _user_line())
 
     def __call__(self, *args, **kwargs):
         self._refuse("calling")
