@@ -6,7 +6,6 @@ from the same `analysis.analyze` call.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from allo_lsp.analysis import Analysis, Options, analyze
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem
 from allo_lsp.analysis.rules import BY_CODE, RULES
+from allo_lsp.finite_json import dumps
 
 FORMATS = ("text", "json", "sarif", "github")
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", "build", "dist"}
@@ -78,7 +78,7 @@ def render(checked: list[CheckedFile], fmt: str) -> str:
 
 
 def to_json(checked: list[CheckedFile]) -> str:
-    return json.dumps({"files": [_file_json(c) for c in checked]}, indent=2)
+    return dumps({"files": [_file_json(c) for c in checked]}, indent=2)
 
 
 def _file_json(c: CheckedFile) -> dict:
@@ -252,7 +252,7 @@ def to_sarif(checked: list[CheckedFile]) -> str:
         "columnKind": "unicodeCodePoints",
         "results": results,
     }
-    return json.dumps(
+    return dumps(
         {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]},
         indent=2,
     )

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from allo_lsp import __version__
+from allo_lsp.finite_json import dumps
 
 ALLO_BUILDS = ("auto", "fixed", "legacy")
 
@@ -107,7 +108,7 @@ def _serve(args) -> int:
         # so that its jobs are killed with it instead of running on.
         signal.signal(signal.SIGTERM, _terminate)
         server.start_io(_ClientInput(sys.stdin.buffer), sys.stdout.buffer)
-    return 0
+    return 1 if server.input_error else 0  # the client's input could not be framed (lsp/wire.py)
 
 
 # Once the client has gone (end of input, SIGTERM), the server stops its jobs and exits; after
@@ -168,7 +169,6 @@ def _check(args) -> int:
 
 def _run(args) -> int:
     import asyncio
-    import json
     from dataclasses import asdict
     from pathlib import Path
 
@@ -200,7 +200,7 @@ def _run(args) -> int:
         data = asdict(result)
         for bulky in ("log", "artifact_text", "traceback"):
             data["details"].pop(bulky, None)
-        print(json.dumps(data, indent=2))
+        print(dumps(data, indent=2))
     else:
         print(_run_text(result, file))
     return 0 if result.status == PASSED else 1
@@ -208,7 +208,6 @@ def _run(args) -> int:
 
 def _synth(args) -> int:
     import asyncio
-    import json
     from dataclasses import asdict
     from pathlib import Path
 
@@ -235,7 +234,7 @@ def _synth(args) -> int:
         data = asdict(result)
         for bulky in ("log", "report_markdown"):
             data["details"].pop(bulky, None)
-        print(json.dumps(data, indent=2))
+        print(dumps(data, indent=2))
     else:
         print(_run_text(result, file))
         if result.details.get("report_markdown"):
@@ -265,8 +264,6 @@ def _run_text(result, file: str) -> str:
 
 
 def _report(args) -> int:
-    import json
-
     from allo_lsp.reports import ReportError, format_markdown, format_text, load
 
     try:
@@ -275,7 +272,7 @@ def _report(args) -> int:
         print(f"allo-lsp report: {exc}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(report.to_json(), indent=2))
+        print(dumps(report.to_json(), indent=2))
     else:
         print(format_markdown(report) if args.format == "md" else format_text(report))
     return 0

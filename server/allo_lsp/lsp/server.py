@@ -10,9 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import sys
 from pathlib import Path
+from threading import Event
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument, Workspace
 
@@ -30,8 +34,8 @@ from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp.convert import Converter
-from allo_lsp.lsp.encoded import Protocol
 from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
+from allo_lsp.lsp.wire import Protocol, serve
 
 log = logging.getLogger(__name__)
 _CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited most recently)
@@ -56,6 +60,20 @@ class AlloLanguageServer(LanguageServer):
         self.probed_build: str | None = None  # what the probe found the configured Allo does
         # Synthesis runs that produced a report, per (uri, region): the newest two.
         self.synthesis: dict[tuple[str, str], list] = {}
+        self.input_error: str | None = None  # why the client's input could not be read (`wire`)
+
+    def _start_io_async(self, stdin=None, stdout=None) -> None:
+        """pygls' stdio loop, with frames read and checked by `wire` instead of `pygls.io_`."""
+        self._stop_event = Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            self.input_error = asyncio.run(serve(stdin or sys.stdin.buffer, self.protocol, self._stop_event, self.thread_pool))
+        except BrokenPipeError:
+            log.error("the client has gone: stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def report(self, uri: str, region: str) -> dict | None:
         """The newest synthesis report (JSON) of a region, if any."""
@@ -123,15 +141,18 @@ class AlloLanguageServer(LanguageServer):
 
     def open_uris(self) -> set[str]:
         """Open documents that are analysed (Python files), by the URI the client wrote
-        (`file:///my%20designs/top.py`): pygls keys them by the unquoted one, under which
-        diagnostics would not reach the client, nor match the URI of its requests."""
+        (`file:///my%20designs/top.py`), under which diagnostics reach the client."""
         return {doc.uri for doc in self.workspace.text_documents.values() if is_python(doc.uri)}
 
     def converter(self, uri: str, text: str) -> Converter:
         return Converter(self.workspace.position_codec, lsp_newlines(text).split("\n"))
 
     def document(self, uri: str) -> TextDocument:
+        """The document at `uri`; one the client has not opened is empty (`_LspLinesDocument`)."""
         return self.workspace.get_text_document(uri)
+
+    def is_open(self, uri: str) -> bool:
+        return uri in self.workspace.text_documents  # keyed as the client wrote it (_LspLinesWorkspace)
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -176,11 +197,83 @@ class _LspLinesDocument(TextDocument):
     def lines(self):
         return tuple(_LSP_LINE.findall(self.source))
 
+    @property
+    def source(self) -> str:
+        # pygls reads a document the client never opened from disk, whole, on the event loop: a
+        # request on a FIFO or /dev/stdin hung the server, on /dev/zero it grew to 21 GB. Only
+        # the client's text counts; a file it has not opened is empty.
+        return self._source or ""
+
+    def _apply_incremental_change(self, change) -> None:
+        """The edit applied as VS Code applies it to its own text: a position past the end of a
+        line or of the document is clamped to that end, a reversed range is swapped. pygls
+        dropped the text or misplaced it there, and the server's text silently left the
+        client's."""
+        text = self.source
+        starts = [0] + [m.end() for m in _LSP_BREAK.finditer(text)]
+        (start, clamped_start), (end, clamped_end) = (_offset(text, starts, p, self._position_codec)
+                                                      for p in (change.range.start, change.range.end))
+        if clamped_start or clamped_end or start > end:
+            log.warning("%s: the edit at %s is %s: applied as an editor does (clamped to the text, ends in order)",
+                        self.uri, _shown(change.range), "reversed" if start > end else "out of range")
+        start, end = min(start, end), max(start, end)
+        self._source = text[:start] + change.text + text[end:]
+
+
+_LSP_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _offset(text: str, starts: list[int], position: lsp.Position, codec) -> tuple[int, bool]:
+    """(offset in `text` of an LSP position, whether it had to be clamped)."""
+    if position.line >= len(starts):
+        return len(text), True
+    begin = starts[position.line]
+    stop = len(text)
+    if position.line + 1 < len(starts):
+        following = starts[position.line + 1]
+        stop = following - (2 if text.startswith("\r\n", max(0, following - 2)) else 1)
+    content = text[begin:stop]
+    if content.isascii() or codec.encoding == lsp.PositionEncodingKind.Utf32:
+        return begin + min(position.character, len(content)), position.character > len(content)
+    units = 0
+    for column, char in enumerate(content):
+        if units >= position.character:  # inside a surrogate pair: after it, as pygls does
+            return begin + column, False
+        units += codec.client_num_units(char)
+    return stop, units < position.character
+
+
+def _shown(r: lsp.Range) -> str:
+    return f"{r.start.line}:{r.start.character}-{r.end.line}:{r.end.character}"
+
 
 class _LspLinesWorkspace(Workspace):
     def _create_text_document(self, doc_uri, source=None, version=None, language_id=None) -> TextDocument:
         return _LspLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
                                  sync_kind=self._sync_kind, position_codec=self._position_codec)
+
+    # pygls keys documents by the unquoted URI: `c%20d.py` (a file named `c d.py`) and
+    # `c%2520d.py` (one named `c%20d.py`) or `c d.py`, each a document of its own for the client,
+    # were one here. Keyed by the URI as the client wrote it.
+    def get_text_document(self, doc_uri: str) -> TextDocument:
+        return self._text_documents.get(doc_uri) or self._create_text_document(doc_uri)
+
+    def put_text_document(self, text_document: lsp.TextDocumentItem, notebook_uri: str | None = None) -> None:
+        self._text_documents[text_document.uri] = self._create_text_document(
+            text_document.uri, source=text_document.text, version=text_document.version,
+            language_id=text_document.language_id,
+        )
+        if notebook_uri:
+            self._cell_in_notebook[unquote(text_document.uri)] = unquote(notebook_uri)
+
+    def remove_text_document(self, doc_uri: str) -> None:
+        self._text_documents.pop(doc_uri, None)
+        self._cell_in_notebook.pop(unquote(doc_uri), None)
+
+    def update_text_document(self, text_doc: lsp.VersionedTextDocumentIdentifier, change) -> None:
+        document = self._text_documents[text_doc.uri]
+        document.apply_change(change)
+        document.version = text_doc.version
 
 
 @server.feature(lsp.INITIALIZE)
@@ -245,6 +338,7 @@ def did_close(ls: AlloLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
     if pending is not None:
         pending.cancel()
     ls.analyses.pop(uri, None)
+    ls.job_diagnostics.pop(uri, None)  # for the text its job ran: gone with the document
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -386,6 +480,8 @@ def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[l
 )
 async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri = params.text_document.uri
+    if not ls.is_open(uri):
+        return []  # nothing to fix in a file the editor does not show (and its text is not ours)
     doc = ls.document(uri)
     text, version = lsp_newlines(doc.source), doc.version
     result = ls.analyses.get(uri)

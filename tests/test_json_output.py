@@ -1,0 +1,57 @@
+"""`--format json` and SARIF as strict JSON readers (jq, a SARIF viewer, JavaScript) read them:
+no bare NaN or Infinity, whatever a design computes. A real subprocess, as in test_cli.py."""
+
+import json
+import subprocess
+import sys
+
+from allo_lsp.finite_json import dumps
+
+
+def strict(text: str):
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+NAN_DESIGN = '''
+import allo
+from allo.ir.types import float32, Stream
+import allo.dataflow as df
+
+M = 4
+
+
+@df.region()
+def top(A: float32[M], B: float32[M]):
+    pipe: Stream[float32, 4]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: float32[M]):
+        for i in allo.grid(M):
+            pipe.put(local_A[i] * 0.0 / 0.0)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: float32[M]):
+        for i in allo.grid(M):
+            v: float32 = pipe.get()
+            local_B[i] = v
+'''
+
+
+def test_run_json_of_nan_outputs_is_strict_json(tmp_path):
+    """The reference executor computes 0.0/0.0: min, max and mean were printed as bare NaN."""
+    path = tmp_path / "nan_design.py"
+    path.write_text(NAN_DESIGN)
+    done = subprocess.run([sys.executable, "-m", "allo_lsp", "run", f"{path}::top", "--backend", "reference",
+                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (output,) = strict(done.stdout)["outputs"]
+    assert (output["min"], output["max"], output["mean"]) == ("NaN", "NaN", "NaN")
+
+
+def test_non_finite_numbers_are_named_at_any_depth():
+    value = {"a": [float("nan"), {"b": (float("inf"), -float("inf"))}], "c": 1.5, float("inf"): 2}
+    assert strict(dumps(value)) == {"a": ["NaN", {"b": ["Infinity", "-Infinity"]}], "c": 1.5, "Infinity": 2}
+    assert dumps({"x": 1}, indent=2) == json.dumps({"x": 1}, indent=2)  # finite data: as json writes it
