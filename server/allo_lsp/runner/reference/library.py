@@ -95,7 +95,10 @@ class Runtime:
             elem = getattr(container, "allo_type", None)
             if not isinstance(value, np.generic):
                 return value  # a row or a slice
-            if elem is not None and not (elem.kind == "float" and value.dtype == elem.numpy):
+            if elem is not None and value.dtype == elem.numpy and elem.whole:
+                # Stored as numpy stores this type: nothing to round or wrap.
+                return sized(elem.bits)(int(value)) if elem.kind in ("int", "uint") else value
+            if elem is not None:
                 # The element as its Allo type holds it, whatever array the caller passed (a
                 # float32 array for a bfloat16 parameter is rounded, an int64 one wrapped); an
                 # integer is exact from here on (numpy would wrap `int8 * int8` in int8; Allo

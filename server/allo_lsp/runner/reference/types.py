@@ -26,6 +26,10 @@ class ScalarType:
     def __init__(self, kind: str, bits: int, frac: int = 0, name: str = "") -> None:
         self.kind, self.bits, self.frac = kind, bits, frac
         self.name = name or f"{kind}{bits}"
+        # numpy's own dtype for this type holds exactly its values (int32, float32, ...): an
+        # element read from such an array needs no rounding or wrapping.
+        self.whole = (kind in ("int", "uint") and bits in (8, 16, 32, 64)) or (kind == "float")
+        self._numpy = self._numpy_dtype()
 
     def __repr__(self) -> str:
         return self.name
@@ -46,6 +50,9 @@ class ScalarType:
 
     @property
     def numpy(self):
+        return self._numpy
+
+    def _numpy_dtype(self):
         if self.kind in ("int", "uint"):
             for b in (8, 16, 32, 64):
                 if self.bits <= b:

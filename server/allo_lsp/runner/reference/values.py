@@ -31,6 +31,17 @@ class OutOfBuffer(IndexError):
 
 def address(array: np.ndarray, index, line: int | None):
     """The numpy index Allo's row-major addressing of `array[index]` means."""
+    shape = array.shape
+    # The common case first, cheaply: plain ints within every dimension.
+    if isinstance(index, int) and len(shape) == 1:
+        if 0 <= index < shape[0]:
+            return index
+    elif type(index) is tuple and len(index) == len(shape):
+        for i, d in zip(index, shape):
+            if not (isinstance(i, int) and 0 <= i < d):
+                break
+        else:
+            return index
     items = index if isinstance(index, tuple) else (index,)
     ints = []
     for item in items:
@@ -39,7 +50,6 @@ def address(array: np.ndarray, index, line: int | None):
         ints.append(operator.index(item))
     if len(ints) != array.ndim:
         return _checked_partial(array, items, line)
-    shape = array.shape
     if all(0 <= i < d for i, d in zip(ints, shape)):
         return tuple(ints)
     offset = 0
