@@ -266,9 +266,12 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
     fdef.returns = None
     module = ast.fix_missing_locations(ast.Module([fdef], []))
     scope = dict(ns)
-    scope[REF] = library.Runtime(
-        sched, table, lambda f, arrays, generic: run_region(f, arrays, generic, sched, state), state, fdef.name
-    )
+    def sub_region(f, arrays, generic):
+        # A region called from a PE keeps its own `@ Stateful` locals per calling PE.
+        inner = state.setdefault(("region", fdef.name, sched.local.pe, getattr(f, "__name__", "")), {})
+        run_region(f, arrays, generic, sched, inner)
+
+    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name)
     exec(compile(module, sched.user_file, "exec"), scope)
     return scope[fdef.name], arg_types
 
