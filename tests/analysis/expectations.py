@@ -2,6 +2,9 @@
 
 import re
 
+from allo_lsp.analysis import Options
+
+_OPTIONS = re.compile(r"^Options: (.+)$", re.M)
 _EXPECTED = re.compile(r"\bline (\d+): (ADF\d{3})\b")
 
 
@@ -15,3 +18,13 @@ def expected_from_docstring(text: str) -> set[tuple[int, str]]:
 
 def actual(problems) -> set[tuple[int, str]]:
     return {(p.range.start.line + 1, p.code) for p in problems}
+
+
+def options_from_docstring(text: str) -> Options:
+    """`Options: max_chars=900` in the docstring: integer settings other than the defaults."""
+    doc = text.split('"""')[1] if text.count('"""') >= 2 else ""
+    found = _OPTIONS.search(doc)
+    if found is None:
+        return Options()
+    pairs = (item.split("=", 1) for item in found.group(1).split(","))
+    return Options(**{key.strip(): int(value) for key, value in pairs})

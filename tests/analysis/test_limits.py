@@ -55,3 +55,23 @@ def test_check_exits_non_zero_on_a_thousand_unclosed_brackets(tmp_path):
                          text=True, timeout=60)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"{path}:{FIRST + 1}:205: ADF900 error: syntax error: too many nested parentheses" in out.stdout
+
+
+def test_a_file_past_the_size_bound_is_analysed_partially_with_a_notice():
+    # Over 256 KiB of text, quick to analyse: one region, then long comment lines, then a
+    # region with a missing mapping that must not be reported (it is past the bound).
+    filler = ("# " + "x" * 998 + "\n") * 300
+    late = "\n@df.region()\ndef late(C: int32[8]):\n    @df.kernel(args=[C])\n    def k(local_C: int32[8]):\n        pass\n"
+    text = BASE + filler + late
+    total_lines = len(text.split("\n"))
+    # The cut falls before the last statement that may run into the filler: the `__main__`
+    # block (a comment at column 0 does not end a block).
+    kept = BASE.split("\n").index('if __name__ == "__main__":')
+    analysis = analyze(text)
+    (notice,) = analysis.problems
+    assert notice.code == "ADF901" and notice.severity.label == "information"
+    assert notice.message.startswith(f"Only the first {kept:,} lines")
+    assert f"it has {total_lines:,} lines" in notice.message
+    assert notice.range.start.line == kept
+    assert [r.name for r in analysis.model.regions] == [r.name for r in analyze(BASE).model.regions]
+    assert analysis.model.partial is not None and analysis.model.partial.total_chars == len(text)

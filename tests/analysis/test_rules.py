@@ -1,10 +1,11 @@
 """One table-driven test over (rule, fixture): `fixtures/<CODE>.py` says in its docstring where the
-rule must fire, and near-misses where it must not; the snapshot pins messages and ranges."""
+rule must fire, and near-misses where it must not (and, on an `Options:` line, analysis settings
+other than the defaults); the snapshot pins messages and ranges."""
 
 from pathlib import Path
 
 import pytest
-from expectations import actual, expected_from_docstring
+from expectations import actual, expected_from_docstring, options_from_docstring
 from snapshot import assert_snapshot, render_problems
 
 from allo_lsp.analysis import analyze
@@ -20,7 +21,7 @@ def test_rule_fixture(code):
     text = path.read_text()
     expected = expected_from_docstring(text)
     assert any(c == code for _, c in expected), f"{path.name} must say where {code} fires"
-    problems = analyze(text).problems
+    problems = analyze(text, options_from_docstring(text)).problems
     assert actual(problems) == expected
     assert_snapshot(HERE / "snapshots" / f"{code}.snap", render_problems(path.name, text, problems))
 
@@ -37,5 +38,5 @@ def test_every_code_of_the_table_is_registered():
     assert [r.code for r in RULES] == [
         "ADF001", "ADF002", "ADF003", "ADF004", "ADF005", "ADF006", "ADF010", "ADF011", "ADF012",
         "ADF013", "ADF014", "ADF015", "ADF016", "ADF017", "ADF020", "ADF021", "ADF022", "ADF030",
-        "ADF040", "ADF050", "ADF060", "ADF061", "ADF900",
+        "ADF040", "ADF050", "ADF060", "ADF061", "ADF900", "ADF901",
     ]

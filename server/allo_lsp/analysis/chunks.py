@@ -197,6 +197,19 @@ def _chunk(lines: list[str], bounds: list[int], previous: list[Chunk], at_end: b
     return chunks
 
 
+def statement_prefix(lines: list[str], limit: int) -> int:
+    """How many of the first `limit` lines to analyse so that the cut falls between top-level
+    statements: a statement cut in two would be a false syntax error, so a first statement
+    bigger than the bound (a huge literal, an unclosed string) leaves nothing to analyse."""
+    if limit >= len(lines):
+        return len(lines)
+    starts, clean = _scan(lines[:limit])
+    following = lines[limit]
+    if clean and following.strip() and following[0] not in " \t" and not _CONTINUATION.match(following):
+        return limit
+    return starts[-1]
+
+
 def combine(chunks: list[Chunk]) -> cst.Module:
     """One module over every chunk's statements, for the extractor to walk."""
     return cst.Module(body=[stmt for c in chunks for stmt in c.module.body])

@@ -72,6 +72,8 @@ class _Extractor:
         self.model = FileModel()
         self.cache = cache if cache is not None else {}
         self.used: dict = {}  # the entries of `cache` this run used or made
+        self._builds_by_range: dict[Range, Build] = {}
+        self._builds_indexed = 0
 
     def run(self) -> FileModel:
         scope = Scope()
@@ -259,9 +261,7 @@ class _Extractor:
             value = self.evaluator.lookup(call.func.value, scope, line)
             if isinstance(value, ModuleRef):
                 self.model.calls.append(self._module_call(call, value.build))
-        elif self._is_df(call.func, "build", scope, line) and not any(
-            b.range == self.range(call) for b in self.model.builds
-        ):
+        elif self._is_df(call.func, "build", scope, line) and self._build_at(self.range(call)) is None:
             self._build(call, scope, line, path)
 
     def _build(self, node: cst.BaseExpression, scope: Scope, line: int, path: tuple[str, ...]) -> Build | None:
@@ -274,9 +274,9 @@ class _Extractor:
         if not isinstance(ref, RegionRef):
             return None
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword}
-        for b in self.model.builds:
-            if b.range == self.range(node):
-                return b
+        found = self._build_at(self.range(node))
+        if found is not None:
+            return found
         configs = keywords.get("configs")
         build = Build(
             module=None,
@@ -291,6 +291,15 @@ class _Extractor:
             build.target = "vitis_hls"
         self.model.builds.append(build)
         return build
+
+    def _build_at(self, where: Range) -> Build | None:
+        """The build already recorded at `where` (an assignment's value is seen twice: as the
+        assignment and as a call in it). Indexed as builds are added, replayed ones included."""
+        builds = self.model.builds
+        for b in builds[self._builds_indexed :]:
+            self._builds_by_range.setdefault(b.range, b)
+        self._builds_indexed = len(builds)
+        return self._builds_by_range.get(where)
 
     def _module_call(self, call: cst.Call, build: Build) -> ModuleCall:
         args = []

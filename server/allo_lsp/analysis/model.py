@@ -343,6 +343,17 @@ class SyntaxProblem:
     range: Range
 
 
+@dataclass(frozen=True)
+class Partial:
+    """A file past the size bound: only its first `analysed_lines` lines were analysed."""
+
+    analysed_lines: int
+    analysed_chars: int
+    total_lines: int
+    total_chars: int
+    bound: int  # characters
+
+
 @dataclass
 class FileModel:
     regions: list[Region] = field(default_factory=list)
@@ -350,6 +361,7 @@ class FileModel:
     functions: list[Function] = field(default_factory=list)  # module level, regions excluded
     calls: list[ModuleCall] = field(default_factory=list)
     syntax_errors: list[SyntaxProblem] = field(default_factory=list)
+    partial: Partial | None = None  # set when the file is larger than the analysis bound
     string_layouts: list[RemovedSyntax] = field(default_factory=list)  # `Layout("S0R")`, anywhere
 
     # Grouped views of the lists above, made on first use (rules ask once per region: a scan

@@ -7,11 +7,18 @@ from dataclasses import dataclass, field
 from allo_lsp.analysis.model import FileModel, Range
 
 
+# Past this many characters only a prefix of the file is analysed (ADF901): analysis takes
+# about 2 s per 100,000 characters of design code, and no real design file comes near it.
+MAX_ANALYSED_CHARS = 256 * 1024
+
+
 @dataclass(frozen=True)
 class Options:
-    """Analysis settings. `allo_build`: `auto` (unknown), `fixed` or `legacy`."""
+    """Analysis settings. `allo_build`: `auto` (unknown), `fixed` or `legacy`. `max_chars`: the
+    size bound, in characters, past which only the statements before it are analysed."""
 
     allo_build: str = "auto"
+    max_chars: int = MAX_ANALYSED_CHARS
 
 
 @dataclass(frozen=True)
