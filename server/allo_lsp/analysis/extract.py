@@ -422,7 +422,7 @@ class _Extractor:
         )
 
     def _legacy_pipe(self, stmt: cst.Assign, rscope: Scope, region: Region) -> None:
-        value = stmt.value
+        value, dims = self._legacy_array(stmt.value, rscope, self.line(stmt))
         if not (isinstance(value, cst.Call) and self._is_df(value.func, "pipe", rscope, self.line(stmt))):
             return
         for t in stmt.targets:
@@ -444,8 +444,20 @@ class _Extractor:
         passed |= {a.keyword.value: self.text(a.value) for a in value.args if a.keyword}
         dtype, depth = passed.get("dtype", "int32"), passed.get("depth", "2")
         names = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
-        replacement = f"{names[0]}: Stream[{dtype}, {depth}]" if names else None
+        replacement = f"{names[0]}: Stream[{dtype}, {depth}]{dims}" if names else None
         region.removed_syntax.append(RemovedSyntax("df.pipe", self.range(stmt), replacement))
+
+    def _legacy_array(self, value, rscope: Scope, line: int) -> tuple[cst.BaseExpression, str]:
+        """`df.array(df.pipe(...), shape=(P0, P1))`, the removed form of a stream array: the
+        `df.pipe(...)` inside and the dimensions (`[P0, P1]`) its modern spelling takes."""
+        if not (isinstance(value, cst.Call) and self._is_df(value.func, "array", rscope, line) and value.args):
+            return value, ""
+        shape = next((a.value for a in value.args if a.keyword and a.keyword.value == "shape"), None)
+        if shape is None and len(value.args) > 1 and value.args[1].keyword is None:
+            shape = value.args[1].value
+        items = [e.value for e in shape.elements] if isinstance(shape, (cst.Tuple, cst.List)) else []
+        dims = f"[{', '.join(self.text(i) for i in items)}]" if items else ""
+        return value.args[0].value, dims
 
     def _kernel(self, fn: cst.FunctionDef, dec: cst.Decorator, rscope: Scope, region: Region) -> Kernel:
         line = self.line(fn)
