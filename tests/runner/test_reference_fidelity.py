@@ -454,3 +454,33 @@ def test_a_stateful_scalar_is_static_across_passes_of_its_declaration(tmp_path):
     B = np.zeros(2, np.int32)
     run(tmp_path, source, np.arange(6, dtype=np.int32), B)
     assert B.tolist() == [3, 12]  # 0+1+2 and 3+4+5: not reset by the declaration, reset by c = 0
+
+
+def test_meta_chains_and_scalar_top_arguments_with_allos_bool_in_scope(tmp_path):
+    # `bool` is Allo's type here (`from allo.ir.types import bool`), and the older API passes a
+    # scalar straight to the module: `mod(A, flag, C)`.
+    source = """
+    from allo.ir.types import bool
+
+    @df.region()
+    def top():
+        tags = df.array(df.pipe(dtype=bool, shape=(), depth=2), shape=(3,))
+
+        @df.kernel(mapping=[3])
+        def chain(A: int32[3], flag: bool, C: int32[3]):
+            i = df.get_pid()
+            with allo.meta_if(i == 0):
+                tag: bool = flag
+            with allo.meta_else():
+                tag: bool = tags[i - 1].get()
+            with allo.meta_if(i != 2):
+                tags[i].put(tag)
+            C[i] = A[i] * 10 if tag else A[i]
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        mod = module.df.build(module.top, target="simulator")
+        for flag, expected in ((True, [10, 20, 30]), (False, [1, 2, 3])):
+            C = np.zeros(3, np.int32)
+            mod(np.array([1, 2, 3], np.int32), flag, C)
+            assert C.tolist() == expected

@@ -45,6 +45,9 @@ class Runtime:
         self.state = state if state is not None else {}  # `@ Stateful` arrays of the built module
         self.kernel = kernel
         self.STORED = STORED
+        # The builtins the rewritten code needs, reached through `__ref`: a design may rebind
+        # the names (`from allo.ir.types import bool`).
+        self.range, self.slice = range, slice
 
     def declare(self, index: int, value, line: int | None = None):
         kind = self.table[index]

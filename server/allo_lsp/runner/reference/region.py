@@ -18,7 +18,7 @@ import numpy as np
 from allo_lsp.runner.reference import checks, library
 from allo_lsp.runner.reference.scheduler import FifoArray, Fifo, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
-from allo_lsp.runner.reference.types import ArrayType, StreamType, as_allo_array, convert
+from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
 from allo_lsp.runner.reference import types as ref_types
 
 _ALLO_NAMES = {
@@ -162,6 +162,8 @@ def _names(node):
 
 def _argument(arg: ast.arg, array, ns: dict):
     kind = evaluate_type(arg.annotation, ns, arg.lineno) if arg.annotation is not None else None
+    if isinstance(kind, ScalarType) and np.ndim(array) == 0:
+        return kind.cast(array)  # a scalar argument of the older API (`mod(A, B, flag, C)`)
     if not isinstance(kind, ArrayType):
         raise Unsupported(f"region parameter '{arg.arg}' without an array type", arg.lineno)
     array = np.asarray(array)

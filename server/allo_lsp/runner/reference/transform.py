@@ -124,7 +124,9 @@ class KernelTransformer(ast.NodeTransformer):
         if kind == "meta_if":
             flag = self._chain_flags[key] = f"__meta_{next(self._temps)}"
             test = self.visit(args[0]) if args else ast.Constant(True)
-            set_flag = ast.Assign([ast.Name(flag, ast.Store())], ast.Call(ast.Name("bool", ast.Load()), [test], []))
+            # `not not c`, not `bool(c)`: designs import Allo's `bool` type under that name.
+            truth = ast.UnaryOp(ast.Not(), ast.UnaryOp(ast.Not(), test))
+            set_flag = ast.Assign([ast.Name(flag, ast.Store())], truth)
             guarded = ast.If(ast.Name(flag, ast.Load()), body, [])
             return [ast.copy_location(set_flag, stmt), ast.copy_location(guarded, stmt)]
         flag = self._chain_flags[key]
@@ -139,7 +141,7 @@ class KernelTransformer(ast.NodeTransformer):
         item = stmt.items[0]
         target = item.optional_vars or ast.Name("_", ast.Store())
         bounds = [self.visit(a) for a in item.context_expr.args]
-        loop = ast.For(target=target, iter=ast.Call(ast.Name("range", ast.Load()), bounds, []),
+        loop = ast.For(target=target, iter=_ref_call("range", *bounds),
                        body=self._meta_body(stmt.body), orelse=[])
         return ast.copy_location(loop, stmt)
 
@@ -215,7 +217,7 @@ class KernelTransformer(ast.NodeTransformer):
             return ast.copy_location(ast.Tuple([self._index(e) for e in index.elts], ast.Load()), index)
         if isinstance(index, ast.Slice):
             parts = [self.visit(p) if p is not None else ast.Constant(None) for p in (index.lower, index.upper, index.step)]
-            return ast.copy_location(ast.Call(ast.Name("slice", ast.Load()), parts, []), index)
+            return ast.copy_location(_ref_call("slice", *parts), index)
         return self.visit(index)
 
     def visit_Call(self, node: ast.Call):
