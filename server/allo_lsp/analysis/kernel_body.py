@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 META = ("meta_if", "meta_elif", "meta_else", "meta_for")
 _BRANCHES = ("meta_if", "meta_elif", "meta_else")
+# Stream methods that move an element, and the direction: the non-blocking forms
+# (`ok = s.try_put(x)`, `x, ok = s.try_get()`) count as the blocking ones do.
+_STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
 # `df.gather(pipes)` / `df.scatter(buffer, pipes)`: the position of `pipes`.
 _COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
@@ -171,20 +174,23 @@ class _Scanner(cst.CSTVisitor):
 
     def _stream_use(self, node: cst.Call) -> bool:
         func = node.func
-        if self.kernel is None or not isinstance(func, cst.Attribute) or func.attr.value not in ("put", "get"):
+        op = _STREAM_OPS.get(func.attr.value) if isinstance(func, cst.Attribute) else None
+        if self.kernel is None or op is None:
             return False
         target = func.value
         indexed = isinstance(target, cst.Subscript)
         root = target.value if indexed else target
         if not isinstance(root, cst.Name) or root.value in self.access:
             return False
+        if func.attr.value.startswith("try_") and self.region.stream(root.value) is None:
+            return False  # a non-blocking call on something that is not a stream of the region
         if indexed:
             for s in target.slice:
                 s.visit(self)
         self.region.stream_uses.append(
             StreamUse(
                 stream=root.value,
-                op=func.attr.value,
+                op=op,
                 kernel=self.kernel,
                 range=self.ex.range(root),
                 call_range=self.ex.range(node),
