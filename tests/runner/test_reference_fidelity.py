@@ -484,3 +484,35 @@ def test_meta_chains_and_scalar_top_arguments_with_allos_bool_in_scope(tmp_path)
             C = np.zeros(3, np.int32)
             mod(np.array([1, 2, 3], np.int32), flag, C)
             assert C.tolist() == expected
+
+
+def test_gather_scatter_and_string_layouts(tmp_path):
+    source = """
+    from allo.memory import MemLayout
+
+    LyA = MemLayout("RS0")
+    LyB = MemLayout("S0R")
+
+    @df.region()
+    def top(A: int16[4, 8], B: int16[8, 4], C: int16[4, 4], D: int16[2, 4]):
+        pipe: Stream[int16[4, 4], 2][2]
+        rows: Stream[int16[4], 2][2]
+
+        @df.kernel(mapping=[2], args=[A, B])
+        def partial(local_A: int16[4, 8] @ LyA, local_B: int16[8, 4] @ LyB):
+            p = df.get_pid()
+            pipe[p].put(allo.matmul(local_A, local_B))
+
+        @df.kernel(mapping=[1], args=[C, D])
+        def reduce(local_C: int16[4, 4], local_D: int16[2, 4]):
+            parts: int16[2, 4, 4] = df.gather(pipe[:])
+            local_C[:, :] = parts[0] + parts[1]
+            df.scatter(parts[0][0:2], [rows[0], rows[1]])
+            local_D[:, :] = df.gather([rows[0], rows[1]])
+    """
+    A = np.arange(32, dtype=np.int16).reshape(4, 8)
+    B = np.ones((8, 4), np.int16)
+    C, D = np.zeros((4, 4), np.int16), np.zeros((2, 4), np.int16)
+    run(tmp_path, source, A, B, C, D)
+    np.testing.assert_array_equal(C, A @ B)
+    np.testing.assert_array_equal(D, (A[:, :4] @ B[:4])[0:2])

@@ -26,12 +26,28 @@ def grid(*dims, name=None):
     return itertools.product(*(range(int(d)) for d in dims))
 
 
+def gather(streams):
+    """`df.gather([pipe[0], pipe[1]])` / `df.gather(pipe[:])`: one element from each stream, in
+    order, stacked (the streams carry blocks)."""
+    return np.stack([np.asarray(s.get()) for s in streams])
+
+
+def scatter(buffer, streams):
+    """`df.scatter(buf, pipes)`: `buf[i]` goes to the i-th stream."""
+    streams = list(streams)
+    if len(streams) != len(buffer):
+        raise ValueError(f"df.scatter of {len(buffer)} rows to {len(streams)} streams")
+    for row, s in zip(buffer, streams):
+        s.put(row)
+
+
 # Allo's library calls with a numpy meaning (results take the destination's type when stored).
 LIBRARY = {
     "matmul": np.matmul, "bmm": np.matmul, "add": np.add, "sub": np.subtract, "mul": np.multiply,
     "div": np.divide, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
     "relu": _relu, "softmax": _softmax, "transpose": np.transpose, "copy": np.copy,
     "max": np.max, "min": np.min, "sum": np.sum, "grid": grid, "reduction": grid,
+    "gather": gather, "scatter": scatter,
 }
 
 STORED = object()  # `assign_item` wrote into an array: nothing to write back

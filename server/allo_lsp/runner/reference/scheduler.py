@@ -13,6 +13,7 @@ blocked PE is reported (instance, stream and index, put or get, line, FIFO occup
 from __future__ import annotations
 
 import collections
+import itertools
 import sys
 import threading
 import time
@@ -209,8 +210,15 @@ class FifoArray:
         self._fifos: dict[tuple, Fifo] = {}
         self._make = lambda idx: Fifo(sched, f"{name}[{', '.join(map(str, idx))}]", depth, store)
 
-    def __getitem__(self, index) -> Fifo:
-        idx = tuple(int(i) for i in (index if isinstance(index, tuple) else (index,)))
+    def __getitem__(self, index):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(i, slice) for i in items):
+            # `pipe[:]`, `pipe[0, :]`: the streams of the slice, in row-major order (what
+            # `df.gather` / `df.scatter` take).
+            ranges = [range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
+                      for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)]
+            return [self[idx] for idx in itertools.product(*ranges)]
+        idx = tuple(int(i) for i in items)
         if len(idx) != len(self.dims) or any(not 0 <= i < d for i, d in zip(idx, self.dims)):
             raise IndexError(f"stream index {idx} out of range {self.dims}")
         with self._lock:

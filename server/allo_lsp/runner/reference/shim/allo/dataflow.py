@@ -65,12 +65,10 @@ def array(element, shape):
     return StreamType(element.elem, element.depth, tuple(shape))
 
 
-def gather(*args, **kwargs):
-    raise Unsupported("df.gather(...)", _user_line())
-
-
-def scatter(*args, **kwargs):
-    raise Unsupported("df.scatter(...)", _user_line())
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise Unsupported(f"allo.dataflow.{name}", None, f"allo.dataflow.{name} is not part of the reference executor")
 
 
 class SimulatorModule:
