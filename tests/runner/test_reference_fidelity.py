@@ -324,6 +324,10 @@ def test_a_parameterless_region_takes_its_kernels_parameters_by_name(tmp_path):
     A, x, y = np.array([1, 2, 3, 4], np.int32), np.array([10, 20], np.int32), np.zeros(4, np.int32)
     run(tmp_path, source, A, x, y)
     assert y.tolist() == [20, 60, 3, 4]
+    # The job's result says that the older form ran, which current Allo rejects.
+    from allo_lsp.runner.reference import emulate
+
+    assert "region 'top' ran in Allo's older form" in emulate.describe()
 
 
 def test_stateful_arrays_keep_their_contents_across_calls(tmp_path):

@@ -14,6 +14,7 @@ import os
 KINDS = ("aie", "csim")
 ENV = "ALLO_LSP_EMULATE"
 _ran: list[str] = []
+_remarks: list[str] = []  # what else the result must say about how it ran (`remark`)
 
 
 def enabled(kind: str) -> bool:
@@ -29,6 +30,12 @@ def recorded() -> list[str]:
     return list(_ran)
 
 
+def remark(text: str) -> None:
+    """Something the job's result says besides passing, e.g. that an older API form ran."""
+    if text not in _remarks:
+        _remarks.append(text)
+
+
 def describe() -> str:
-    """`emulated aie (functional, reference executor)`, or "" when nothing ran emulated."""
-    return "; ".join(f"emulated {kind} (functional, reference executor)" for kind in _ran)
+    """`emulated aie (functional, reference executor)`, and the remarks; "" when neither."""
+    return "; ".join([f"emulated {kind} (functional, reference executor)" for kind in _ran] + _remarks)

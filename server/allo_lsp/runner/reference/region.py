@@ -15,7 +15,7 @@ import types as pytypes
 
 import numpy as np
 
-from allo_lsp.runner.reference import checks, library
+from allo_lsp.runner.reference import checks, emulate, library
 from allo_lsp.runner.reference.scheduler import FifoArray, Fifo, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
@@ -59,6 +59,8 @@ def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = 
     legacy = not region_args and any(k.args.args for k in kernels)
     if legacy:
         region_args = _legacy_arguments(kernels)
+        emulate.remark(f"region '{fdef.name}' ran in Allo's older form (no parameters: the kernels' own parameters "
+                       "are its arguments); current Allo rejects it ('args' length mismatch), see ADF040")
     params = [a.arg for a in region_args]
     if arrays is not None:
         if len(arrays) != len(params):
