@@ -537,6 +537,8 @@ class _Extractor:
             return f"'{name}' declared in region '{region.name}'"
         if isinstance(binding.value, (RegionRef, FunctionRef)):
             return f"function '{name}' (line {binding.line + 1})"
+        if where.parent is not None and not _collected_local(self.evaluator.lookup(name, rscope, line)):
+            return None
         return f"'{name}' (line {binding.line + 1})"
 
     def _string_layout(self, node: cst.CSTNode) -> None:
@@ -571,6 +573,13 @@ class _Extractor:
                 p.direction = Direction.IN
         if not region.params and any(k.params and k.args is None for k in region.kernels):
             region.removed_syntax.append(RemovedSyntax("parameter-less region", region.range))
+
+
+def _collected_local(value: Any) -> bool:
+    """Whether Allo puts a local of an enclosing function into the symbol table: it collects
+    only ints, floats, lists, Allo types and functions from the calling frames
+    (`allo/ir/utils.py: get_global_vars`), so `A = np.zeros(...)` in a test does not count."""
+    return isinstance(value, (int, float, tuple, AlloType, DType, ConstExprType))
 
 
 def _calls_in(stmt: cst.CSTNode) -> list[cst.Call]:

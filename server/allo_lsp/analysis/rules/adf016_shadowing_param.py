@@ -3,7 +3,8 @@
 ## What it does
 Flags a kernel parameter named like a region parameter, a stream or another name declared in the
 region, a function, or a constant or type visible from the region (module globals, the enclosing
-function, closures). Arrays and modules are not in Allo's symbol table and do not count.
+function, closures). Of an enclosing function's locals only what Allo collects from the calling
+frames counts (ints, floats, lists, Allo types, functions): a test's `A = np.zeros(...)` does not.
 
 ## Why is this bad?
 Allo resolves names from one symbol table and stops with this message. Two different kernels may
