@@ -520,3 +520,21 @@ def test_gather_scatter_and_string_layouts(tmp_path):
     run(tmp_path, source, A, B, C, D)
     np.testing.assert_array_equal(C, A @ B)
     np.testing.assert_array_equal(D, (A[:, :4] @ B[:4])[0:2])
+
+
+def test_vitis_hls_wants_output_arguments_last_unless_num_output_args_is_given(tmp_path):
+    source = """
+    @df.region()
+    def top(B: int32[4], A: int32[4], C: int32[4]):
+        @df.kernel(mapping=[1], args=[A, B, C])
+        def k(local_A: int32[4], local_B: int32[4], local_C: int32[4]):
+            for i in range(4):
+                local_B[i] = local_A[i]
+                local_C[i] += 1
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(RuntimeError, match="^Output arguments must appear at the end.$"):
+            module.df.build(module.top, target="vitis_hls")
+        module.df.build(module.top, target="vitis_hls", configs={"num_output_args": 2})
+        module.df.build(module.top, target="vhls")  # vitis_hls only

@@ -77,3 +77,71 @@ def _check_kernel(fdef, kernel: ast.FunctionDef, region_types: dict, evaluate) -
         kernel_type = evaluate(param.annotation)
         if isinstance(region_type, ArrayType) and kernel_type != region_type:
             raise BuildError(f"df.kernel argument {param.arg} do not match {name}.", param.lineno)
+
+
+def argument_directions(region_args: list[str], kernels: list[ast.FunctionDef], legacy: bool) -> list[str] | None:
+    """How the top function uses each argument, as Allo's `analyze_arg_load_store` classifies
+    it: "in" (only read), "out" (only written), "both", or "none"; None when a kernel passes a
+    bound array on to a call (a sub-region, a helper), which this reading of the source does not
+    follow: no check is then made, rather than a false error."""
+    reads: dict[str, bool] = {a: False for a in region_args}
+    writes: dict[str, bool] = {a: False for a in region_args}
+    for kernel in kernels:
+        decorator = next(d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel"))
+        keywords = {k.arg: k.value for k in decorator.keywords}
+        params = [p.arg for p in kernel.args.args]
+        if legacy:
+            bound = dict(zip(params, params))
+        else:
+            names = [e.id for e in keywords["args"].elts if isinstance(e, ast.Name)] if isinstance(keywords.get("args"), ast.List) else []
+            bound = dict(zip(params, names))
+        use = _uses(kernel, set(bound))
+        if use is None:
+            return None
+        for param, (read, written) in use.items():
+            top = bound[param]
+            if top in reads:
+                reads[top] |= read
+                writes[top] |= written
+    return [("both" if reads[a] else "out") if writes[a] else ("in" if reads[a] else "none") for a in region_args]
+
+
+def _uses(kernel: ast.FunctionDef, params: set) -> dict | None:
+    use = {p: [False, False] for p in params}
+    stored = set()
+    for node in ast.walk(kernel):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            base = target
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in params and base is not target:
+                use[base.id][1] = True
+                stored.add(id(base))
+                if isinstance(node, ast.AugAssign):
+                    use[base.id][0] = True
+        if isinstance(node, ast.Call):
+            callee = ast.unparse(node.func)
+            library = callee.startswith(("allo.", "df.", "dsl.")) or callee.endswith((".put", ".get"))
+            for arg in node.args:
+                if isinstance(arg, ast.Name) and arg.id in params and not library:
+                    return None  # passed on: a sub-region or helper may write it
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load) and id(node) not in stored:
+            use[node.id][0] = True
+    return {p: tuple(v) for p, v in use.items()}
+
+
+def vitis_output_order(directions: list[str] | None) -> None:
+    """Allo's vitis_hls backend, without `configs={"num_output_args": n}`: an argument only read
+    may not follow one that is written (allo/backend/hls.py raises RuntimeError)."""
+    if directions is None:
+        return
+    outputs = 0
+    for io in directions:
+        if io in ("both", "out"):
+            outputs += 1
+        elif io == "in" and outputs > 0:
+            raise RuntimeError("Output arguments must appear at the end.")

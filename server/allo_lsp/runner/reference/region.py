@@ -39,6 +39,19 @@ def is_region(obj) -> bool:
     return head.startswith("@") and ".region(" in head.split("def ", 1)[0]
 
 
+def top_directions(fn) -> list[str] | None:
+    """How the top function built from region `fn` uses each of its arguments
+    (`checks.argument_directions`)."""
+    fn = getattr(fn, "__wrapped__", fn)
+    fdef, _ = _parse(fn)
+    region_args = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    kernels = [s for s in fdef.body if isinstance(s, ast.FunctionDef) and _kernel_decorator(s) is not None]
+    legacy = not region_args and any(k.args.args for k in kernels)
+    if legacy:
+        region_args = [a.arg for a in _legacy_arguments(kernels)]
+    return checks.argument_directions(region_args, kernels, legacy)
+
+
 def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = None, state: dict | None = None) -> None:
     """Run region `fn` on `arrays` (written in place), as Allo's simulator would.
 

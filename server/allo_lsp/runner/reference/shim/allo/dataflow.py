@@ -13,7 +13,8 @@ import sys
 from allo.memory import Layout  # noqa: F401
 
 from allo_lsp.runner.reference import emulate
-from allo_lsp.runner.reference.region import run_region
+from allo_lsp.runner.reference.checks import vitis_output_order
+from allo_lsp.runner.reference.region import run_region, top_directions
 from allo_lsp.runner.reference.transform import BuildError, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, StreamType
 
@@ -127,6 +128,8 @@ def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wr
     if target == "vitis_hls" and getattr(fn, "__name__", "") == "kernel":
         print("kernel is a reserved keyword for vitis_hls")
         sys.exit(1)
+    if target == "vitis_hls" and "num_output_args" not in (configs or {}):
+        vitis_output_order(top_directions(fn))
     if target in ("simulator", "llvm"):
         return SimulatorModule(fn)
     if target in ("aie", "aie-mlir"):
