@@ -204,6 +204,26 @@ def test_bare_scalar_imports_numpy_when_the_file_does_not():
     assert analyze(after).problems == []
 
 
+def test_bool_scalar_call_site_uses_np_bool_():
+    # `np.bool` does not exist in numpy 1.24 to 1.26: the fix must write `np.bool_`.
+    before = HEADER.replace("int32, float32", "int32, float32, bool") + dedent(
+        """
+        @df.region()
+        def top(A: int32[M], flag: bool):
+            @df.kernel(mapping=[1], args=[A, flag])
+            def add(local_A: int32[M], local_flag: bool):
+                for i in range(M):
+                    local_A[i] += 1
+
+
+        mod = df.build(top, target="simulator")
+        mod(a_buffer, True)
+        """
+    )
+    after = fix(before, "ADF002")
+    assert "mod(a_buffer, np.array([True], dtype=np.bool_))" in after
+
+
 def test_scalar_in_args_is_reported_once_and_offers_the_fix():
     # Allo rejects a bound scalar at the `args` only: ADF002 there, no ADF001 at the parameter.
     text = (EXAMPLES / "pitfall_bare_scalar.py").read_text()

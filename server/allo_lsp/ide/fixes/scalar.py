@@ -44,7 +44,7 @@ def one_element_array(source: Source, model: FileModel, problem: Problem) -> Fix
         for name in bound:
             edits += [source.insert(source.range(n).end, "[0]") for n in names.uses(kfn.body, name, indexed=False)]
         kernels += bool(bound)
-    wraps, imports = _wrap_call_args(source, model, region, param, param.type.dtype.numpy)
+    wraps, imports = _wrap_call_args(source, model, region, param, param.type.dtype.numpy_attr)
     details = [counted(n, noun) for n, noun in ((kernels, "kernel"), (len(wraps), "call")) if n]
     title = f"Declare '{param.name}' as {param.annotation.strip(_QUOTES)}[1]"
     if details:
