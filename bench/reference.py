@@ -1,12 +1,18 @@
 """Benchmark: the reference executor against the same element operations in plain Python.
 
-    .venv/bin/python bench/reference.py [--json] [--repeat N]
+    .venv/bin/python bench/reference.py [--json] [--repeat N] [--quick] [--only a,b]
 
-Two designs: a producer/consumer stream (one put and one get per element) and a systolic GEMM
-(a 6x6 PE grid with stream arrays and meta_if chains, as examples/systolic_gemm.py). For each,
-the executor's time (best of N, design already loaded) is set against a sequential Python loop
-doing the same element operations (the adds and multiply-adds, with list appends/pops standing
-for the FIFO traffic); the ratio says what concurrency, blocking FIFOs and typed stores cost.
+Cases (issue 15's goals in brackets):
+- `producer_consumer`: one put and one get per element over a depth-4 stream, 200,000 elements
+  [<= 15x plain Python];
+- `systolic_16x16`: examples/systolic_gemm.py with M, N, K = 16, 16, 256 (18x18 PEs, stream arrays,
+  meta_if chains) [<= 30x];
+- `systolic_32x32`: the same with 32, 32, 512 (1,156 PEs) [under 10 s];
+- `memory`: 1,024 PEs over 4,096 FIFOs, in a fresh interpreter, its peak RSS [< 200 MB].
+For each, the executor's time (best of N, design already loaded) is set against a sequential Python
+loop doing the same element operations (the adds and multiply-adds, with deque appends/pops
+standing for the FIFO traffic), measured in the same run. To measure another checkout's executor
+(the old threaded one), run this script with PYTHONPATH=<that checkout>/server.
 """
 
 from __future__ import annotations
@@ -14,6 +20,9 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import re
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +52,29 @@ def top(A: int32[N], B: int32[N]):
     def consumer(local_B: int32[N]):
         for i in range(N):
             local_B[i] = pipe.get()
+"""
+
+# 1,024 PEs in a ring of 32x32; each puts into its four FIFOs and gets from its left
+# neighbour's: 4 stream arrays of 32x32 = 4,096 FIFOs.
+MANY_PES = """
+P = 32
+
+@df.region()
+def top(A: int32[P, P], B: int32[P, P]):
+    s0: Stream[int32, 2][P, P]
+    s1: Stream[int32, 2][P, P]
+    s2: Stream[int32, 2][P, P]
+    s3: Stream[int32, 2][P, P]
+
+    @df.kernel(mapping=[P, P], args=[A, B])
+    def pe(local_A: int32[P, P], local_B: int32[P, P]):
+        i, j = df.get_pid()
+        s0[i, j].put(local_A[i, j])
+        s1[i, j].put(1)
+        s2[i, j].put(2)
+        s3[i, j].put(3)
+        left = (j + P - 1) % P
+        local_B[i, j] = s0[i, left].get() + s1[i, left].get() + s2[i, left].get() + s3[i, left].get()
 """
 
 
@@ -81,43 +113,107 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+def producer_consumer(tmp: Path, elements: int, repeat: int) -> dict:
+    module, _ = load(tmp, PRODUCER_CONSUMER.format(n=elements))
+    a = np.arange(elements, dtype=np.int32)
+    b = np.zeros_like(a)
+    mod = module.df.build(module.top, target="simulator")
+    executor = best(lambda: mod(a, b), repeat)
+    assert b.tolist() == plain_producer_consumer(a.tolist())
+    plain = best(lambda: plain_producer_consumer(a.tolist()), max(repeat, 3))
+    return {"elements": elements, "executor_s": executor, "plain_python_s": plain, "ratio": executor / plain}
+
+
+def systolic(tmp: Path, m: int, n: int, k: int, repeat: int) -> dict:
+    source = (ROOT / "examples" / "systolic_gemm.py").read_text()
+    source = re.sub(r"^M, N, K = .*$", f"M, N, K = {m}, {n}, {k}", source, count=1, flags=re.M)
+    gemm, _ = load(tmp, source)
+    A = np.random.default_rng(0).integers(-8, 8, (m, k)).astype(np.int32)
+    B = np.random.default_rng(1).integers(-8, 8, (k, n)).astype(np.int32)
+    C = np.zeros((m, n), dtype=np.int32)
+    mod = gemm.df.build(gemm.top, target="simulator")
+    executor = best(lambda: mod(A, B, C), repeat)
+    assert C.tolist() == plain_gemm(A.tolist(), B.tolist(), m, n, k)
+    plain = best(lambda: plain_gemm(A.tolist(), B.tolist(), m, n, k), max(repeat, 3))
+    return {"shape": [m, n, k], "pes": (m + 2) * (n + 2), "executor_s": executor, "plain_python_s": plain,
+            "ratio": executor / plain}
+
+
+def many_pes_child(tmp: Path) -> dict:
+    module, _ = load(tmp, MANY_PES)
+    A = np.arange(32 * 32, dtype=np.int32).reshape(32, 32)
+    B = np.zeros_like(A)
+    mod = module.df.build(module.top, target="simulator")
+    start = time.perf_counter()
+    mod(A, B)
+    elapsed = time.perf_counter() - start
+    assert (B == np.roll(A, 1, axis=1) + 6).all()
+    return {"pes": 1024, "fifos": 4096, "executor_s": elapsed, "peak_rss_mb": peak_rss_mb()}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM: unlike ru_maxrss it does not include the RSS of the
+    parent that forked this interpreter)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def memory(quick: bool) -> dict:
+    """In a fresh interpreter, so the peak is this design's alone."""
+    child = subprocess.run([sys.executable, __file__, "--child-memory"], capture_output=True, text=True, timeout=600)
+    if child.returncode != 0:
+        return {"error": child.stderr[-2000:]}
+    result = json.loads(child.stdout)
+    baseline = subprocess.run([sys.executable, __file__, "--child-baseline"], capture_output=True, text=True)
+    result["baseline_rss_mb"] = float(baseline.stdout)
+    return result
+
+
+CASES = ("producer_consumer", "systolic_16x16", "systolic_32x32", "memory")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--elements", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    parser.add_argument("--only", default=",".join(CASES))
+    parser.add_argument("--child-memory", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-baseline", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    results = {}
+    if args.child_baseline:  # the interpreter with numpy and the executor imported, nothing run
+        with shim():
+            print(peak_rss_mb())
+        return 0
+    if args.child_memory:
+        with tempfile.TemporaryDirectory() as tmp, shim():
+            print(json.dumps(many_pes_child(Path(tmp))))
+        return 0
+    only = set(args.only.split(","))
+    results: dict = {}
     with tempfile.TemporaryDirectory() as tmp, shim():
         tmp_path = Path(tmp)
-        module, _ = load(tmp_path, PRODUCER_CONSUMER.format(n=args.elements))
-        a = np.arange(args.elements, dtype=np.int32)
-        b = np.zeros_like(a)
-        mod = module.df.build(module.top, target="simulator")
-        executor = best(lambda: mod(a, b), args.repeat)
-        assert b.tolist() == plain_producer_consumer(a.tolist())
-        plain = best(lambda: plain_producer_consumer(a.tolist()), args.repeat)
-        results["producer_consumer"] = {"elements": args.elements, "executor_s": executor, "plain_python_s": plain,
-                                        "ratio": executor / plain}
-
-        gemm, _ = load(tmp_path, (ROOT / "examples" / "systolic_gemm.py").read_text())
-        m, n, k = gemm.M, gemm.N, gemm.K
-        A = np.random.default_rng(0).integers(-8, 8, (m, k)).astype(np.int32)
-        B = np.random.default_rng(1).integers(-8, 8, (k, n)).astype(np.int32)
-        C = np.zeros((m, n), dtype=np.int32)
-        mod = gemm.df.build(gemm.top, target="simulator")
-        executor = best(lambda: mod(A, B, C), args.repeat)
-        assert C.tolist() == plain_gemm(A.tolist(), B.tolist(), m, n, k)
-        plain = best(lambda: plain_gemm(A.tolist(), B.tolist(), m, n, k), args.repeat)
-        pes = (m + 2) * (n + 2)
-        results["systolic_gemm"] = {"shape": [m, n, k], "pes": pes, "executor_s": executor,
-                                    "plain_python_s": plain, "ratio": executor / plain}
+        if "producer_consumer" in only:
+            results["producer_consumer"] = producer_consumer(tmp_path, 2_000 if args.quick else 200_000, args.repeat)
+        if "systolic_16x16" in only:
+            shape = (4, 4, 16) if args.quick else (16, 16, 256)
+            results["systolic_16x16"] = systolic(tmp_path, *shape, args.repeat)
+        if "systolic_32x32" in only:
+            shape = (8, 8, 32) if args.quick else (32, 32, 512)
+            results["systolic_32x32"] = systolic(tmp_path, *shape, 1)
+    if "memory" in only:
+        results["memory"] = memory(args.quick)
     if args.json:
         print(json.dumps(results, indent=2))
     else:
         for name, r in results.items():
-            print(f"{name}: executor {r['executor_s'] * 1e3:.1f} ms, plain Python {r['plain_python_s'] * 1e3:.2f} ms, "
-                  f"ratio {r['ratio']:.0f}x")
+            if "ratio" in r:
+                print(f"{name}: executor {r['executor_s'] * 1e3:.1f} ms, plain Python {r['plain_python_s'] * 1e3:.2f} ms, "
+                      f"ratio {r['ratio']:.1f}x")
+            else:
+                print(f"{name}: {r}")
     return 0
 
 

@@ -3,6 +3,7 @@ Allo's library functions, and sub-regions."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -26,19 +27,22 @@ def grid(*dims, name=None):
     return itertools.product(*(range(int(d)) for d in dims))
 
 
-def gather(streams):
+def gather(streams, line=None):
     """`df.gather([pipe[0], pipe[1]])` / `df.gather(pipe[:])`: one element from each stream, in
-    order, stacked (the streams carry blocks)."""
-    return np.stack([np.asarray(s.get()) for s in streams])
+    order, stacked (the streams carry blocks). A generator: the kernel `yield from`s it."""
+    values = []
+    for s in streams:
+        values.append(np.asarray((yield from s.wait_get(line))))
+    return np.stack(values)
 
 
-def scatter(buffer, streams):
-    """`df.scatter(buf, pipes)`: `buf[i]` goes to the i-th stream."""
+def scatter(buffer, streams, line=None):
+    """`df.scatter(buf, pipes)`: `buf[i]` goes to the i-th stream (a generator, as `gather`)."""
     streams = list(streams)
     if len(streams) != len(buffer):
         raise ValueError(f"df.scatter of {len(buffer)} rows to {len(streams)} streams")
     for row, s in zip(buffer, streams):
-        s.put(row)
+        yield from s.wait_put(row, line)
 
 
 # Allo's library calls with a numpy meaning (results take the destination's type when stored).
@@ -54,8 +58,10 @@ STORED = object()  # `assign_item` wrote into an array: nothing to write back
 
 
 class Runtime:
-    def __init__(self, sched, table: list, run_region, state: dict | None = None, kernel: str = "") -> None:
+    def __init__(self, sched, table: list, run_region, state: dict | None = None, kernel: str = "",
+                 suspends: bool = False) -> None:
         self.sched = sched
+        self.suspends = suspends  # a kernel (a generator): `run_region` gives the region's PEs
         self.table = table  # the kernel's annotations, evaluated once
         self.run_region = run_region
         self.state = state if state is not None else {}  # `@ Stateful` arrays of the built module
@@ -150,6 +156,8 @@ class Runtime:
     def allo(self, name: str, line: int):
         if name == "get_pid":
             return self._pid
+        if name in ("gather", "scatter"):
+            return functools.partial(LIBRARY[name], line=line)  # a deadlock there names its line
         if name in LIBRARY:
             return LIBRARY[name]
         raise Unsupported(f"allo.{name}", line)
@@ -159,4 +167,12 @@ class Runtime:
         return pid[0] if len(pid) == 1 else pid
 
     def region(self, fn, generic):
-        return lambda *arrays: self.run_region(fn, list(arrays), generic)
+        """A region called from a kernel: a generator that hands its PEs to the scheduler, which
+        resumes the caller once they have all ended. From a plain function: run at once."""
+        if not self.suspends:
+            return lambda *arrays: self.run_region(fn, list(arrays), generic)
+
+        def call(*arrays):
+            yield self.run_region(fn, list(arrays), generic)
+
+        return call

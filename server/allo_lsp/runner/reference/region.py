@@ -1,8 +1,10 @@
-"""Running a `@df.region()` function on numpy arrays: streams, kernels, one thread per PE.
+"""Running a `@df.region()` function on numpy arrays: streams, kernels, one generator per PE.
 
 The region's source is read (as Allo reads it: `inspect.getsource`), its annotations evaluated in
 the function's own globals and closure, its kernels rewritten (`transform.py`) and compiled under
-the user's file name, and every PE of every kernel started with its `get_pid()` values.
+the user's file name, and every PE of every kernel started with its `get_pid()` values on one
+cooperative scheduler (`scheduler.py`). A run that deadlocks is run again from copies of its
+inputs with larger FIFOs (`fifos.py`), to tell a FIFO too shallow from a put/get imbalance.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import types as pytypes
 
 import numpy as np
 
-from allo_lsp.runner.reference import checks, emulate, library
-from allo_lsp.runner.reference.scheduler import FifoArray, Fifo, Scheduler
+from allo_lsp.runner.reference import checks, emulate, fifos, library
+from allo_lsp.runner.reference.scheduler import EMPTY, Deadlock, Fifo, FifoArray, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
 from allo_lsp.runner.reference import types as ref_types
@@ -52,17 +54,38 @@ def top_directions(fn) -> list[str] | None:
     return checks.argument_directions(region_args, kernels, legacy)
 
 
-def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = None, state: dict | None = None) -> None:
+def run_region(fn, arrays: list | None, generic=None, state: dict | None = None) -> None:
     """Run region `fn` on `arrays` (written in place), as Allo's simulator would.
 
     With `arrays=None` only what `df.build` does happens: the region is read, Allo's build-time
     checks run (`checks.py`: they raise BuildError) and its kernels are rewritten, nothing runs.
-    `state` holds the `@ Stateful` arrays of the built module across its calls.
+    `state` holds the `@ Stateful` arrays of the built module across its calls. Every run's FIFO
+    statistics are recorded (`fifos.record`); a deadlock carries its diagnosis (`Deadlock.sizing`).
     """
     fn = getattr(fn, "__wrapped__", fn)
-    fdef, ns = _parse(fn)
-    sched = sched or Scheduler(fn.__code__.co_filename)
     state = {} if state is None else state
+    if arrays is None:
+        prepare(fn, None, generic, Scheduler(fn.__code__.co_filename), state)
+        return
+    inputs = fifos.snapshot(arrays, state)
+    sched = Scheduler(fn.__code__.co_filename)
+    try:
+        sched.run(prepare(fn, arrays, generic, sched, state))
+    except Deadlock as dead:
+        dead.sizing = fifos.diagnose(lambda sched, arrays, state: sched.run(prepare(fn, arrays, generic, sched, state)),
+                                     fn.__code__.co_filename, inputs, sched)
+        if dead.sizing is not None:
+            dead.args = (f"{dead.args[0]} Larger FIFOs: {dead.sizing['message']}",)
+        raise
+    finally:
+        fifos.record(fn.__name__, sched)
+
+
+def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> list:
+    """The PEs of region `fn` on `arrays` (name, pid, a callable giving its generator), its
+    streams made on `sched`."""
+    fn = getattr(fn, "__wrapped__", fn)
+    fdef, ns = _parse(fn)
     _bind_generics(fdef, ns, generic)
     region_args = fdef.args.posonlyargs + fdef.args.args
     kernels = [s for s in fdef.body if isinstance(s, ast.FunctionDef) and _kernel_decorator(s) is not None]
@@ -83,7 +106,7 @@ def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = 
     pes = []
     for stmt in fdef.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            _declare(stmt, ns, sched)
+            _declare(stmt, ns, sched, fn.__code__.co_filename)
         elif isinstance(stmt, ast.FunctionDef):
             pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None)
         elif isinstance(stmt, ast.Assign):
@@ -92,13 +115,12 @@ def run_region(fn, arrays: list | None, generic=None, sched: Scheduler | None = 
             exec(compile(ast.Module([stmt], []), sched.user_file, "exec"), ns)
             for target in stmt.targets:
                 if isinstance(target, ast.Name) and isinstance(ns.get(target.id), StreamType):
-                    ns[target.id] = _fifo(target.id, ns[target.id], sched)
+                    ns[target.id] = _fifo(target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a docstring
         elif not isinstance(stmt, ast.Pass):
             raise Unsupported(f"a {type(stmt).__name__} statement in a region body", stmt.lineno)
-    if arrays is not None:
-        sched.run(pes)
+    return pes
 
 
 def _legacy_arguments(kernels: list[ast.FunctionDef]) -> list[ast.arg]:
@@ -192,20 +214,20 @@ def _argument(arg: ast.arg, array, ns: dict):
     return as_allo_array(array, kind.elem)
 
 
-def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler) -> None:
+def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str) -> None:
     name = stmt.target.id
     kind = evaluate_type(stmt.annotation, ns, stmt.lineno)
     if isinstance(kind, StreamType):
-        ns[name] = _fifo(name, kind, sched)
+        ns[name] = _fifo(name, kind, sched, (file, stmt.lineno))
     elif stmt.value is not None:  # ConstExpr declarations
         ns[name] = eval(compile(ast.Expression(stmt.value), sched.user_file, "eval"), ns)
 
 
-def _fifo(name: str, kind: StreamType, sched: Scheduler):
+def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple):
     store = _storer(kind.elem)
     if kind.dims:
-        return FifoArray(sched, name, kind.depth, kind.dims, store)
-    return Fifo(sched, name, kind.depth, store)
+        return FifoArray(sched, name, kind.depth, kind.dims, store, declared)
+    return sched.fifo(name, kind.depth, store, declared)
 
 
 def _storer(elem):
@@ -229,12 +251,14 @@ def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, 
         args = [a.arg for a in fdef.args.args]  # bound by the parameter's own name
     else:
         args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
-    fn, arg_types = _compile_kernel(fdef, ns, sched, state)
+    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state)
     if build_only:
         return []
     pes = []
     for pid in itertools.product(*(range(m) for m in mapping)):
         name = "_".join([fdef.name, *map(str, pid)])
+        for stream, ops in streams.items():
+            sched.users.setdefault(stream, set()).update((name, op) for op in ops)
         bound = [_shard(ns[a], t, pid, mapping) for a, t in zip(args, arg_types)]
         pes.append((name, pid, (lambda f=fn, b=bound: f(*b))))
     return pes
@@ -275,6 +299,8 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
         is_allo=lambda name: _is_allo(ns.get(name), name),
         is_region=lambda name: is_region(ns.get(name)),
         evaluate_type=type_index,
+        is_stream=lambda name: isinstance(ns.get(name), (Fifo, FifoArray)),
+        suspends=True,
     )
     fdef = transformer.visit(fdef)
     fdef.decorator_list = []
@@ -286,11 +312,12 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
     def sub_region(f, arrays, generic):
         # A region called from a PE keeps its own `@ Stateful` locals per calling PE.
         inner = state.setdefault(("region", fdef.name, sched.local.pe, getattr(f, "__name__", "")), {})
-        run_region(f, arrays, generic, sched, inner)
+        return prepare(f, arrays, generic, sched, inner)
 
-    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name)
+    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name, suspends=True)
+    scope["__ref_EMPTY"] = EMPTY
     exec(compile(module, sched.user_file, "exec"), scope)
-    return scope[fdef.name], arg_types
+    return scope[fdef.name], arg_types, transformer.streams
 
 
 def _is_allo(value, name: str) -> bool:

@@ -1,227 +1,340 @@
-"""PEs as threads over bounded FIFOs, with deadlock detection.
+"""PEs as cooperatively scheduled generators over bounded FIFOs, with deadlock detection.
 
-Why threads: a kernel body is ordinary Python once transformed, and a blocking `get` in the
-middle of nested loops needs its own stack; generators would mean rewriting every loop. Threads
-cost a context switch per blocking operation, which the benchmark (`bench/reference.py`) measures.
+`transform.py` turns every kernel into a generator function: a `put`/`get` runs inline
+(`put_now`/`get_now`) and suspends (`yield from fifo.wait_put/wait_get`) only when the FIFO is
+full/empty. One scheduler resumes PEs in turn; no threads, no locks, a switch is one generator
+resume. What a PE's step yields says why it stopped:
+- a `Wait` (the FIFO, put or get, the line): parked until that FIFO changes;
+- a list of PEs: it called a region; they start, and it resumes when all of them have ended;
+- `GIVE_WAY` (the round-robin schedule) or `POLL` (a failed try_get/try_put/empty/full): it
+  stays ready, behind the others.
+When nothing is ready and some PE is parked, nothing can ever move again: a deadlock, reported
+with every parked PE. Every PE polling with no FIFO changing for `POLL_STALL_S` is one too.
 
-One condition variable guards every FIFO. `active` counts PEs that can make progress; a PE that
-blocks, or waits for the PEs of a region it called, is not active. When `active` drops to zero
-while some PE is blocked on a stream, nothing can ever move again: that is a deadlock, and every
-blocked PE is reported (instance, stream and index, put or get, line, FIFO occupancy).
+Results do not depend on the schedule (Kahn: dataflow over blocking FIFOs is determinate), which
+`tests/runner/test_reference_schedules.py` checks under both schedules (`SCHEDULES`).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
-import sys
-import threading
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
+
+from allo_lsp.runner.reference.transform import Unsupported
+
+RUN_UNTIL_BLOCKED, ROUND_ROBIN = "run_until_blocked", "round_robin"
+SCHEDULES = (RUN_UNTIL_BLOCKED, ROUND_ROBIN)
+_schedule = [RUN_UNTIL_BLOCKED]
+POLL_STALL_S = 1.0
+
+EMPTY = object()  # what `get_now` returns from an empty FIFO (None is a value a stream may carry)
+GIVE_WAY = object()
+POLL = object()
+
+
+@contextlib.contextmanager
+def schedule(name: str):
+    """Run every design started inside under schedule `name` (the tests compare them)."""
+    if name not in SCHEDULES:
+        raise ValueError(name)
+    _schedule.append(name)
+    try:
+        yield
+    finally:
+        _schedule.pop()
 
 
 @dataclass
 class Blocked:
     pe: str
     stream: str
-    op: str  # "put" or "get"
+    op: str  # "put" or "get" (or "poll": a try_get/try_put that never succeeds)
     line: int | None
     occupancy: int
     depth: int
 
     def describe(self) -> str:
         where = f" (line {self.line})" if self.line else ""
+        if self.op == "poll":
+            return f"{self.pe} polls forever{where}"
         state = "full" if self.op == "put" else "empty"
         return f"{self.pe} blocked on {self.op} {self.stream}{where}: FIFO {state}, {self.occupancy}/{self.depth}"
 
 
 class Deadlock(Exception):
-    def __init__(self, blocked: list[Blocked]) -> None:
+    def __init__(self, blocked: list[Blocked], polling: bool = False) -> None:
         self.blocked = blocked
+        self.sizing: dict | None = None  # set by `sizing.diagnose` (does a larger depth help?)
         lines = "; ".join(b.describe() for b in blocked)
-        super().__init__(f"deadlock: no PE can make progress. {lines}")
+        head = ("no PE can make progress: every running PE polls and no FIFO has changed for "
+                f"{POLL_STALL_S:g} s" if polling else "no PE can make progress")
+        super().__init__(f"deadlock: {head}. {lines}")
 
 
-class Aborted(BaseException):
-    """Another PE failed: this one stops where it is."""
+class _PE:
+    __slots__ = ("name", "pid", "start", "gen", "join", "wait", "line")
+
+    def __init__(self, name: str, pid: tuple, start, join) -> None:
+        self.name, self.pid, self.start, self.join = name, pid, start, join
+        self.gen = None
+        self.wait = None  # the Wait it is parked on
+        self.line = None  # where it last polled
+
+
+class _Join:
+    __slots__ = ("caller", "remaining")
+
+    def __init__(self, caller, remaining: int) -> None:
+        self.caller, self.remaining = caller, remaining
+
+
+class Wait(tuple):
+    """(fifo, op, line): what a parked PE waits for."""
+
+    __slots__ = ()
 
 
 class Scheduler:
-    def __init__(self, user_file: str) -> None:
-        self.cond = threading.Condition()
-        self.active = 0
-        self.blocked: dict[int, tuple[Blocked, object]] = {}  # thread -> (report, ready predicate)
-        self.failure: BaseException | None = None
-        self.deadlock: Deadlock | None = None
+    def __init__(self, user_file: str, depths: dict | None = None, counting: bool = False) -> None:
         self.user_file = user_file
-        self.local = threading.local()  # .pe (instance name), .pid (tuple)
+        self.local = SimpleNamespace(pe=None, pid=())  # the running PE: what the runtime reads
+        self.round_robin = _schedule[-1] == ROUND_ROBIN
+        self.depths = depths or {}  # (file, line) of a declaration -> depth: the diagnosis's re-runs
+        # (fifo name, pe, op) -> count; only the diagnosis counts per PE (it costs the fast path).
+        self.counts = collections.Counter() if counting else None
+        self.declarations: dict[tuple, tuple[str, int]] = {}  # (file, line) -> (name, declared depth)
+        self.users: dict[str, set] = {}  # stream name -> (PE, op) of the kernels whose body uses it
+        self.fifos: list[Fifo] = []
+        self.ready: collections.deque = collections.deque()
+        self.parked: dict[_PE, Wait] = {}
 
-    def user_line(self) -> int | None:
-        """The line of the user's file that is executing in this thread."""
-        frame = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self.user_file:
-                return frame.f_lineno
-            frame = frame.f_back
-        return None
+    def fifo(self, name: str, depth: int, store, declared: tuple) -> Fifo:
+        """A FIFO of the stream declared at `declared` (file, line)."""
+        self.declarations.setdefault(declared, (name.split("[")[0], depth))
+        depth = self.depths.get(declared, depth)
+        fifo = (SlowFifo if self.round_robin or self.counts is not None else Fifo)(self, name, depth, store, declared)
+        self.fifos.append(fifo)
+        return fifo
 
-    def wait_until(self, ready, blocked: Blocked) -> None:
-        """Block the calling PE until `ready()` holds (called with `cond` held).
-
-        A PE that changes a FIFO reactivates the waiters it unblocked (`wake`) before they run
-        again, so `active` never counts a PE that is about to move as stuck."""
-        me = threading.get_ident()
-        while not ready():
-            self._check()
-            self.blocked[me] = (blocked, ready)
-            self.active -= 1
-            if self.active == 0:
-                self.deadlock = Deadlock(sorted((b for b, _ in self.blocked.values()), key=lambda b: b.pe))
-                self.cond.notify_all()
-            while me in self.blocked and self.deadlock is None and self.failure is None:
-                self.cond.wait()
-            if me in self.blocked:  # woken by a deadlock or a failure, not by progress
-                del self.blocked[me]
-                self.active += 1
-                raise Aborted()  # `run` reports the deadlock or the failure
-        self._check()
-
-    def wake(self) -> None:
-        """After a FIFO changed: reactivate every PE whose wait is over, then let them run."""
-        for ident, (_, ready) in list(self.blocked.items()):
-            if ready():
-                del self.blocked[ident]
-                self.active += 1
-        self.cond.notify_all()
-
-    def _check(self) -> None:
-        if self.deadlock is not None or self.failure is not None:
-            raise Aborted()
+    def start(self, pes: list[tuple[str, tuple, object]], caller: _PE | None = None) -> None:
+        join = _Join(caller, len(pes)) if caller is not None else None
+        for name, pid, start in pes:
+            self.ready.append(_PE(name, pid, start, join))
 
     def run(self, pes: list[tuple[str, tuple, object]]) -> None:
-        """Run PEs (name, pid, callable) concurrently; the caller is inactive until they end."""
-        caller_is_pe = getattr(self.local, "pe", None) is not None
-        remaining = [len(pes)]
-
-        def body(name, pid, fn):
-            self.local.pe, self.local.pid = name, pid
+        """Run PEs (name, pid, a callable giving the PE's generator) until all have ended."""
+        self.start(pes)
+        ready, parked, local = self.ready, self.parked, self.local
+        polls, last_change, signature = 0, None, None
+        while ready:
+            pe = ready.popleft()
+            local.pe, local.pid = pe.name, pe.pid
+            gen = pe.gen
             try:
-                fn()
-            except Aborted:
-                pass
-            except BaseException as exc:  # noqa: BLE001 - the first failure stops the design
-                with self.cond:
-                    if self.failure is None and not isinstance(exc, Deadlock):
-                        self.failure = exc
-                    self.cond.notify_all()
-            finally:
-                with self.cond:
-                    remaining[0] -= 1
-                    if remaining[0] == 0 and caller_is_pe:
-                        self.active += 1  # the calling PE takes over before anyone can judge
-                    self.active -= 1
-                    if self.active == 0 and self.blocked and self.deadlock is None:
-                        self.deadlock = Deadlock(sorted((b for b, _ in self.blocked.values()), key=lambda b: b.pe))
-                    self.cond.notify_all()
+                if gen is None:
+                    gen = pe.gen = pe.start()
+                why = gen.send(None)
+            except StopIteration:
+                join = pe.join
+                if join is not None:
+                    join.remaining -= 1
+                    if join.remaining == 0:
+                        ready.append(join.caller)
+                polls = 0
+                continue
+            if why is POLL:
+                ready.append(pe)
+                pe.line = gen.gi_frame.f_lineno if gen.gi_frame else None
+                polls += 1
+                if polls >= len(ready):  # a whole round in which every ready PE only polled
+                    polls, now = 0, self._signature()
+                    if now != signature:
+                        signature, last_change = now, time.perf_counter()
+                    elif time.perf_counter() - last_change > POLL_STALL_S:
+                        raise Deadlock(self._blocked() + [Blocked(p.name, "", "poll", p.line, 0, 0) for p in ready],
+                                       polling=True)
+                continue
+            polls = 0
+            if why is GIVE_WAY:
+                ready.append(pe)
+            elif type(why) is Wait:
+                parked[pe] = why
+                why[0].waiters.append(pe)
+            else:  # the PEs of a region it called
+                self.start(why, pe)
+        if parked:
+            raise Deadlock(self._blocked())
 
-        threads = [threading.Thread(target=body, args=pe, daemon=True, name=pe[0]) for pe in pes]
-        with self.cond:
-            self.active += len(pes)
-            if caller_is_pe:
-                self.active -= 1  # waiting for its sub-region's PEs
-            for t in threads:
-                t.start()
-            while remaining[0]:
-                self.cond.wait()
-        if self.failure is not None:
-            raise self.failure
-        if self.deadlock is not None:
-            raise self.deadlock
+    def wake(self, fifo: Fifo) -> None:
+        """`fifo` changed: every PE parked on it is ready again (it checks its FIFO itself)."""
+        parked, ready = self.parked, self.ready
+        for pe in fifo.waiters:
+            del parked[pe]
+            ready.append(pe)
+        fifo.waiters.clear()
+
+    def _blocked(self) -> list[Blocked]:
+        return sorted((Blocked(pe.name, f.name, op, line, len(f.items), f.depth) for pe, (f, op, line) in self.parked.items()),
+                      key=lambda b: b.pe)
+
+    def _signature(self) -> int:
+        return sum(f.puts + f.gets for f in self.fifos)
+
+    def statistics(self) -> dict:
+        """Per stream declaration (a stream array sums its FIFOs): what the result and the
+        stream's hover show."""
+        out: dict[str, dict] = {}
+        for f in self.fifos:
+            key = f.name.split("[")[0]
+            s = out.setdefault(key, {"line": f.declared[1], "depth": f.depth, "fifos": 0, "puts": 0, "gets": 0,
+                                     "max_occupancy": 0, "blocked_longest": None})
+            s["fifos"] += 1
+            s["puts"] += f.puts
+            s["gets"] += f.gets
+            s["max_occupancy"] = max(s["max_occupancy"], f.peak)
+            for (pe, op), (waits, seconds) in f.blocked.items():
+                longest = s["blocked_longest"]
+                if longest is None or seconds > longest["seconds"]:
+                    s["blocked_longest"] = {"pe": pe, "op": op, "fifo": f.name, "waits": waits, "seconds": round(seconds, 6)}
+        return out
 
 
 class Fifo:
     """A bounded FIFO of `depth` elements; values take the stream's element type on `put`."""
 
-    def __init__(self, sched: Scheduler, name: str, depth: int, store) -> None:
-        self.sched, self.name, self.depth, self.store = sched, name, max(depth, 1), store
+    __slots__ = ("sched", "name", "depth", "store", "declared", "items", "waiters", "puts", "gets", "peak", "blocked")
+
+    def __init__(self, sched: Scheduler, name: str, depth: int, store, declared: tuple) -> None:
+        self.sched, self.name, self.depth, self.store, self.declared = sched, name, max(depth, 1), store, declared
         self.items: collections.deque = collections.deque()
+        self.waiters: list = []  # PEs parked until this FIFO changes
+        self.puts = self.gets = self.peak = 0
+        self.blocked: dict[tuple[str, str], list] = {}  # (pe, op) -> [waits, seconds parked]
 
-    def put(self, value) -> None:
-        value = self.store(value)
-        s = self.sched
-        with s.cond:
-            s.wait_until(lambda: len(self.items) < self.depth, self._blocked("put"))
-            self.items.append(value)
-            s.wake()
+    # The inline path of transformed kernels: done at once, or refused without a change.
+    def put_now(self, value) -> bool:
+        items = self.items
+        if len(items) >= self.depth:
+            return False
+        items.append(self.store(value))
+        self.puts += 1
+        if len(items) > self.peak:
+            self.peak = len(items)
+        if self.waiters:
+            self.sched.wake(self)
+        return True
 
-    def get(self):
-        s = self.sched
-        with s.cond:
-            s.wait_until(lambda: bool(self.items), self._blocked("get"))
-            value = self.items.popleft()
-            s.wake()
-            return value
+    def get_now(self):
+        items = self.items
+        if not items:
+            return EMPTY
+        self.gets += 1
+        if self.waiters:
+            self.sched.wake(self)
+        return items.popleft()
 
-    # Non-blocking operations (Allo's `try_put`, `try_get`, `empty`, `full`). A PE that polls
-    # spins; after a failed attempt it yields the interpreter so that the PE it waits for runs.
+    # The suspending path (`yield from`): wait until the FIFO allows it, then do it.
+    def wait_put(self, value, line):
+        if self.sched.round_robin:
+            yield GIVE_WAY
+        while len(self.items) >= self.depth:
+            yield from self._park("put", line)
+        self._count("put")
+        Fifo.put_now(self, value)
+
+    def wait_get(self, line):
+        if self.sched.round_robin:
+            yield GIVE_WAY
+        while not self.items:
+            yield from self._park("get", line)
+        self._count("get")
+        return Fifo.get_now(self)
+
+    def _park(self, op: str, line):
+        start = time.perf_counter()
+        yield Wait((self, op, line))
+        record = self.blocked.setdefault((self.sched.local.pe, op), [0, 0.0])
+        record[0] += 1
+        record[1] += time.perf_counter() - start
+
+    def _count(self, op: str) -> None:
+        counts = self.sched.counts
+        if counts is not None:
+            counts[(self.name, self.sched.local.pe, op)] += 1
+
+    # Non-blocking operations (Allo's `try_put`, `try_get`, `empty`, `full`). A failed one is
+    # followed by `polled` in transformed code: the PE gives way, so the PE it waits for runs.
     def try_put(self, value) -> bool:
-        value = self.store(value)
-        s = self.sched
-        with s.cond:
-            if len(self.items) >= self.depth:
-                done = False
-            else:
-                self.items.append(value)
-                s.wake()
-                done = True
-        if not done:
-            time.sleep(0)
-        return done
+        if len(self.items) >= self.depth:
+            return False
+        self._count("put")
+        return Fifo.put_now(self, value)
 
     def try_get(self):
-        s = self.sched
-        with s.cond:
-            if self.items:
-                value = self.items.popleft()
-                s.wake()
-                return value, True
-        time.sleep(0)
-        return self.store(0), False
+        if not self.items:
+            return self.store(0), False
+        self._count("get")
+        return Fifo.get_now(self), True
 
     def empty(self) -> bool:
-        with self.sched.cond:
-            return not self.items
+        return not self.items
 
     def full(self) -> bool:
-        with self.sched.cond:
-            return len(self.items) >= self.depth
+        return len(self.items) >= self.depth
 
-    def _blocked(self, op: str) -> Blocked:
-        return Blocked(getattr(self.sched.local, "pe", "?"), self.name, op, self.sched.user_line(),
-                       len(self.items), self.depth)
+    def polled(self, answer):
+        yield POLL
+        return answer
+
+    # Outside a transformed kernel body (a helper function given a stream) nothing can suspend.
+    def put(self, value):
+        raise Unsupported(f"put on stream {self.name} outside a kernel's own body (in a helper function)", None)
+
+    def get(self):
+        raise Unsupported(f"get on stream {self.name} outside a kernel's own body (in a helper function)", None)
+
+
+class SlowFifo(Fifo):
+    """Every put/get takes the suspending path: round-robin gives way after every stream
+    operation, and the deadlock diagnosis counts each one per PE."""
+
+    __slots__ = ()
+
+    def put_now(self, value) -> bool:
+        return False
+
+    def get_now(self):
+        return EMPTY
 
 
 class FifoArray:
     """`fifo[i, j]` of a stream array `Stream[T, depth][P0, P1]`."""
 
-    def __init__(self, sched: Scheduler, name: str, depth: int, dims: tuple, store) -> None:
+    def __init__(self, sched: Scheduler, name: str, depth: int, dims: tuple, store, declared: tuple) -> None:
         self.dims = dims
-        self._lock = sched.cond  # PEs index the array concurrently: one FIFO per index
-        self._fifos: dict[tuple, Fifo] = {}
-        self._make = lambda idx: Fifo(sched, f"{name}[{', '.join(map(str, idx))}]", depth, store)
+        self._fifos: dict = {}
+        self._make = lambda idx: sched.fifo(f"{name}[{', '.join(map(str, idx))}]", depth, store, declared)
 
     def __getitem__(self, index):
+        try:
+            return self._fifos[index]
+        except (KeyError, TypeError):
+            pass
         items = index if isinstance(index, tuple) else (index,)
         if any(isinstance(i, slice) for i in items):
             # `pipe[:]`, `pipe[0, :]`: the streams of the slice, in row-major order (what
             # `df.gather` / `df.scatter` take).
             ranges = [range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
                       for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)]
-            return [self[idx] for idx in itertools.product(*ranges)]
+            return [self[idx if len(idx) > 1 else idx[0]] for idx in itertools.product(*ranges)]
         idx = tuple(int(i) for i in items)
         if len(idx) != len(self.dims) or any(not 0 <= i < d for i, d in zip(idx, self.dims)):
             raise IndexError(f"stream index {idx} out of range {self.dims}")
-        with self._lock:
-            if idx not in self._fifos:
-                self._fifos[idx] = self._make(idx)
-            return self._fifos[idx]
+        key = idx if len(idx) > 1 else idx[0]
+        if key not in self._fifos:
+            self._fifos[key] = self._make(idx)
+        return self._fifos[key]

@@ -13,7 +13,13 @@
   back to where it came from (`B[i][0] = b` updates `B[i]`);
 - `allo.grid`, `allo.get_pid`/`df.get_pid` and Allo's library calls (`allo.matmul`, ...) go to
   the executor (`__ref`); any other `allo.X` is reported as unsupported, with its line;
-- a call of a region (`inner(local_A, local_B)`, `inner[2, 2](...)`) runs it as a sub-dataflow.
+- a call of a region (`inner(local_A, local_B)`, `inner[2, 2](...)`) runs it as a sub-dataflow:
+  `yield from` the region's PEs (`scheduler.py`), the calling PE resumes when they have ended;
+- a kernel is a generator (`suspends`): `s.put(v)` / `s.get()` run inline (`put_now`/`get_now`)
+  and suspend (`yield from s.wait_put/wait_get`) only when the FIFO is full/empty; a failed
+  `try_put`/`try_get`/`empty`/`full` on a stream gives way once (`polled`), so a polling loop
+  lets the PE it waits for run. A stream operation where no generator can suspend (a lambda, a
+  comprehension, a nested function, a helper given the stream) is refused by name.
 Line numbers are kept, so tracebacks and deadlock reports point into the user's file.
 """
 
@@ -47,11 +53,21 @@ class BuildError(Exception):
         super().__init__(message)
 
 
+_SUSPENDING = {"put": 1, "get": 0}  # method -> argument count: a blocking stream operation
+_POLLING = {"try_put": 1, "try_get": 0, "empty": 0, "full": 0}
+_COLLECTIVE = ("gather", "scatter")  # df.gather / df.scatter put and get streams
+
+
 class KernelTransformer(ast.NodeTransformer):
-    def __init__(self, is_allo, is_region, evaluate_type) -> None:
+    def __init__(self, is_allo, is_region, evaluate_type, is_stream=None, suspends: bool = False) -> None:
         self.is_allo = is_allo  # name -> does it refer to allo / allo.dataflow?
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
+        self.is_stream = is_stream or (lambda name: False)  # name -> is it a stream (or stream array)?
+        self.suspends = suspends  # a kernel (a generator) rather than a plain function
+        self.streams: dict[str, set] = {}  # stream name -> the operations this body does on it
+        self._depth = 0  # > 0 inside a lambda, comprehension or nested function: no suspension there
+        self._entered = False  # the kernel's own `def` has been visited
         self.typed_locals: dict[str, int] = {}
         self._level = MetaLevel()
         self._chain_flags: dict[tuple[int, int], str] = {}  # (level, chain id) -> flag name
@@ -145,6 +161,61 @@ class KernelTransformer(ast.NodeTransformer):
                        body=self._meta_body(stmt.body), orelse=[])
         return ast.copy_location(loop, stmt)
 
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        if not self._entered:
+            self._entered = True  # the kernel itself
+            node = self.generic_visit(node)
+            if self.suspends:
+                # Always a generator, even when it never touches a stream (the scheduler resumes it).
+                node.body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
+            return node
+        return self._nested(node)
+
+    def _nested(self, node):
+        self._depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self._depth -= 1
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+    visit_AsyncFunctionDef = _nested
+
+    def visit_Expr(self, node: ast.Expr):
+        call = node.value
+        if self.suspends and self._stream_call(call, _SUSPENDING) == "put":
+            self._refuse_nested(call)
+            n = next(self._temps)
+            stream, value = self.visit(call.func.value), self.visit(call.args[0])
+            stmt = _template(f"if not (__f{n} := STREAM).put_now(__v{n} := VALUE): "
+                             f"yield from __f{n}.wait_put(__v{n}, {call.lineno})", STREAM=stream, VALUE=value)
+            self._note(call.func.value, "put")
+            return ast.copy_location(stmt, node)
+        return self.generic_visit(node)
+
+    def _stream_call(self, node, methods: dict) -> str | None:
+        """The stream operation `node` is (`s.put(v)`, `fifo[i].get()`), or None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords):
+            return None
+        name = node.func.attr
+        if name not in methods or len(node.args) != methods[name]:
+            return None
+        if methods is _POLLING and _base_name(node.func.value) is None:
+            return None
+        if methods is _POLLING and not self.is_stream(_base_name(node.func.value)):
+            return None
+        return name
+
+    def _note(self, stream: ast.expr, op: str) -> None:
+        base = _base_name(stream)
+        if base is not None and self.is_stream(base):
+            self.streams.setdefault(base, set()).add(op)
+
+    def _refuse_nested(self, node: ast.AST) -> None:
+        if self._depth:
+            raise Unsupported("a stream operation inside a lambda, comprehension or nested function "
+                              "(only a kernel's own body can wait on a FIFO)", getattr(node, "lineno", None))
+
     def visit_AnnAssign(self, node: ast.AnnAssign):
         if not isinstance(node.target, ast.Name):
             return self.generic_visit(node)
@@ -207,6 +278,9 @@ class KernelTransformer(ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript):
         if not isinstance(node.ctx, ast.Load):
             return self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and self.is_stream(node.value.id):
+            node.slice = self._index(node.slice)  # `fifo[i, j + 1]`: the FIFO array's own lookup
+            return node
         container = self.visit(node.value)
         call = _ref_call("load", container, self._index(node.slice), ast.Constant(node.lineno))
         return ast.copy_location(call, node)
@@ -221,6 +295,10 @@ class KernelTransformer(ast.NodeTransformer):
         return self.visit(index)
 
     def visit_Call(self, node: ast.Call):
+        if self.suspends:
+            op = self._stream_call(node, _SUSPENDING) or self._stream_call(node, _POLLING)
+            if op is not None:
+                return self._stream_operation(op, node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _VALUE_METHODS and not node.args and not node.keywords:
             # `(A[i]).reverse()`, `x.bitcast()`: Allo's methods on values (lists keep theirs).
@@ -231,20 +309,74 @@ class KernelTransformer(ast.NodeTransformer):
         if isinstance(func, ast.Name) and func.id == "range":
             node.keywords = [k for k in node.keywords if k.arg != "name"]  # `range(N, name="i")`
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.is_allo(func.value.id):
-            return ast.copy_location(
-                ast.Call(_ref_call("allo", ast.Constant(func.attr), ast.Constant(node.lineno)), node.args, node.keywords),
-                node,
-            )
+            call = ast.Call(_ref_call("allo", ast.Constant(func.attr), ast.Constant(node.lineno)), node.args, node.keywords)
+            if func.attr in _COLLECTIVE:
+                if not self.suspends:
+                    raise Unsupported(f"{func.value.id}.{func.attr} outside a kernel", node.lineno)
+                self._refuse_nested(node)
+                for arg in node.args:
+                    self._note(arg, "put" if func.attr == "scatter" else "get")
+                call = ast.YieldFrom(call)
+            return ast.copy_location(call, node)
         callee = func
         if isinstance(func, ast.Call) and _is_ref_call(func, "load") and isinstance(func.args[0], ast.Name):
             callee = func.args[0]  # `inner[2, 2](...)`, rewritten to `__ref.load(inner, (2, 2))(...)`
         if isinstance(callee, ast.Name) and self.is_region(callee.id):
             generic = func.args[1] if isinstance(func, ast.Call) else ast.Constant(None)
-            return ast.copy_location(
-                ast.Call(_ref_call("region", ast.Name(callee.id, ast.Load()), generic), node.args, node.keywords),
-                node,
-            )
+            call = ast.Call(_ref_call("region", ast.Name(callee.id, ast.Load()), generic), node.args, node.keywords)
+            if self.suspends:
+                self._refuse_nested(node)
+                call = ast.YieldFrom(call)  # the calling PE waits while the region's PEs run
+            return ast.copy_location(call, node)
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            base = _base_name(arg)
+            if base is not None and self.is_stream(base):
+                raise Unsupported(f"passing stream '{base}' to {ast.unparse(node.func)}() (a helper function "
+                                  "cannot wait on a FIFO; put and get in the kernel's own body)", node.lineno)
         return node
+
+    def _stream_operation(self, op: str, node: ast.Call) -> ast.expr:
+        """A stream operation as an expression: inline when the FIFO allows it, else suspending."""
+        if op == "put":
+            raise Unsupported("a stream put used as a value (put is a statement)", node.lineno)
+        self._refuse_nested(node)
+        n = next(self._temps)
+        stream = self.visit(node.func.value)
+        args = [self.visit(a) for a in node.args]
+        self._note(node.func.value, "put" if op == "try_put" else "get")
+        if op == "get":
+            src = (f"(__t{n} if (__t{n} := (__f{n} := STREAM).get_now()) is not __ref_EMPTY "
+                   f"else (yield from __f{n}.wait_get({node.lineno})))")
+        elif op == "try_get":
+            src = f"(__t{n} if (__t{n} := (__f{n} := STREAM).try_get())[1] else (yield from __f{n}.polled(__t{n})))"
+        elif op == "try_put":
+            src = f"((__f{n} := STREAM).try_put(VALUE) or (yield from __f{n}.polled(False)))"
+        else:  # empty, full
+            src = f"((__f{n} := STREAM).{op}() and (yield from __f{n}.polled(True)))"
+        return ast.copy_location(_template(src, STREAM=stream, VALUE=args[0] if args else None), node)
+
+
+def _base_name(node: ast.expr) -> str | None:
+    """`fifo` of `fifo`, `fifo[i, j]`, `fifo[:]`."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class _Fill(ast.NodeTransformer):
+    def __init__(self, subs: dict) -> None:
+        self.subs = subs
+
+    def visit_Name(self, node: ast.Name):
+        return self.subs.get(node.id, node)
+
+
+def _template(src: str, **subs):
+    """`src` parsed (an expression, or one statement), its upper-case names replaced by nodes."""
+    tree = ast.parse(src)
+    node = tree.body[0]
+    node = _Fill(subs).visit(node)
+    return node.value if isinstance(node, ast.Expr) else node
 
 
 def _ref_call(name: str, *args: ast.expr) -> ast.Call:

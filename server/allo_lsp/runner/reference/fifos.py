@@ -1,0 +1,141 @@
+"""What a reference run says about its FIFOs: statistics of every run, and, when a run
+deadlocks, whether a larger depth would have avoided it.
+
+Diagnosis (`diagnose`): the run is repeated from copies of its original inputs (and of the
+`@ Stateful` state), every FIFO declaration at least `u` deep, `u` doubling from twice the
+deepest declaration up to `BOUND`. If one completes, each declaration is searched alone for the
+smallest depth that completes with the others at `u` (a declaration that completes at its own
+depth needs no change), and the minima are checked together. The result names each declaration
+to deepen, its line and both depths: what the editor's quick fix writes. If none completes up to
+`BOUND`, depth is not the cause: a put/get imbalance, reported with the puts and gets of every
+PE on the streams where they differ or a PE stayed blocked (from a re-run that counts them).
+Re-runs stop after `BUDGET_S` and say so.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+import numpy as np
+
+from allo_lsp.runner.reference.scheduler import Deadlock, Scheduler
+
+BOUND = 1 << 16
+BUDGET_S = 20.0
+_LISTED = 8  # PEs named in the message per stream (all of them, up to `DETAILED`, in the result)
+DETAILED = 64
+_recorded: list[dict] = []
+
+
+def record(region: str, sched: Scheduler) -> None:
+    """The statistics of one top-level run (the job's result carries the last runs')."""
+    _recorded.append({"region": region, "streams": sched.statistics()})
+    del _recorded[:-8]
+
+
+def recorded() -> list[dict]:
+    return list(_recorded)
+
+
+def snapshot(arrays: list, state: dict):
+    """Copies of a run's inputs, taken before it writes into them."""
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else copy.deepcopy(a) for a in arrays], copy.deepcopy(state)
+
+
+def diagnose(run, user_file: str, inputs, failed: Scheduler) -> dict | None:
+    """`run(sched, arrays, state)` runs the region once; `failed` is the run that deadlocked."""
+    declared = dict(failed.declarations)  # (file, line) -> (name, declared depth)
+    if not declared:
+        return None
+    started = time.perf_counter()
+
+    def attempt(depths: dict, counting: bool = False):
+        arrays, state = copy.deepcopy(inputs)
+        sched = Scheduler(user_file, depths, counting)
+        try:
+            run(sched, arrays, state)
+        except Deadlock:
+            return False, sched
+        except Exception:  # noqa: BLE001 - past the deadlock, the design fails otherwise: depth was the cause
+            return True, sched
+        finally:
+            for key, value in sched.declarations.items():
+                declared.setdefault(key, value)
+        return True, sched
+
+    def over_budget() -> bool:
+        return time.perf_counter() - started > BUDGET_S
+
+    u = max(2, 2 * max(d for _, d in declared.values()))
+    while True:
+        if over_budget():
+            return _inconclusive(u // 2)
+        done, _ = attempt({k: max(d, u) for k, (_, d) in declared.items()})
+        if done:
+            break
+        if u >= BOUND:
+            return _imbalance(attempt({k: max(d, BOUND) for k, (_, d) in declared.items()}, counting=True)[1])
+        u = min(2 * u, BOUND)
+    deep = {k: max(d, u) for k, (_, d) in declared.items()}
+    needed: dict = {}
+    for key, (_, depth) in list(declared.items()):
+        if over_budget():
+            needed = {k: deep[k] for k in deep if deep[k] != declared[k][1]}
+            break
+        trial = dict(deep)
+        trial[key] = depth
+        if depth >= deep[key] or attempt(trial)[0]:
+            continue
+        low, high = depth, deep[key]  # fails at low, completes at high
+        while high - low > 1:
+            mid = (low + high) // 2
+            trial[key] = mid
+            if attempt(trial)[0]:
+                high = mid
+            else:
+                low = mid
+        needed[key] = high
+    if needed and not attempt({k: needed.get(k, d) for k, (_, d) in declared.items()})[0]:
+        needed = {k: deep[k] for k in needed}  # the minima interact: the uniform depth for those
+    if not needed:
+        return _inconclusive(u)
+    streams = [{"stream": declared[k][0], "file": k[0], "line": k[1], "declared": declared[k][1], "depth": d}
+               for k, d in sorted(needed.items(), key=lambda item: item[0][1])]
+    parts = ", ".join(f"`{s['stream']}` >= {s['depth']} (declared {s['declared']})" for s in streams)
+    return {"kind": "depth", "streams": streams, "message": f"completes with depth of {parts}"}
+
+
+def _inconclusive(depth: int) -> dict:
+    return {"kind": "unknown", "largest_depth": depth,
+            "message": f"the re-runs with larger FIFOs found no answer within {BUDGET_S:g} s (largest depth tried: {depth})"}
+
+
+def _imbalance(sched: Scheduler) -> dict:
+    """Per stream declaration: who put and got how many, where they differ or a PE stayed blocked."""
+    per: dict[str, dict[str, list[int]]] = {}
+    for (fifo, pe, op), n in sched.counts.items():
+        per.setdefault(fifo.split("[")[0], {}).setdefault(pe, [0, 0])[op == "get"] += n
+    for stream, users in sched.users.items():
+        for pe, op in users:
+            per.setdefault(stream, {}).setdefault(pe, [0, 0])
+    blocked = {}
+    for pe, (fifo, op, _) in sched.parked.items():
+        blocked.setdefault(fifo.name.split("[")[0], set()).add(pe.name)
+    counts, parts = [], []
+    for stream in sorted(per):
+        pes = per[stream]
+        puts, gets = sum(p for p, _ in pes.values()), sum(g for _, g in pes.values())
+        if puts == gets and stream not in blocked:
+            continue
+        said = []
+        for pe in sorted(pes):
+            p, g = pes[pe]
+            counts.append({"stream": stream, "pe": pe, "puts": p, "gets": g})
+            ops = {op for user, op in sched.users.get(stream, ()) if user == pe}
+            ops |= {op for op, n in (("put", p), ("get", g)) if n}
+            said.append(f"{pe} " + " and ".join([f"puts {p}"] * ("put" in ops) + [f"gets {g}"] * ("get" in ops)))
+        listed = "; ".join(said[:_LISTED]) + (f"; and {len(said) - _LISTED} more PEs" if len(said) > _LISTED else "")
+        parts.append(f"{stream}: {listed}")
+    message = f"no depth up to {BOUND} avoids it: a put/get imbalance ({' | '.join(parts)})"
+    return {"kind": "imbalance", "bound": BOUND, "counts": counts[:DETAILED], "message": message}
