@@ -120,8 +120,8 @@ def _imbalance(sched: Scheduler) -> dict:
         for pe, op in users:
             per.setdefault(stream, {}).setdefault(pe, [0, 0])
     blocked = {}
-    for pe, (fifo, op, _) in sched.parked.items():
-        blocked.setdefault(fifo.name.split("[")[0], set()).add(pe.name)
+    for pe in sched.parked():
+        blocked.setdefault(pe.wait[0].name.split("[")[0], set()).add(pe.pe)
     counts, parts = [], []
     for stream in sorted(per):
         pes = per[stream]

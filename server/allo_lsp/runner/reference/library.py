@@ -55,12 +55,31 @@ LIBRARY = {
 }
 
 STORED = object()  # `assign_item` wrote into an array: nothing to write back
+_MEMORYVIEW_CODE = {1: "b", 2: "h", 4: "i", 8: "q"}  # struct codes by size (upper case: unsigned)
+
+
+class _Flat:
+    """Row-major element access (`Runtime.flat`) to an array that memory cannot give flat as its
+    Allo type (another dtype, not contiguous, a width-carrying kernel): numpy's `.flat`, each
+    element read and stored by the runtime's rules."""
+
+    __slots__ = ("runtime", "array")
+
+    def __init__(self, runtime, array) -> None:
+        self.runtime, self.array = runtime, array
+
+    def __getitem__(self, offset):
+        return self.runtime.element(self.array, self.array.flat[offset])
+
+    def __setitem__(self, offset, value) -> None:
+        self.array.flat[offset] = self.runtime.store_for(self.array, value)
 
 
 class Runtime:
     def __init__(self, sched, table: list, run_region, state: dict | None = None, kernel: str = "",
-                 suspends: bool = False) -> None:
+                 suspends: bool = False, widths: bool = True) -> None:
         self.sched = sched
+        self.widths = widths  # integers keep their Allo width (`types.sized`): a kernel asks for it
         self.suspends = suspends  # a kernel (a generator): `run_region` gives the region's PEs
         self.table = table  # the kernel's annotations, evaluated once
         self.run_region = run_region
@@ -116,27 +135,49 @@ class Runtime:
 
     def load(self, container, index, line):
         if isinstance(container, np.ndarray):
-            value = container[values.address(container, index, line)]
-            elem = getattr(container, "allo_type", None)
-            if not isinstance(value, np.generic):
-                return value  # a row or a slice
-            if elem is not None and value.dtype == elem.numpy and elem.whole:
-                # Stored as numpy stores this type: nothing to round or wrap.
-                return sized(elem.bits)(int(value)) if elem.kind in ("int", "uint") else value
-            if elem is not None:
-                # The element as its Allo type holds it, whatever array the caller passed (a
-                # float32 array for a bfloat16 parameter is rounded, an int64 one wrapped); an
-                # integer is exact from here on (numpy would wrap `int8 * int8` in int8; Allo
-                # widens) and keeps its Allo width for bit methods.
-                return elem.cast(value)
-            if isinstance(value, np.integer):
-                return sized(value.dtype.itemsize * 8)(int(value))
-            return value
+            return self.element(container, container[values.address(container, index, line)])
         if values.is_integer(container):
             return values.get_bits(container, index, line)
         if isinstance(container, (float, np.floating)):
             raise Unsupported("bit access on a float value", line)
         return container[index]
+
+    def element(self, container: np.ndarray, value):
+        """An element read from `container`, as its Allo type holds it."""
+        elem = getattr(container, "allo_type", None)
+        if not isinstance(value, np.generic):
+            return value  # a row or a slice
+        if elem is not None and value.dtype == elem.numpy and elem.whole:
+            # Stored as numpy stores this type: nothing to round or wrap.
+            if elem.kind in ("int", "uint"):
+                return sized(elem.bits)(int(value)) if self.widths else int(value)
+            return value
+        if elem is not None:
+            # The element as its Allo type holds it, whatever array the caller passed (a
+            # float32 array for a bfloat16 parameter is rounded, an int64 one wrapped); an
+            # integer is exact from here on (numpy would wrap `int8 * int8` in int8; Allo
+            # widens) and keeps its Allo width for bit methods.
+            return elem.cast(value)
+        if isinstance(value, np.integer):
+            return sized(value.dtype.itemsize * 8)(int(value))
+        return value
+
+    def flat(self, array, shape: tuple, line):
+        """`array` addressed by row-major offset, once per call of a kernel (`transform.py`
+        writes `A[i, j]` of a parameter as `flat[i * N + j]`): a memoryview of an integer array
+        stored as its Allo type (elements are plain ints; the transform wraps what it stores),
+        numpy's flat view of such a float array, else `_Flat` (each element through `element`)."""
+        if np.shape(array) != shape:  # the offsets the transform computes would be another array's
+            raise Unsupported(f"a kernel parameter of shape {shape} given an array of shape {np.shape(array)}", line)
+        elem = getattr(array, "allo_type", None)
+        if (isinstance(array, np.ndarray) and elem is not None and elem.whole and array.dtype == elem.numpy
+                and array.dtype.isnative and array.flags.c_contiguous):
+            if elem.kind in ("int", "uint") and not self.widths:
+                code = _MEMORYVIEW_CODE[array.dtype.itemsize]
+                return memoryview(array).cast("B").cast(code.upper() if elem.kind == "uint" else code)
+            if elem.kind == "float":
+                return array.reshape(-1)
+        return _Flat(self, array)
 
     def assign_item(self, container, index, value, line):
         """Store into an array (returns STORED) or set bits of a value (returns the new value)."""

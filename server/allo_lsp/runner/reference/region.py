@@ -19,7 +19,7 @@ import numpy as np
 
 from allo_lsp.runner.reference import checks, emulate, fifos, library
 from allo_lsp.runner.reference.scheduler import EMPTY, Deadlock, Fifo, FifoArray, Scheduler
-from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
+from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported, asks_widths
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
 from allo_lsp.runner.reference import types as ref_types
 
@@ -90,6 +90,9 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
     region_args = fdef.args.posonlyargs + fdef.args.args
     kernels = [s for s in fdef.body if isinstance(s, ast.FunctionDef) and _kernel_decorator(s) is not None]
     checks.check_region(fdef, kernels, ns, lambda node: evaluate_type(node, ns, node.lineno))
+    # Values carry their Allo width only where a kernel of this region asks for it (the
+    # region's streams carry values between its kernels).
+    widths = any(asks_widths(k) for k in kernels)
     # A region without parameters is Allo's older form: the top function's arguments are the
     # kernels' own parameters, in the order kernels first name them, one per distinct name.
     legacy = not region_args and any(k.args.args for k in kernels)
@@ -106,16 +109,16 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
     pes = []
     for stmt in fdef.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            _declare(stmt, ns, sched, fn.__code__.co_filename)
+            _declare(stmt, ns, sched, fn.__code__.co_filename, widths)
         elif isinstance(stmt, ast.FunctionDef):
-            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None)
+            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None, widths)
         elif isinstance(stmt, ast.Assign):
             # `x = df.pipe(dtype=T, shape=(), depth=4)`, `df.array(df.pipe(...), shape=(P0, P1))`
             # (the older stream declarations) and plain constants.
             exec(compile(ast.Module([stmt], []), sched.user_file, "exec"), ns)
             for target in stmt.targets:
                 if isinstance(target, ast.Name) and isinstance(ns.get(target.id), StreamType):
-                    ns[target.id] = _fifo(target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno))
+                    ns[target.id] = _fifo(target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno), widths)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a docstring
         elif not isinstance(stmt, ast.Pass):
@@ -214,33 +217,34 @@ def _argument(arg: ast.arg, array, ns: dict):
     return as_allo_array(array, kind.elem)
 
 
-def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str) -> None:
+def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str, widths: bool) -> None:
     name = stmt.target.id
     kind = evaluate_type(stmt.annotation, ns, stmt.lineno)
     if isinstance(kind, StreamType):
-        ns[name] = _fifo(name, kind, sched, (file, stmt.lineno))
+        ns[name] = _fifo(name, kind, sched, (file, stmt.lineno), widths)
     elif stmt.value is not None:  # ConstExpr declarations
         ns[name] = eval(compile(ast.Expression(stmt.value), sched.user_file, "eval"), ns)
 
 
-def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple):
-    store = _storer(kind.elem)
+def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple, widths: bool):
+    store = _storer(kind.elem, widths)
     if kind.dims:
         return FifoArray(sched, name, kind.depth, kind.dims, store, declared)
     return sched.fifo(name, kind.depth, store, declared)
 
 
-def _storer(elem):
+def _storer(elem, widths: bool):
     if isinstance(elem, ArrayType):  # a block element: a copy of the right type travels
         return lambda value: as_allo_array(elem.elem.cast_array(np.asarray(value)).reshape(elem.shape), elem.elem)
-    return elem.cast
+    return (None if widths else elem.plain_cast()) or elem.cast
 
 
 def _kernel_decorator(fdef: ast.FunctionDef):
     return next((d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None)
 
 
-def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, legacy: bool, build_only: bool) -> list:
+def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, legacy: bool, build_only: bool,
+                widths: bool) -> list:
     decorator = _kernel_decorator(fdef)
     if decorator is None:
         return []  # a helper defined in the region
@@ -251,7 +255,7 @@ def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, 
         args = [a.arg for a in fdef.args.args]  # bound by the parameter's own name
     else:
         args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
-    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state)
+    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state, widths)
     if build_only:
         return []
     pes = []
@@ -287,7 +291,7 @@ def _layout_spec(spec) -> bool:
     return isinstance(spec, tuple) and (spec == ("R",) or (len(spec) == 2 and spec[0] == "S"))
 
 
-def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict):
+def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool):
     table: list = []
 
     def type_index(node: ast.expr) -> int:
@@ -301,6 +305,10 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
         evaluate_type=type_index,
         is_stream=lambda name: isinstance(ns.get(name), (Fifo, FifoArray)),
         suspends=True,
+        plain_int=lambda index: None if widths or not isinstance(table[index], ScalarType) else table[index].plain_int(),
+        flat_arrays={} if widths else {
+            a.arg: (t.shape, t.elem.plain_int()) for a, t in zip(fdef.args.args, arg_types)
+            if isinstance(t, ArrayType) and not t.layout},
     )
     fdef = transformer.visit(fdef)
     fdef.decorator_list = []
@@ -314,8 +322,8 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
         inner = state.setdefault(("region", fdef.name, sched.local.pe, getattr(f, "__name__", "")), {})
         return prepare(f, arrays, generic, sched, inner)
 
-    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name, suspends=True)
-    scope["__ref_EMPTY"] = EMPTY
+    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name, suspends=True, widths=widths)
+    scope["__ref_EMPTY"], scope["__ref_int"] = EMPTY, int
     exec(compile(module, sched.user_file, "exec"), scope)
     return scope[fdef.name], arg_types, transformer.streams
 

@@ -76,10 +76,12 @@ class Deadlock(Exception):
 
 
 class _PE:
-    __slots__ = ("name", "pid", "start", "gen", "join", "wait", "line")
+    """A PE: also `Scheduler.local` while it runs (the runtime reads `.pe` and `.pid`)."""
+
+    __slots__ = ("pe", "pid", "start", "gen", "join", "wait", "line")
 
     def __init__(self, name: str, pid: tuple, start, join) -> None:
-        self.name, self.pid, self.start, self.join = name, pid, start, join
+        self.pe, self.pid, self.start, self.join = name, pid, start, join
         self.gen = None
         self.wait = None  # the Wait it is parked on
         self.line = None  # where it last polled
@@ -110,7 +112,6 @@ class Scheduler:
         self.users: dict[str, set] = {}  # stream name -> (PE, op) of the kernels whose body uses it
         self.fifos: list[Fifo] = []
         self.ready: collections.deque = collections.deque()
-        self.parked: dict[_PE, Wait] = {}
 
     def fifo(self, name: str, depth: int, store, declared: tuple) -> Fifo:
         """A FIFO of the stream declared at `declared` (file, line)."""
@@ -128,11 +129,10 @@ class Scheduler:
     def run(self, pes: list[tuple[str, tuple, object]]) -> None:
         """Run PEs (name, pid, a callable giving the PE's generator) until all have ended."""
         self.start(pes)
-        ready, parked, local = self.ready, self.parked, self.local
+        ready = self.ready
         polls, last_change, signature = 0, None, None
         while ready:
-            pe = ready.popleft()
-            local.pe, local.pid = pe.name, pe.pid
+            pe = self.local = ready.popleft()
             gen = pe.gen
             try:
                 if gen is None:
@@ -155,34 +155,30 @@ class Scheduler:
                     if now != signature:
                         signature, last_change = now, time.perf_counter()
                     elif time.perf_counter() - last_change > POLL_STALL_S:
-                        raise Deadlock(self._blocked() + [Blocked(p.name, "", "poll", p.line, 0, 0) for p in ready],
+                        raise Deadlock(self._blocked() + [Blocked(p.pe, "", "poll", p.line, 0, 0) for p in ready],
                                        polling=True)
                 continue
             polls = 0
             if why is GIVE_WAY:
                 ready.append(pe)
             elif type(why) is Wait:
-                parked[pe] = why
+                pe.wait = why
                 why[0].waiters.append(pe)
             else:  # the PEs of a region it called
                 self.start(why, pe)
-        if parked:
+        if self.parked():
             raise Deadlock(self._blocked())
 
-    def wake(self, fifo: Fifo) -> None:
-        """`fifo` changed: every PE parked on it is ready again (it checks its FIFO itself)."""
-        parked, ready = self.parked, self.ready
-        for pe in fifo.waiters:
-            del parked[pe]
-            ready.append(pe)
-        fifo.waiters.clear()
+    def parked(self) -> list[_PE]:
+        """The PEs waiting on a FIFO (a FIFO that changes makes its waiters ready: `Fifo.put_now`)."""
+        return [pe for f in self.fifos for pe in f.waiters]
 
     def _blocked(self) -> list[Blocked]:
-        return sorted((Blocked(pe.name, f.name, op, line, len(f.items), f.depth) for pe, (f, op, line) in self.parked.items()),
-                      key=lambda b: b.pe)
+        return sorted((Blocked(pe.pe, f.name, op, line, len(f.items), f.depth) for pe in self.parked()
+                       for f, op, line in [pe.wait]), key=lambda b: b.pe)
 
     def _signature(self) -> int:
-        return sum(f.puts + f.gets for f in self.fifos)
+        return sum(2 * f.puts - len(f.items) for f in self.fifos)  # puts + gets
 
     def statistics(self) -> dict:
         """Per stream declaration (a stream array sums its FIFOs): what the result and the
@@ -206,57 +202,72 @@ class Scheduler:
 class Fifo:
     """A bounded FIFO of `depth` elements; values take the stream's element type on `put`."""
 
-    __slots__ = ("sched", "name", "depth", "store", "declared", "items", "waiters", "puts", "gets", "peak", "blocked")
+    __slots__ = ("sched", "name", "depth", "store", "declared", "items", "waiters", "ready", "puts", "peak", "blocked")
 
     def __init__(self, sched: Scheduler, name: str, depth: int, store, declared: tuple) -> None:
         self.sched, self.name, self.depth, self.store, self.declared = sched, name, max(depth, 1), store, declared
         self.items: collections.deque = collections.deque()
         self.waiters: list = []  # PEs parked until this FIFO changes
-        self.puts = self.gets = self.peak = 0
+        self.ready = sched.ready  # where they go when it does (each checks its FIFO again itself)
+        self.puts = self.peak = 0
         self.blocked: dict[tuple[str, str], list] = {}  # (pe, op) -> [waits, seconds parked]
 
-    # The inline path of transformed kernels: done at once, or refused without a change.
+    # The inline path of transformed kernels: done at once, or refused without a change. (Every
+    # put goes through `Fifo.put_now` and every get through `Fifo.get_now`; gets are counted as
+    # puts - occupancy, one increment less per element.)
     def put_now(self, value) -> bool:
         items = self.items
-        if len(items) >= self.depth:
+        n = len(items)
+        if n >= self.depth:
             return False
         items.append(self.store(value))
         self.puts += 1
-        if len(items) > self.peak:
-            self.peak = len(items)
-        if self.waiters:
-            self.sched.wake(self)
+        if n >= self.peak:
+            self.peak = n + 1
+        waiters = self.waiters
+        if waiters:
+            self.ready.extend(waiters)
+            waiters.clear()
         return True
 
     def get_now(self):
         items = self.items
         if not items:
             return EMPTY
-        self.gets += 1
-        if self.waiters:
-            self.sched.wake(self)
+        waiters = self.waiters
+        if waiters:
+            self.ready.extend(waiters)
+            waiters.clear()
         return items.popleft()
+
+    @property
+    def gets(self) -> int:
+        return self.puts - len(self.items)
 
     # The suspending path (`yield from`): wait until the FIFO allows it, then do it.
     def wait_put(self, value, line):
         if self.sched.round_robin:
             yield GIVE_WAY
-        while len(self.items) >= self.depth:
-            yield from self._park("put", line)
+        if len(self.items) >= self.depth:
+            start = time.perf_counter()
+            while len(self.items) >= self.depth:
+                yield Wait((self, "put", line))
+            self._waited("put", start)
         self._count("put")
         Fifo.put_now(self, value)
 
     def wait_get(self, line):
         if self.sched.round_robin:
             yield GIVE_WAY
-        while not self.items:
-            yield from self._park("get", line)
+        if not self.items:
+            start = time.perf_counter()
+            while not self.items:
+                yield Wait((self, "get", line))
+            self._waited("get", start)
         self._count("get")
         return Fifo.get_now(self)
 
-    def _park(self, op: str, line):
-        start = time.perf_counter()
-        yield Wait((self, op, line))
+    def _waited(self, op: str, start: float) -> None:
         record = self.blocked.setdefault((self.sched.local.pe, op), [0, 0.0])
         record[0] += 1
         record[1] += time.perf_counter() - start
@@ -311,30 +322,37 @@ class SlowFifo(Fifo):
         return EMPTY
 
 
-class FifoArray:
-    """`fifo[i, j]` of a stream array `Stream[T, depth][P0, P1]`."""
+class FifoArray(dict):
+    """`fifo[i, j]` of a stream array `Stream[T, depth][P0, P1]`: a dict of the FIFOs made so
+    far, keyed as kernels index them (`fifo[1]`, `fifo[i, j]`), so a lookup is dict's own."""
 
     def __init__(self, sched: Scheduler, name: str, depth: int, dims: tuple, store, declared: tuple) -> None:
+        super().__init__()
         self.dims = dims
-        self._fifos: dict = {}
         self._make = lambda idx: sched.fifo(f"{name}[{', '.join(map(str, idx))}]", depth, store, declared)
 
-    def __getitem__(self, index):
-        try:
-            return self._fifos[index]
-        except (KeyError, TypeError):
-            pass
+    def select(self, index) -> list:
+        """`pipe[:]`, `pipe[0, :]` (the transform sends an index with a slice here): the streams
+        of the slice, in row-major order (what `df.gather` / `df.scatter` take)."""
+        items = index if isinstance(index, tuple) else (index,)
+        ranges = [range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
+                  for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)]
+        return [self[idx if len(idx) > 1 else idx[0]] for idx in itertools.product(*ranges)]
+
+    def __missing__(self, index):
         items = index if isinstance(index, tuple) else (index,)
         if any(isinstance(i, slice) for i in items):
-            # `pipe[:]`, `pipe[0, :]`: the streams of the slice, in row-major order (what
-            # `df.gather` / `df.scatter` take).
-            ranges = [range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
-                      for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)]
-            return [self[idx if len(idx) > 1 else idx[0]] for idx in itertools.product(*ranges)]
+            return self.select(index)
         idx = tuple(int(i) for i in items)
         if len(idx) != len(self.dims) or any(not 0 <= i < d for i, d in zip(idx, self.dims)):
             raise IndexError(f"stream index {idx} out of range {self.dims}")
         key = idx if len(idx) > 1 else idx[0]
-        if key not in self._fifos:
-            self._fifos[key] = self._make(idx)
-        return self._fifos[key]
+        if not dict.__contains__(self, key):
+            dict.__setitem__(self, key, self._make(idx))
+        return dict.__getitem__(self, key)
+
+    def __hash__(self):  # a stream array is one object (the transform's `is_stream`, set members)
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other

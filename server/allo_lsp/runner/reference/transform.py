@@ -59,12 +59,20 @@ _COLLECTIVE = ("gather", "scatter")  # df.gather / df.scatter put and get stream
 
 
 class KernelTransformer(ast.NodeTransformer):
-    def __init__(self, is_allo, is_region, evaluate_type, is_stream=None, suspends: bool = False) -> None:
+    def __init__(self, is_allo, is_region, evaluate_type, is_stream=None, suspends: bool = False,
+                 plain_int=None, flat_arrays=None) -> None:
         self.is_allo = is_allo  # name -> does it refer to allo / allo.dataflow?
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
         self.is_stream = is_stream or (lambda name: False)  # name -> is it a stream (or stream array)?
         self.suspends = suspends  # a kernel (a generator) rather than a plain function
+        # type index -> (mask, half) when a store into it may be written inline on plain ints
+        # (`ScalarType.plain_int`), else None: only where no value's width is ever asked.
+        self.plain_int = plain_int or (lambda index: None)
+        # parameter -> (shape, (mask, half) or None): arrays addressed through `__ref.flat`
+        # (`A[i, j]` is `flat[i * N + j]`, bounds-checked as `values.address` checks them),
+        # kept only for parameters the body never rebinds.
+        self.flat_arrays: dict = dict(flat_arrays or {})
         self.streams: dict[str, set] = {}  # stream name -> the operations this body does on it
         self._depth = 0  # > 0 inside a lambda, comprehension or nested function: no suspension there
         self._entered = False  # the kernel's own `def` has been visited
@@ -164,7 +172,18 @@ class KernelTransformer(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef):
         if not self._entered:
             self._entered = True  # the kernel itself
+            own = {a.arg for a in node.args.args}
+            for sub in ast.walk(node):
+                rebound = (sub.id if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
+                           else sub.arg if isinstance(sub, ast.arg) and sub.arg not in own
+                           else None)
+                if isinstance(sub, (ast.Global, ast.Nonlocal)):
+                    self.flat_arrays = {k: v for k, v in self.flat_arrays.items() if k not in sub.names}
+                self.flat_arrays.pop(rebound, None)
             node = self.generic_visit(node)
+            views = [_template(f"__m_{name} = __ref.flat({name}, {tuple(shape)!r}, {node.lineno})")
+                     for name, (shape, _) in self.flat_arrays.items()]
+            node.body[:0] = [ast.fix_missing_locations(ast.copy_location(v, node)) for v in views]
             if self.suspends:
                 # Always a generator, even when it never touches a stream (the scheduler resumes it).
                 node.body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))
@@ -226,15 +245,30 @@ class KernelTransformer(ast.NodeTransformer):
             value: ast.expr = ast.Constant(0)
         else:
             value = self.visit(node.value)
-        call = _ref_call("declare", ast.Constant(index), value, ast.Constant(node.lineno))
+        if self.plain_int(index) is not None:
+            call = self._typed(index, value)
+        else:
+            call = _ref_call("declare", ast.Constant(index), value, ast.Constant(node.lineno))
         return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())], call), node)
+
+    def _typed(self, index: int, value: ast.expr) -> ast.expr:
+        """`value` as the typed local of type `index` stores it."""
+        wrap = self.plain_int(index)
+        if wrap is None:
+            return _ref_call("cast", ast.Constant(index), value)
+        mask, half = wrap
+        if mask == -1:
+            return _template("__ref_int(VALUE)", VALUE=value)
+        if half:
+            return _template(f"((__ref_int(VALUE) + {half}) & {mask}) - {half}", VALUE=value)
+        return _template(f"__ref_int(VALUE) & {mask}", VALUE=value)
 
     def visit_Assign(self, node: ast.Assign):
         value = self.visit(node.value)
         if len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id in self.typed_locals:
-                node.value = _ref_call("cast", ast.Constant(self.typed_locals[target.id]), value)
+                node.value = self._typed(self.typed_locals[target.id], value)
                 return node
             if isinstance(target, ast.Subscript):
                 return self._store(target, value, node)
@@ -247,7 +281,7 @@ class KernelTransformer(ast.NodeTransformer):
         value = self.visit(node.value)
         if isinstance(target, ast.Name) and target.id in self.typed_locals:
             combined = ast.BinOp(ast.Name(target.id, ast.Load()), node.op, value)
-            call = _ref_call("cast", ast.Constant(self.typed_locals[target.id]), combined)
+            call = self._typed(self.typed_locals[target.id], combined)
             return ast.copy_location(ast.Assign([ast.Name(target.id, ast.Store())], call), node)
         if isinstance(target, ast.Subscript):
             combined = ast.BinOp(self.visit(_load(target)), node.op, value)
@@ -264,6 +298,20 @@ class KernelTransformer(ast.NodeTransformer):
         n = next(self._temps)
         v, r = f"__v{n}", f"__r{n}"
         stmts: list[ast.stmt] = [ast.Assign([ast.Name(v, ast.Store())], value)]
+        flat = self._flat(target)
+        if flat is not None:
+            offset, checked, index = flat
+            name = target.value.id
+            stored = ast.Name(v, ast.Load())
+            wrap = self.flat_arrays[name][1]
+            if wrap is not None:  # a memoryview holds only in-range integers: wrapped here
+                mask, half = wrap
+                stored = _template(f"((__ref_int(VALUE) + {half}) & {mask}) - {half}" if half else
+                                   f"__ref_int(VALUE) & {mask}", VALUE=stored)
+            stmts.append(_template(f"if CHECKED: __m_{name}[OFFSET] = STORED\n"
+                                   f"else: __ref.assign_item({name}, INDEX, {v}, {at.lineno})",
+                                   CHECKED=checked, OFFSET=offset, STORED=stored, INDEX=index))
+            return [ast.copy_location(s, at) for s in stmts]
         container = self.visit(_load(target.value))
         call = _ref_call("assign_item", container, self._index(target.slice), ast.Name(v, ast.Load()),
                          ast.Constant(at.lineno))
@@ -279,11 +327,46 @@ class KernelTransformer(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load):
             return self.generic_visit(node)
         if isinstance(node.value, ast.Name) and self.is_stream(node.value.id):
-            node.slice = self._index(node.slice)  # `fifo[i, j + 1]`: the FIFO array's own lookup
+            index = self._index(node.slice)
+            if any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
+                # `pipe[:]`: a list of streams (a slice is no dict key before Python 3.12).
+                call = ast.Call(ast.Attribute(node.value, "select", ast.Load()), [index], [])
+                return ast.copy_location(call, node)
+            node.slice = index  # `fifo[i, j + 1]`: the FIFO array's own (dict) lookup
             return node
+        flat = self._flat(node)
+        if flat is not None:
+            offset, checked, index = flat
+            name = node.value.id
+            src = f"(__m_{name}[OFFSET] if CHECKED else __ref.load({name}, INDEX, {node.lineno}))"
+            return ast.copy_location(_template(src, OFFSET=offset, CHECKED=checked, INDEX=index), node)
         container = self.visit(node.value)
         call = _ref_call("load", container, self._index(node.slice), ast.Constant(node.lineno))
         return ast.copy_location(call, node)
+
+    def _flat(self, node: ast.Subscript):
+        """For `A[e0, e1]` of a flat-addressed parameter (one index per dimension): the offset's
+        name, the test that computes it and holds for a Python int inside the buffer, and the
+        index for the general path otherwise (a numpy integer, a tuple from `allo.grid`, an
+        offset outside the buffer: `values.address` decides, as for any array)."""
+        if not isinstance(node.value, ast.Name) or node.value.id not in self.flat_arrays:
+            return None
+        shape, _ = self.flat_arrays[node.value.id]
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(items) != len(shape) or any(isinstance(i, (ast.Slice, ast.Starred)) for i in items):
+            return None
+        n = next(self._temps)
+        names = [f"__i{n}_{k}" for k in range(len(items))]
+        offset = ast.NamedExpr(ast.Name(names[0], ast.Store()), self.visit(items[0]))
+        for name, item, dim in zip(names[1:], items[1:], shape[1:]):
+            offset = _template(f"OFFSET * {dim} + (__x := ITEM)", OFFSET=offset, ITEM=self.visit(item))
+            offset.right.target.id = name
+        size = 1
+        for dim in shape:
+            size *= dim
+        checked = _template(f"(__o{n} := OFFSET).__class__ is __ref_int and 0 <= __o{n} < {size}", OFFSET=offset)
+        index = _template(f"({', '.join(names)},)" if len(names) > 1 else names[0])
+        return ast.Name(f"__o{n}", ast.Load()), checked, index
 
     def _index(self, index: ast.expr) -> ast.expr:
         """A subscript's index as a value: slices become `slice(...)`."""
@@ -356,6 +439,13 @@ class KernelTransformer(ast.NodeTransformer):
         return ast.copy_location(_template(src, STREAM=stream, VALUE=args[0] if args else None), node)
 
 
+def asks_widths(fdef: ast.FunctionDef) -> bool:
+    """Does this kernel call `.reverse()`/`.bitcast()`, which need a value's Allo width? Only
+    then do its integers carry their width (`types.sized`); elsewhere they are plain ints."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _VALUE_METHODS
+               and not n.args and not n.keywords for n in ast.walk(fdef))
+
+
 def _base_name(node: ast.expr) -> str | None:
     """`fifo` of `fifo`, `fifo[i, j]`, `fifo[:]`."""
     while isinstance(node, ast.Subscript):
@@ -375,6 +465,10 @@ def _template(src: str, **subs):
     """`src` parsed (an expression, or one statement), its upper-case names replaced by nodes."""
     tree = ast.parse(src)
     node = tree.body[0]
+    for sub in ast.walk(node):  # the template's own positions are not the user's: taken from the site
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(sub, attr):
+                delattr(sub, attr)
     node = _Fill(subs).visit(node)
     return node.value if isinstance(node, ast.Expr) else node
 

@@ -85,6 +85,30 @@ class ScalarType:
             return bool(value)
         return _to_int(value)
 
+    def plain_int(self) -> tuple[int, int] | None:
+        """(mask, half) when this type stores a value as `((int(v) + half) & mask) - half` (half
+        0: unsigned, `index` has mask -1), for kernels that never ask a value's width: the
+        transform writes the store inline, and streams store through `plain_cast`."""
+        if self.kind == "index":
+            return -1, 0
+        if self.kind not in ("int", "uint"):
+            return None
+        signed = self.kind == "int" and self.bits > 1  # an int1 keeps 0/1, as `cast` does
+        return (1 << self.bits) - 1, (1 << (self.bits - 1)) if signed else 0
+
+    def plain_cast(self):
+        """`cast` giving a plain int (no width), or None when this type is not an integer."""
+        wrap = self.plain_int()
+        if wrap is None:
+            return None
+        mask, half = wrap
+        # `int` truncates a float toward zero as `_to_int` does (an infinity or NaN raises too).
+        if mask == -1:
+            return int
+        if half:
+            return lambda value: ((int(value) + half) & mask) - half
+        return lambda value: int(value) & mask
+
     def cast_array(self, values):
         """An array of values, as this type stores them (vectorised where numpy can)."""
         values = np.asarray(values)
