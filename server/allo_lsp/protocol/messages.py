@@ -33,6 +33,12 @@ CRASH = "crash"
 DEADLOCK = "deadlock"
 UNSUPPORTED = "unsupported"  # a construct the reference executor does not run
 
+# Keys of `JobResult.details` from the reference executor (runner/reference/fifos.py): the FIFO
+# statistics of its runs, and a deadlock's diagnosis, which the editor shows on the stream's hover
+# and turns into a quick fix of the declared depth.
+FIFO_STATISTICS = "fifo_statistics"  # [{region, streams: {name: {line, depth, fifos, puts, gets, max_occupancy, waits, blocked_longest}}}]
+FIFO_SIZING = "fifo_sizing"  # {kind: depth|imbalance|unknown, message, streams: [{stream, file, line, declared, depth}], counts}
+
 
 @dataclass
 class ArgSpec:

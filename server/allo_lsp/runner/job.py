@@ -23,6 +23,8 @@ from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ASSERTION,
     DEADLOCK,
+    FIFO_SIZING,
+    FIFO_STATISTICS,
     DETAIL_LIMIT,
     MESSAGE_LIMIT,
     UNSUPPORTED,
@@ -155,6 +157,9 @@ def run_job(request: JobRequest) -> JobResult:
     result.backend = request.backend
     result.target = request.target
     result.duration_s = round(time.monotonic() - started, 3)
+    fifos = sys.modules.get("allo_lsp.runner.reference.fifos")
+    if fifos is not None and fifos.recorded():
+        result.details[FIFO_STATISTICS] = fifos.recorded()
     omp = os.environ.get("OMP_NUM_THREADS")
     result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
     return result
@@ -418,7 +423,8 @@ def _reference_failure(exc: BaseException, request: JobRequest, line: int | None
     if isinstance(exc, Deadlock):
         blocked = [vars(b) for b in exc.blocked]
         first = next((b["line"] for b in blocked if b["line"]), line)
-        return JobResult(FAILED, DEADLOCK, str(exc), request.file, first, details={"blocked": blocked})
+        details = {"blocked": blocked, **({FIFO_SIZING: exc.sizing} if exc.sizing else {})}
+        return JobResult(FAILED, DEADLOCK, str(exc), request.file, first, details=details)
     if isinstance(exc, Unsupported):
         return JobResult(ERROR, UNSUPPORTED, str(exc), request.file, exc.line or line)
     return None

@@ -129,7 +129,7 @@ def _imbalance(sched: Scheduler) -> dict:
         if puts == gets and stream not in blocked:
             continue
         said = []
-        for pe in sorted(pes):
+        for pe in sorted(pes, key=lambda pe: (not pes[pe][0], pe)):  # who puts, then who gets
             p, g = pes[pe]
             counts.append({"stream": stream, "pe": pe, "puts": p, "gets": g})
             ops = {op for user, op in sched.users.get(stream, ()) if user == pe}

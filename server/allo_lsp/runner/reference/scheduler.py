@@ -187,12 +187,13 @@ class Scheduler:
         for f in self.fifos:
             key = f.name.split("[")[0]
             s = out.setdefault(key, {"line": f.declared[1], "depth": f.depth, "fifos": 0, "puts": 0, "gets": 0,
-                                     "max_occupancy": 0, "blocked_longest": None})
+                                     "max_occupancy": 0, "waits": 0, "blocked_longest": None})
             s["fifos"] += 1
             s["puts"] += f.puts
             s["gets"] += f.gets
             s["max_occupancy"] = max(s["max_occupancy"], f.peak)
             for (pe, op), (waits, seconds) in f.blocked.items():
+                s["waits"] += waits  # times a PE parked on it (full on put, empty on get)
                 longest = s["blocked_longest"]
                 if longest is None or seconds > longest["seconds"]:
                     s["blocked_longest"] = {"pe": pe, "op": op, "fifo": f.name, "waits": waits, "seconds": round(seconds, 6)}
