@@ -83,6 +83,7 @@ LENIENT = {
     "bare line feeds": b"Content-Length: %d\n\n",
     "an unknown header": b"X-Trace: 1\r\nContent-Length: %d\r\n\r\n",
     "leading zeros": b"Content-Length: 000%d\r\n\r\n",
+    "5,000 leading zeros": b"Content-Length: " + b"0" * 5000 + b"%d\r\n\r\n",
     "stray line break before the frame": b"\r\nContent-Length: %d\r\n\r\n",
 }
 
@@ -216,6 +217,28 @@ async def test_a_second_initialize_is_refused_and_the_documents_are_kept():
         hover = await server.request("textDocument/hover", {"textDocument": {"uri": uri},
                                                             "position": {"line": hover_line, "character": 5}})
         assert hover["result"] is not None
+
+
+async def test_a_request_before_initialize_is_answered_not_initialized():
+    """pygls ran the handler without a workspace, which raised: an internal error, and a
+    notification before initialize (a didOpen) raised the same way."""
+    async with raw_server(initialize=False) as server:
+        await server.notify("textDocument/didOpen", {"textDocument": {
+            "uri": "file:///tmp/a.py", "languageId": "python", "version": 1, "text": BASE}})
+        answer = await server.request("textDocument/documentSymbol", {"textDocument": {"uri": "file:///tmp/a.py"}})
+        assert answer["error"]["code"] == -32002
+        assert "result" in await server.initialize()
+        assert " ERROR " not in "".join(server.stderr)
+
+
+async def test_a_request_after_shutdown_is_answered_invalid_request():
+    """pygls dropped it without an answer: the client waited until it gave up."""
+    async with raw_server() as server:
+        assert (await server.request("shutdown"))["result"] is None
+        answer = await server.request("textDocument/documentSymbol", {"textDocument": {"uri": "file:///tmp/a.py"}})
+        assert answer["error"]["code"] == -32600
+        await server.notify("exit")
+        assert await server.exit_code() == 0
 
 
 # -- documents the client never opened are not read ---------------------------------------------

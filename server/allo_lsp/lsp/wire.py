@@ -36,7 +36,7 @@ import threading
 
 from cattrs.errors import BaseValidationError
 from cattrs.v import transform_error
-from lsprotocol.types import INITIALIZE, ResponseError
+from lsprotocol.types import EXIT, INITIALIZE, ResponseError
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -51,6 +51,7 @@ MAX_HEADER_LINES = 32
 _EXIT_WAIT_S = 3.0  # as at the end of input: the time asyncio gets to tear down before exit
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
+NOT_INITIALIZED = -32002
 _HEADER = re.compile(rb"([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*")
 _DETAIL = 300  # characters of a reason sent back: a 50 MB method name is not echoed
 
@@ -102,12 +103,13 @@ class FrameReader:
 def _content_length(value: bytes, previous: int | None) -> int:
     if not value.isdigit():  # bytes.isdigit: ASCII digits only, so no sign, space or "1e3"
         raise FramingError(f"Content-Length {value[:40]!r} is not a byte count")
-    # Compared as text first: int() of thousands of digits is refused by CPython anyway.
-    if len(value.lstrip(b"0")) > len(str(MAX_FRAME_BYTES)) or int(value) > MAX_FRAME_BYTES:
+    # Compared as text first: CPython refuses int() of over 4,300 digits.
+    digits = value.lstrip(b"0") or b"0"
+    if len(digits) > len(str(MAX_FRAME_BYTES)) or int(digits) > MAX_FRAME_BYTES:
         raise FramingError(f"a frame of {value[:40].decode()} bytes, over the bound of {MAX_FRAME_BYTES} bytes (64 MiB)")
-    if previous is not None and previous != int(value):
+    if previous is not None and previous != int(digits):
         raise FramingError("two different Content-Length headers")
-    return int(value)
+    return int(digits)
 
 
 async def serve(stream, protocol: LanguageServerProtocol, stop_event: threading.Event, executor=None) -> str | None:
@@ -211,7 +213,23 @@ def send_error(protocol: LanguageServerProtocol, msg_id, code: int, message: str
 
 class Protocol(LanguageServerProtocol):
     """pygls' protocol, writing strict JSON (and answers already encoded as they are), and
-    refusing a second `initialize` (pygls made a new workspace, dropping every open document)."""
+    answering the requests it dropped or mishandled: a second `initialize` (pygls made a new
+    workspace, dropping every open document), one before `initialize` (pygls raised inside the
+    handler: an internal error) and one after `shutdown` (pygls answered nothing)."""
+
+    def handle_message(self, message) -> None:
+        method = getattr(message, "method", None)
+        is_request = method is not None and hasattr(message, "id")
+        if self._workspace is None and method is not None and method not in (INITIALIZE, EXIT):
+            if is_request:
+                send_error(self, message.id, NOT_INITIALIZED, f"{method} before initialize")
+            else:  # as the specification says: dropped (`exit` excepted)
+                log.warning("%s before initialize: ignored", method)
+            return
+        if self._shutdown and is_request:
+            send_error(self, message.id, INVALID_REQUEST, f"{method} after shutdown")
+            return
+        super().handle_message(message)
 
     @lsp_method(INITIALIZE)
     def lsp_initialize(self, params):
