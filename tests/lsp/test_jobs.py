@@ -317,3 +317,137 @@ async def test_synthesis_figures_in_place(job_editor, tmp_path):
     await job_editor.click(uri, "⚙", "top")
     second = await job_editor.click(uri, "Report", "top")
     assert second["markdown"].rstrip().endswith("### Change since the previous run\n\nNo figure changed.")
+
+
+# -- one job per target, cancelling at once, documents that are not files ------------------------
+
+
+async def test_repeated_clicks_run_one_job_and_the_running_lens_cancels_it(job_editor, tmp_path):
+    """50 clicks on one lens ran 48 jobs. Now the first runs; the others answer that it is
+    running, start nothing, and the running lens (its title says so) cancels it, answering at
+    once although the job hangs."""
+    path, uri = await open_design(job_editor, tmp_path, "hang")
+    clicks = [asyncio.ensure_future(job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]))) for _ in range(50)]
+    while not pids(path) or sum(c.done() for c in clicks) < 49:
+        await asyncio.sleep(0.05)
+    answered = [c.result() for c in clicks if c.done()]
+    assert len(answered) == 49 and all(a["status"] == "running" for a in answered), answered[:2]
+    (lens,) = [lens for lens in await job_editor.lenses(uri) if list(lens.command.arguments[1:]) == ["top", "simulate"]]
+    assert lens.command.title == "⏳ running… (click to cancel)" and lens.command.command == "alloDataflow.cancelJob"
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    assert await job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)) is True
+    assert loop.time() - start < 1.0
+    results = await asyncio.wait_for(asyncio.gather(*clicks), 10)
+    assert [r["status"] for r in results].count("cancelled") == 1
+    assert len(pids(path)) == 1  # one runner ever started
+    assert not any(alive(p) for p in pids(path))
+
+
+async def test_cancel_request_of_a_running_command_cancels_its_job(job_editor, tmp_path):
+    """pygls answers `$/cancelRequest` "cancelled" and let the job run on, its progress never
+    ending."""
+    path, uri = await open_design(job_editor, tmp_path, "hang")
+    protocol = job_editor.client.protocol
+    request = asyncio.ensure_future(protocol.send_request_async(
+        lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]),
+        msg_id="simulate-top"))
+    while not pids(path):
+        await asyncio.sleep(0.05)
+    protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="simulate-top"))
+    with pytest.raises(Exception, match="cancel"):
+        await asyncio.wait_for(request, 5)
+    for _ in range(100):  # the job ends: its lens says so
+        if (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled":
+            break
+        await asyncio.sleep(0.05)
+    assert (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled"
+    assert not any(alive(p) for p in pids(path))
+    if job_editor.name == "visual_studio_code":  # it supports work-done progress
+        assert list(job_editor.client.progress_reports.values())[-1][-1].kind == "end"
+
+
+@pytest.mark.parametrize(
+    ("uri", "needle"),
+    [
+        ("untitled:Untitled-1", "save the file first"),
+        ("vscode-notebook-cell:/w/nb.ipynb#W0sZmlsZQ%3D%3D", "notebook cells are not supported"),
+        ("http://example.com/design.py", "only files on disk run"),
+    ],
+)
+async def test_documents_that_are_not_files_run_nothing_and_say_why(job_editor, tmp_path, uri, needle):
+    text = design(tmp_path).read_text()
+    job_editor.versions[uri], job_editor.texts[uri] = 1, text
+    job_editor.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    await job_editor.diagnostics(uri)
+    result = await job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]))
+    assert result["status"] == "error" and needle in result["message"], result
+    assert pids(tmp_path / "design.py") == []
+
+
+async def test_a_huge_failure_message_is_bounded_in_the_answer_the_diagnostic_and_the_log(job_editor, tmp_path):
+    path, uri = await open_design(job_editor, tmp_path, extra="\n\ndef test_huge():\n    mod = df.build(top, target='simulator')\n    assert False, 'x' * 50_000_000\n")
+    logs_before = len(job_editor.client.log_messages)
+    result = await job_editor.click(uri, "▶ Run", "test_huge")
+    assert result["cause"] == "assertion" and len(result["message"]) < 10_000
+    for _ in range(50):
+        if job_editor.run_diagnostics(uri):
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = job_editor.run_diagnostics(uri)
+    assert len(diag.message) < 10_000
+    assert max(len(m.message) for m in job_editor.client.log_messages[logs_before:]) < 40_000
+
+
+async def test_a_diagnostic_of_a_job_is_for_the_text_it_ran(job_editor, tmp_path):
+    """Not shown on a text edited while the job ran, and gone with the document: it survived
+    `didClose` and came back, at a line past the end, when the file was opened again."""
+    slow = "\n\ndef test_slow():\n    import time\n    mod = df.build(top, target='simulator')\n    time.sleep(1.0)\n    assert False, 'slow'\n"
+    path, uri = await open_design(job_editor, tmp_path, extra=slow)
+    running = asyncio.ensure_future(job_editor.click(uri, "▶ Run", "test_slow"))
+    while not pids(path):
+        await asyncio.sleep(0.05)
+    version = job_editor.type_at(uri, 0, 0, "#\n")
+    await job_editor.diagnostics(uri, version)
+    assert (await running)["cause"] == "assertion"
+    assert job_editor.run_diagnostics(uri) == []  # a diagnostic is published before the answer
+    # Run again on this text: the diagnostic is shown; then the file is closed and reopened short.
+    result = await job_editor.click(uri, "▶ Run", "test_slow")
+    for _ in range(50):
+        if job_editor.run_diagnostics(uri):
+            break
+        await asyncio.sleep(0.05)
+    (diag,) = job_editor.run_diagnostics(uri)
+    assert diag.range.start.line == result["line"] - 1
+    job_editor.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    job_editor.published.pop(uri, None)  # what is published from now on
+    short = "import allo\n"
+    job_editor.versions[uri], job_editor.texts[uri] = 1, short
+    job_editor.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=short)))
+    await job_editor.diagnostics(uri, 1)
+    assert job_editor.run_diagnostics(uri) == []
+
+
+async def test_two_spellings_of_a_uri_are_two_documents(job_editor, tmp_path):
+    """`c%20d.py` and `c d.py`: two documents for the client (each with its own text, lenses
+    and jobs), one for pygls, which keys documents by the unquoted URI."""
+    (tmp_path / "c d").mkdir()
+    path = design(tmp_path / "c d")
+    encoded = path.as_uri()
+    assert "%20" in encoded
+    raw = "file://" + str(path)
+    extra = "\n\ndef test_b():\n    mod = df.build(top, target='simulator')\n"
+    for uri, text in ((encoded, path.read_text()), (raw, path.read_text() + extra)):
+        job_editor.versions[uri], job_editor.texts[uri] = 1, text
+        job_editor.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        await job_editor.diagnostics(uri)
+    names = {uri: [lens.command.arguments[1] for lens in await job_editor.lenses(uri)] for uri in (encoded, raw)}
+    assert "test_b" not in names[encoded] and "test_b" in names[raw], names
+    assert (await job_editor.click(raw, "▶ Run", "test_b"))["status"] == "passed"
+    assert not any(t.startswith("▶ Run: ") for t in await job_editor.lens_titles(encoded))
