@@ -294,6 +294,7 @@ def _edits(text: str) -> list[tuple[lsp.Range, str]]:
         (R(P(sizes + 1, 0), P(sizes, 0)), "M, N = 4, 4\n"),  # reversed across a line break
         (R(P(top, 8), P(top, 10_000)), "(A: int32[M, N], n: int32[1], B: int32[M, N]):"),  # column past the end
         (R(P(10_000, 0), P(10_000, 5)), "\n\n@df.region()\ndef extra(A: int32[M]):\n    pass\n"),  # lines past the end
+        (R(P(0, 10_000), P(0, 10_000)), " Edited."),  # past the end of the first line
     ]
 
 
@@ -327,4 +328,26 @@ async def test_edits_outside_the_text_are_clamped_as_the_editor_clamps_them(newl
         got, want = await symbols(uri), await symbols(fresh)
         assert [x.name for x in got] == ["main", "extra"]
         assert got == want
-        assert "".join(s.stderr).count("applied as an editor does") == 4
+        assert "".join(s.stderr).count("applied as an editor does") == 5
+
+
+def test_random_edits_give_the_text_the_editor_has():
+    """The server's document against `vscode_apply` on 3,000 random edits (in range or not, in
+    order or not) of texts with every LSP line break."""
+    import random
+
+    from allo_lsp.lsp.server import _LspLinesDocument
+
+    rng = random.Random(13)
+    for _ in range(300):
+        text = "".join(rng.choice(["a", "bc", " ", "\n", "\r\n", "\r", "xyz"]) for _ in range(rng.randrange(0, 40)))
+        doc = _LspLinesDocument("file:///r.py", source=text)
+        for _ in range(10):
+            def position():
+                return lsp.Position(rng.randrange(0, 12), rng.randrange(0, 12))
+
+            edit = lsp.Range(position(), position())
+            new = rng.choice(["", "q", "\n", "\r\n", "ab\rc"])
+            text = vscode_apply(text, edit, new)
+            doc.apply_change(lsp.TextDocumentContentChangePartial(range=edit, text=new))
+            assert doc.source == text

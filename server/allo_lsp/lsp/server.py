@@ -24,6 +24,7 @@ from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis, position_back, range_forward
+from allo_lsp.ide.fifo_run import depth_fixes, stream_hover_markdown
 from allo_lsp.ide.hover import hover
 from allo_lsp.ide.inlay_hints import inlay_hints
 from allo_lsp.ide.synthesis import kernel_hint
@@ -210,8 +211,7 @@ class _LspLinesDocument(TextDocument):
         dropped the text or misplaced it there, and the server's text silently left the
         client's."""
         text = self.source
-        starts = [0] + [m.end() for m in _LSP_BREAK.finditer(text)]
-        (start, clamped_start), (end, clamped_end) = (_offset(text, starts, p, self._position_codec)
+        (start, clamped_start), (end, clamped_end) = (_offset(text, p, self._position_codec)
                                                       for p in (change.range.start, change.range.end))
         if clamped_start or clamped_end or start > end:
             log.warning("%s: the edit at %s is %s: applied as an editor does (clamped to the text, ends in order)",
@@ -223,15 +223,27 @@ class _LspLinesDocument(TextDocument):
 _LSP_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _offset(text: str, starts: list[int], position: lsp.Position, codec) -> tuple[int, bool]:
+def _line_span(text: str, line: int) -> tuple[int, int] | None:
+    """(start, end before its line break) of LSP line `line`, None past the last line. Split at
+    most `line` times: the rest of the text starts at that line (no list of every line start:
+    on each keystroke of a 100,000-line file that cost 80 ms)."""
+    if line == 0:  # (re.split's maxsplit=0 means no limit)
+        parts = [text]
+    else:
+        parts = text.split("\n", line) if "\r" not in text else _LSP_BREAK.split(text, maxsplit=line)
+    if len(parts) <= line:
+        return None
+    start = len(text) - len(parts[-1])
+    following = _LSP_BREAK.search(text, start)
+    return start, following.start() if following else len(text)
+
+
+def _offset(text: str, position: lsp.Position, codec) -> tuple[int, bool]:
     """(offset in `text` of an LSP position, whether it had to be clamped)."""
-    if position.line >= len(starts):
+    span = _line_span(text, position.line)
+    if span is None:
         return len(text), True
-    begin = starts[position.line]
-    stop = len(text)
-    if position.line + 1 < len(starts):
-        following = starts[position.line + 1]
-        stop = following - (2 if text.startswith("\r\n", max(0, following - 2)) else 1)
+    begin, stop = span
     content = text[begin:stop]
     if content.isascii() or codec.encoding == lsp.PositionEncodingKind.Utf32:
         return begin + min(position.character, len(content)), position.character > len(content)
@@ -380,7 +392,14 @@ def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | Non
         kernel = next((k for k in region.kernels if k.range == result.range or k.decorator_range == result.range), None)
         if report and kernel:
             markdown += kernel_synthesis_markdown(report, kernel) or ""
+    markdown += stream_hover_markdown(analysis.model, result.range, _outcomes(ls, params.text_document.uri)) or ""
     return convert.hover(type(result)(moved, markdown))
+
+
+def _outcomes(ls: AlloLanguageServer, uri: str) -> list:
+    """The last outcome of each job of the document (lsp/jobs.py keeps them)."""
+    jobs = getattr(ls, "jobs_state", None)
+    return list(jobs.outcomes.get(uri, {}).values()) if jobs is not None else []
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -492,6 +511,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     where = convert.from_range(params.range)
     # Off the event loop: a fix parses the whole file (the first time for this text).
     actions = await asyncio.to_thread(code_actions, text, result.current, where)
+    actions += depth_fixes(text, _outcomes(ls, uri), where)
     out = [convert.code_action(uri, version, a, params.context.diagnostics) for a in actions]
     out += _reproducer_actions(ls, uri, params.context.diagnostics)
     # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).
