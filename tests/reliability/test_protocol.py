@@ -252,7 +252,8 @@ async def test_a_request_on_a_file_never_opened_does_not_read_it(tmp_path):
     regular = tmp_path / "closed.py"
     regular.write_text(BASE)
     async with raw_server() as server:
-        for uri in (fifo.as_uri(), regular.as_uri()):
+        # (/dev/stdin is the server's own input: read, it swallowed the client's next messages.)
+        for uri in (fifo.as_uri(), regular.as_uri(), "file:///dev/stdin"):
             for method in ("textDocument/codeAction", "textDocument/documentSymbol", "textDocument/codeLens",
                            "textDocument/inlayHint"):
                 params = {"textDocument": {"uri": uri},
