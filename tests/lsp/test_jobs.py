@@ -280,12 +280,21 @@ async def test_reference_backend_simulates_and_finds_deadlocks(job_editor, tmp_p
     result = await job_editor.click(uri, "▶ Simulate", "top")
     assert (result["status"], result["cause"], result["backend"]) == ("failed", "deadlock", "reference")
     for _ in range(50):
-        if len(job_editor.run_diagnostics(uri)) == 2:
+        if len(job_editor.run_diagnostics(uri)) == 3:
             break
         await asyncio.sleep(0.05)
     lines = sorted(d.range.start.line + 1 for d in job_editor.run_diagnostics(uri))
-    assert lines == [line_of(path, "tap.put("), line_of(path, "pipe.get()")]
+    # Each blocked put/get, and the declaration a larger depth lets complete (the re-runs' answer).
+    assert lines == [line_of(path, "tap: Stream"), line_of(path, "tap.put("), line_of(path, "pipe.get()")]
     assert "✗ deadlock" in (await job_editor.lens_titles(uri))[0]
+    (sized,) = [d for d in job_editor.run_diagnostics(uri) if d.code == "fifo_depth"]
+    assert sized.message == "deadlock: completes with depth of `tap` >= 16 (declared 4)"
+    actions = await job_editor.client.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), sized.range, lsp.CodeActionContext(diagnostics=[sized]))
+    )
+    (fix,) = [a for a in actions if a.title.startswith("Set the depth")]
+    (edit,) = fix.edit.document_changes[0].edits if fix.edit.document_changes else fix.edit.changes[uri]
+    assert (edit.new_text, edit.range.start.line + 1) == ("16", line_of(path, "tap: Stream"))
 
 
 async def test_synthesis_figures_in_place(job_editor, tmp_path):

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis.model import Position, Range
+from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH, sizing_diagnostics
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
@@ -237,6 +238,8 @@ def _report(ls: AlloLanguageServer, uri: str, outcome: JobResult, target_line: i
                 state = "full" if b["op"] == "put" else "empty"
                 message = f"deadlock: {b['pe']} waits forever to {b['op']} {b['stream']} (FIFO {state}, {b['occupancy']}/{b['depth']})"
                 found.append((b["line"] - 1, message, DEADLOCK, lsp.DiagnosticSeverity.Error))
+        for line, message in sizing_diagnostics(outcome):  # a declaration too shallow: its quick fix
+            found.append((line, message, FIFO_DEPTH, lsp.DiagnosticSeverity.Error))
     elif outcome.status not in (PASSED, "cancelled"):
         if not outcome.line:
             ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"allo-lsp: {summary}"))

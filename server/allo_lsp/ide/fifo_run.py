@@ -1,0 +1,97 @@
+"""What the last reference runs said about a file's FIFOs, in editor terms.
+
+The reference executor's results carry FIFO statistics (`FIFO_STATISTICS`) and, after a
+deadlock, its diagnosis (`FIFO_SIZING`, runner/reference/fifos.py). Here they become the lines a
+stream's hover adds, the diagnostic on a declaration too shallow, and the quick fix that edits
+its depth (`Stream[int32, 4]` -> `Stream[int32, 16]`, `df.pipe(..., depth=4)` -> `depth=16`).
+The fix is computed on the current text: when the declaration no longer reads as the run saw it
+(another depth, another line), there is no fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from allo_lsp.analysis.model import FileModel, Position, Range
+from allo_lsp.ide.types import CodeAction, TextEdit
+from allo_lsp.protocol.messages import FIFO_SIZING, FIFO_STATISTICS, JobResult
+
+CODE = "fifo_depth"  # the code of the diagnostic on a declaration a diagnosis sized
+# The depth in `Stream[T, 4]` (T may hold brackets: `Stream[int16[M, N], 4]`, optionally followed
+# by `[P0, P1]`) and in `df.pipe(dtype=T, shape=(), depth=4)`.
+_STREAM_DEPTH = re.compile(r"Stream\[(?:[^\[\]]|\[[^\[\]]*\])*?,\s*(\d+)\s*\]")
+_PIPE_DEPTH = re.compile(r"\bdepth\s*=\s*(\d+)")
+
+
+def stream_statistics(outcomes: Iterable[JobResult], region: str, stream: str) -> dict | None:
+    """The newest statistics of `stream` of `region` among the outcomes' runs."""
+    found = None
+    for outcome in outcomes:
+        for run in outcome.details.get(FIFO_STATISTICS, []):
+            if run.get("region") == region and stream in run.get("streams", {}):
+                found = run["streams"][stream]
+    return found
+
+
+def stream_hover_markdown(model: FileModel, hovered: Range, outcomes: Iterable[JobResult]) -> str | None:
+    """The last run's figures for the stream whose declaration or use is `hovered`."""
+    for region in model.regions:
+        names = [s.name for s in region.streams if s.range == hovered]
+        names += [u.stream for u in region.stream_uses if u.range == hovered]
+        if names:
+            stats = stream_statistics(outcomes, region.name, names[0])
+            return statistics_markdown(stats) if stats else None
+    return None
+
+
+def statistics_markdown(stats: dict) -> str:
+    fifos = f" over {stats['fifos']} FIFOs" if stats.get("fifos", 1) > 1 else ""
+    text = (f"\n\n---\nLast reference run: {stats['puts']:,} puts, {stats['gets']:,} gets{fifos}; "
+            f"occupancy at most {stats['max_occupancy']} of depth {stats['depth']}")
+    longest = stats.get("blocked_longest")
+    if longest:
+        state = "full" if longest["op"] == "put" else "empty"
+        text += (f"; blocked longest: `{longest['pe']}` on {longest['op']} of `{longest['fifo']}` ({state}), "
+                 f"{longest['waits']:,} waits, {longest['seconds'] * 1e3:.1f} ms")
+    return text
+
+
+def sizing_diagnostics(outcome: JobResult) -> list[tuple[int, str]]:
+    """(0-based line, message) for each declaration the diagnosis deepens."""
+    sizing = outcome.details.get(FIFO_SIZING) or {}
+    if sizing.get("kind") != "depth":
+        return []
+    return [(s["line"] - 1, f"deadlock: completes with depth of `{s['stream']}` >= {s['depth']} (declared {s['declared']})")
+            for s in sizing.get("streams", []) if s.get("file") in (None, outcome.file)]
+
+
+def depth_fixes(text: str, outcomes: Iterable[JobResult], range: Range) -> list[CodeAction]:
+    """Quick fixes setting the depth of each declaration on the lines of `range` that the newest
+    deadlock diagnosis sized."""
+    lines = text.splitlines()
+    actions = []
+    for outcome in outcomes:
+        sizing = outcome.details.get(FIFO_SIZING) or {}
+        if sizing.get("kind") != "depth":
+            continue
+        for s in sizing.get("streams", []):
+            line = s["line"] - 1
+            if s.get("file") not in (None, outcome.file) or not (range.start.line <= line <= range.end.line):
+                continue
+            if not 0 <= line < len(lines):
+                continue
+            edit = _depth_edit(lines[line], line, s["stream"], s["declared"], s["depth"])
+            if edit is not None:
+                title = f"Set the depth of `{s['stream']}` to {s['depth']} (the smallest that does not deadlock)"
+                actions.append(CodeAction(title, "quickfix", (edit,), (CODE,), preferred=True))
+    return actions
+
+
+def _depth_edit(text: str, line: int, stream: str, declared: int, depth: int) -> TextEdit | None:
+    if not re.match(rf"\s*{re.escape(stream)}\b", text):
+        return None  # another statement there now
+    match = _STREAM_DEPTH.search(text) or _PIPE_DEPTH.search(text)
+    if match is None or int(match.group(1)) != declared:
+        return None
+    return TextEdit(Range(Position(line, match.start(1)), Position(line, match.end(1))), str(depth))
