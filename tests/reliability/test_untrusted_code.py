@@ -231,8 +231,11 @@ async def test_no_shell_launches_a_job_and_awkward_file_names_work(tmp_path):
         assert len(starts) >= len(AWKWARD_NAMES)
         for record in starts:
             argv = record["argv"]
-            assert argv[0] == str(interpreter) and argv[1:3] == ["-m", "allo_lsp.runner"], argv
-            assert len(argv) == 4 and (argv[3] == "--warm" or argv[3].endswith("/request.json")), argv
+            # Isolated (-I: no working directory on sys.path), the bootstrap, its pipes: no file
+            # names, no request on the command line.
+            assert argv[0] == str(interpreter) and argv[1:4] == ["-I", "-u", "-c"], argv
+            assert argv[5:7] == ["--result-fd", argv[6]] and argv[7] == "--watchdog-fd", argv
+            assert argv[9:] in ([], ["--warm"]), argv
             assert record["ppid"] == s.pid, record  # started by the server, not by a shell
     assert not list(home.rglob("pwned*")) and not list(tmp_path.rglob("pwned*"))
 
@@ -398,3 +401,86 @@ async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
         hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
             text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)))
         assert hover is None or hover.contents
+
+
+# -- one job against another -------------------------------------------------------------------
+
+VICTIM = """
+
+def test_victim():
+    import os, time
+    here = os.path.dirname(os.path.abspath(__file__))
+    deadline = time.monotonic() + 30
+    while not os.path.exists(os.path.join(here, 'attacked')) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert False, 'the victim fails'
+"""
+
+ATTACKER = """
+
+def test_attacker():
+    # Another job of the same user: find the other jobs' processes by their environment marker,
+    # then, while the victim finishes, forge its result every way the old protocol and the new
+    # one might allow, again and again (the last write before the server reads wins a file).
+    import json, os, stat, time
+    mine = os.environ['ALLO_LSP_JOB']
+    forged = (json.dumps({{'nonce': '', 'result': {{'status': 'passed', 'message': 'forged'}}}}) + '\\n').encode()
+
+    def forge_all():
+        for pid in [p for p in os.listdir('/proc') if p.isdigit()]:
+            try:
+                env = open(f'/proc/{{pid}}/environ', 'rb').read().split(b'\\0')
+            except OSError:
+                continue
+            if not any(e.startswith(b'ALLO_LSP_JOB=') for e in env) or f'ALLO_LSP_JOB={{mine}}'.encode() in env:
+                continue
+            try:  # the old protocol: the victim's request file names its result file
+                request = json.load(open(f'/proc/{{pid}}/cwd/request.json'))
+                with open(request['result_path'], 'w') as f:
+                    json.dump({{'status': 'passed', 'message': 'forged'}}, f)
+            except (OSError, ValueError, KeyError):
+                pass
+            try:
+                fds = os.listdir(f'/proc/{{pid}}/fd')
+            except OSError:
+                continue
+            for fd in fds:
+                path = f'/proc/{{pid}}/fd/{{fd}}'
+                try:
+                    if stat.S_ISFIFO(os.stat(path).st_mode):
+                        out = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                        os.write(out, forged)
+                        os.close(out)
+                except OSError:
+                    pass
+
+    forge_all()
+    open({victim_dir!r} + '/attacked', 'w').close()
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        forge_all()
+        time.sleep(0.005)
+"""
+
+
+async def test_a_job_cannot_forge_another_jobs_result(tmp_path):
+    """A concurrent job read another job's request (with its unsaved text) and replaced its
+    result: the victim showed "passed". Now there is no request file, and what another job
+    writes into the victim's pipes lacks the victim's nonce: the victim's own outcome stands."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    (tmp_path / "victim").mkdir()
+    (tmp_path / "attacker").mkdir()
+    async with lsp_session.session(faults.job_settings(40), env=faults.job_env(tmpdir)) as s:
+        victim_path = faults.design(tmp_path / "victim", extra=VICTIM)
+        attacker_path = faults.design(tmp_path / "attacker", extra=ATTACKER.format(victim_dir=str(tmp_path / "victim")))
+        victim, attacker = await open_file(s, victim_path), await open_file(s, attacker_path)
+        victim_job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", victim, "test_victim")))
+        while not (tmp_path / "victim" / "pid.txt").exists():
+            await asyncio.sleep(0.05)
+        attack = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", attacker, "test_attacker"))
+        assert attack["status"] == "passed", attack["message"]
+        assert (tmp_path / "victim" / "attacked").exists()
+        result = await asyncio.wait_for(victim_job, 40)
+        assert (result["status"], result["cause"]) == ("failed", "assertion"), result
+        assert "the victim fails" in result["message"]
