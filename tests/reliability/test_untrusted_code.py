@@ -180,6 +180,9 @@ import json, os, sys
 record = {{"argv": sys.argv, "ppid": os.getppid()}}
 try:
     record["parent"] = os.readlink(f"/proc/{{os.getppid()}}/exe")
+    record["parent_cmdline"] = open(f"/proc/{{os.getppid()}}/cmdline").read().replace("\\0", " ")
+    stat = open(f"/proc/{{os.getppid()}}/stat").read()
+    record["grandparent"] = int(stat[stat.rindex(")") + 2:].split()[1])
 except OSError:
     pass
 with open({log!r}, "a") as f:
@@ -254,7 +257,8 @@ async def test_no_shell_runs_the_synthesis_launcher_prefix(tmp_path):
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", uri, "top"))
         (record,) = records(log)
         assert record["argv"] == [str(launcher), "--partition", "fpga nodes", "vitis_hls", "-f", "run.tcl"]
-        assert record["ppid"] == s.pid
+        # Started by its watchdog (our runner/watchdog.py, which the server started), no shell.
+        assert record["grandparent"] == s.pid and "run_command" in record["parent_cmdline"], record
         # A prefix with shell syntax: the words reach the launcher as they are.
         s.configure({**settings, "vitis": {"launcherPrefix": f"{launcher} ; touch {marks}/pwned"}})
         await asyncio.sleep(0.5)

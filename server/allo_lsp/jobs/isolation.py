@@ -19,7 +19,10 @@ import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
+
+from allo_lsp.jobs.environment import PACKAGE_ROOT
 
 BOOTSTRAP = """\
 import os, sys
@@ -31,6 +34,20 @@ if sys.prefix == sys.base_prefix and not os.environ.get("PYTHONNOUSERSITE"):
 from allo_lsp.runner.job import main
 sys.exit(main(sys.argv[1:]))
 """
+
+
+# An external tool under the same watchdog as a runner (runner/watchdog.py), run by the server's
+# own interpreter: our package is put on the path by where it is, not by PYTHONPATH.
+TOOL_BOOTSTRAP = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from allo_lsp.runner.watchdog import run_command
+run_command(int(sys.argv[2]), sys.argv[3:])
+"""
+
+
+def tool_argv(argv: list[str], watchdog_fd: int) -> list[str]:
+    return [sys.executable, "-I", "-c", TOOL_BOOTSTRAP, PACKAGE_ROOT, str(watchdog_fd), *argv]
 
 
 def runner_argv(python: str, result_fd: int, watchdog_fd: int, warm: bool = False) -> list[str]:

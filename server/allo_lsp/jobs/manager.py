@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from allo_lsp.jobs.isolation import job_dir, remove_orphaned_dirs, runner_argv
+from allo_lsp.jobs.isolation import job_dir, remove_orphaned_dirs, runner_argv, tool_argv
 from allo_lsp.jobs.outcome import outcome
 from allo_lsp.protocol.messages import DETAIL_LIMIT, JobRequest, JobResult, read_result
 
@@ -33,7 +33,6 @@ READY = b"@@allo-lsp ready"
 _LOG_HEAD = 64 * 1024
 _LOG_TAIL = 1024 * 1024
 _RESULT_LIMIT = 16 * 1024 * 1024  # more on the result pipe is not a result
-_GRACE_S = 1.0  # a tool: between SIGTERM and SIGKILL
 _WATCHDOG_S = 1.0  # a watchdog that has not ended its job by then is killed with its group
 
 Progress = Callable[[str], None]
@@ -51,28 +50,38 @@ class JobSpec:
     keep_dir: bool = False  # keep the job directory (a synthesis report the user opens later)
 
 
+class _Watchdog:
+    """The server's end of a job's watchdog pipe: closing it (or the server's death) makes the
+    watchdog SIGKILL every process of the job, then exit."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def stop(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 @dataclass
 class _Runner:
-    """A started runner: its process (the watchdog's pid), the result pipe being read, the
-    server's end of its watchdog pipe (closing it ends the job)."""
+    """A started runner: its process (the watchdog's pid), the result pipe being read, its
+    watchdog pipe."""
 
     process: asyncio.subprocess.Process
     result: _PipeReader
-    watchdog: int | None  # write end; None once closed
+    watchdog: _Watchdog
     marker: str  # JOB_MARKER's value in its environment
 
     def stop(self) -> None:
-        """Tell the watchdog to SIGKILL the job's processes (it then exits)."""
-        if self.watchdog is not None:
-            os.close(self.watchdog)
-            self.watchdog = None
+        self.watchdog.stop()
 
 
 @dataclass
 class _Running:
     spec: JobSpec
     process: asyncio.subprocess.Process | None = None
-    runner: _Runner | None = None
+    watchdog: _Watchdog | None = None
     cancelled: bool = False
     done: asyncio.Event = field(default_factory=asyncio.Event)
     marker: str = field(default_factory=lambda: uuid.uuid4().hex)  # JOB_MARKER's value
@@ -134,10 +143,8 @@ class JobManager:
         if job is None:
             return False
         job.cancelled = True
-        if job.runner is not None:
-            job.runner.stop()
-        elif job.process is not None:
-            _kill(job.process)
+        if job.watchdog is not None:
+            job.watchdog.stop()
         return True
 
     async def cancelled(self, key: str) -> None:
@@ -193,7 +200,7 @@ class JobManager:
             nonce = secrets.token_hex(16)
             log = _Log(progress, _runner_phase)
             _send(runner, request, workdir, {name: spec.env.get(name) for name in _PER_JOB_ENV}, nonce)
-            job.runner, job.marker = runner, runner.marker
+            job.watchdog, job.marker = runner.watchdog, runner.marker
             if job.cancelled:  # cancelled while it started
                 runner.stop()
             returncode, timed_out = await self._attach(job, runner.process, spec.timeout_s, log)
@@ -245,11 +252,25 @@ class JobManager:
             async with self._slots:
                 if job.cancelled or self._closed:
                     return ToolRun(None, "", False, True, 0.0)
-                process = await asyncio.create_subprocess_exec(
-                    *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-                )
-                returncode, timed_out = await self._attach(job, process, timeout_s, log)
+                watchdog_read, watchdog_write = os.pipe()
+                try:
+                    process = await asyncio.create_subprocess_exec(
+                        *tool_argv(argv, watchdog_read), cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+                        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                        pass_fds=(watchdog_read,),
+                    )
+                except BaseException:
+                    os.close(watchdog_write)
+                    raise
+                finally:
+                    os.close(watchdog_read)
+                job.watchdog = _Watchdog(watchdog_write)
+                if job.cancelled:
+                    job.watchdog.stop()
+                try:
+                    returncode, timed_out = await self._attach(job, process, timeout_s, log)
+                finally:
+                    job.watchdog.stop()
         finally:
             if self._running.get(key) is job:
                 del self._running[key]
@@ -280,7 +301,7 @@ class JobManager:
         finally:
             os.close(result_write)  # only the runner writes its result
             os.close(watchdog_read)
-        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), watchdog_write, marker)
+        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), _Watchdog(watchdog_write), marker)
 
     async def _start_warm(self, spec: JobSpec) -> None:
         key = self._warm_key(spec)
@@ -311,7 +332,9 @@ class JobManager:
 
     async def _attach(self, job: _Running, process, timeout_s: float, log: _Log) -> tuple[int | None, bool]:
         """Collect a started process's output, wait with a timeout, and make sure at the end
-        that nothing of it is left (the watchdog, then the process group and marked processes)."""
+        that nothing of it is left: its watchdog kills the job's processes and exits; if it
+        has not within _WATCHDOG_S (stopped by the design, say), its process group and the
+        processes with the job's marker are killed."""
         job.process = process
         reader = asyncio.ensure_future(log.consume(process.stdout))
         timed_out = False
@@ -319,31 +342,20 @@ class JobManager:
             await asyncio.wait_for(_exited(process), timeout_s)
         except asyncio.TimeoutError:
             timed_out = True
-            self._end(job)
-            await _exited(process)
-        except asyncio.CancelledError:
-            self._end(job)
-            raise
         finally:
-            if job.runner is not None:
-                job.runner.stop()
-                try:  # the watchdog is killing what the runner left; normally done in ms
-                    await asyncio.wait_for(asyncio.shield(_exited(process)), _WATCHDOG_S)
-                except (asyncio.TimeoutError, asyncio.CancelledError):
-                    pass
+            job.watchdog.stop()
+            try:
+                await asyncio.wait_for(asyncio.shield(_exited(process)), _WATCHDOG_S)
+            except asyncio.TimeoutError:
+                pass
             _kill_group(process.pid)
             _kill_marked(job.marker)
+        await _exited(process)
         try:
             await asyncio.wait_for(reader, 2.0)
         except asyncio.TimeoutError:
             reader.cancel()
         return process.returncode, timed_out
-
-    def _end(self, job: _Running) -> None:
-        if job.runner is not None:
-            job.runner.stop()
-        else:
-            _kill(job.process)
 
 
 def _send(runner: _Runner, request: JobRequest, cwd: str, env: dict[str, str | None], nonce: str) -> None:
@@ -499,13 +511,6 @@ def _kill_marked(marker: str) -> None:
                     os.kill(int(entry), signal.SIGKILL)
         except (OSError, ValueError):
             continue
-
-
-def _kill(process: asyncio.subprocess.Process | None) -> None:
-    if process is None or process.returncode is not None:
-        return
-    _kill_group(process.pid, signal.SIGTERM)
-    asyncio.get_running_loop().call_later(_GRACE_S, _kill_group, process.pid)
 
 
 def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:

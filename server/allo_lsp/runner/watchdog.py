@@ -1,7 +1,8 @@
 """The runner's first act: split into a watchdog (this process) and the runner (its child).
 
 The job manager starts `python -I -c BOOTSTRAP ...`; that process becomes the job's watchdog and
-forks the runner, which loads the design. The watchdog is tiny, runs no user code and holds no
+forks the runner, which loads the design (an external tool, Vitis HLS, gets the same watchdog:
+`run_command`). The watchdog is tiny, runs no user code and holds no
 lock the design can take, so it can always bring the job to an end:
 
 - it is a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`): every process of the job that loses
@@ -57,8 +58,30 @@ def supervise(watchdog_fd: int | None, keep: tuple[int, ...]) -> None:
     if runner == 0:
         die_with_parent(me)
         return
-    # The watchdog: nothing of the job's I/O stays open here.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the server's SIGTERM is for the runner
+    _watch_until_done(runner, watchdog_fd, keep)
+
+
+def run_command(watchdog_fd: int, argv: list[str]) -> None:
+    """The same watch over an external tool (Vitis HLS): fork, exec `argv` in the child (which
+    dies with this watchdog), and end everything it started when it exits or the pipe closes."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    me = os.getpid()
+    tool = os.fork()
+    if tool == 0:
+        os.close(watchdog_fd)
+        die_with_parent(me)
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            os.write(2, f"cannot start {argv[0]}: {exc.strerror}\n".encode())
+        os._exit(127)
+    _watch_until_done(tool, watchdog_fd, ())
+
+
+def _watch_until_done(child: int, watchdog_fd: int | None, keep: tuple[int, ...]) -> None:
+    """The watchdog's life: nothing of the job's I/O stays open here; wait; kill; exit as the
+    child did. Never returns."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the server's SIGTERM is for the child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -68,8 +91,8 @@ def supervise(watchdog_fd: int | None, keep: tuple[int, ...]) -> None:
             os.close(fd)
         except OSError:
             pass
-    status = _watch(runner, watchdog_fd)
-    _kill_descendants(me)
+    status = _watch(child, watchdog_fd)
+    _kill_descendants(os.getpid())
     _exit_as(status)
 
 
