@@ -264,6 +264,17 @@ async def test_a_request_on_a_file_never_opened_does_not_read_it(tmp_path):
         await assert_alive(server)
 
 
+async def test_an_edit_of_a_document_never_opened_is_ignored_quietly():
+    """pygls raised a KeyError and showed the user "Error in server: 'file:///...'"."""
+    async with raw_server() as server:
+        await server.notify("textDocument/didChange", {
+            "textDocument": {"uri": "file:///tmp/never-opened.py", "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                                "text": "x"}]})
+        await assert_alive(server)
+        assert [m for m in server.messages if m.get("method") == "window/showMessage"] == []
+
+
 # -- incremental edits outside the text are applied as the editor applied them ------------------
 
 

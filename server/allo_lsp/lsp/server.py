@@ -283,7 +283,10 @@ class _LspLinesWorkspace(Workspace):
         self._cell_in_notebook.pop(unquote(doc_uri), None)
 
     def update_text_document(self, text_doc: lsp.VersionedTextDocumentIdentifier, change) -> None:
-        document = self._text_documents[text_doc.uri]
+        document = self._text_documents.get(text_doc.uri)
+        if document is None:  # pygls raised, and showed the user "Error in server" for the client's slip
+            log.warning("%s: an edit of a document that is not open: ignored", text_doc.uri)
+            return
         document.apply_change(change)
         document.version = text_doc.version
 
