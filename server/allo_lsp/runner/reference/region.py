@@ -14,6 +14,7 @@ import inspect
 import itertools
 import textwrap
 import types as pytypes
+import weakref
 
 import numpy as np
 
@@ -92,7 +93,9 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
     checks.check_region(fdef, kernels, ns, lambda node: evaluate_type(node, ns, node.lineno))
     # Values carry their Allo width only where a kernel of this region asks for it (the
     # region's streams carry values between its kernels).
-    widths = any(asks_widths(k) for k in kernels)
+    if fn not in _WIDTHS:
+        _WIDTHS[fn] = any(asks_widths(k) for k in kernels)
+    widths = _WIDTHS[fn]
     # A region without parameters is Allo's older form: the top function's arguments are the
     # kernels' own parameters, in the order kernels first name them, one per distinct name.
     legacy = not region_args and any(k.args.args for k in kernels)
@@ -111,7 +114,7 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             _declare(stmt, ns, sched, fn.__code__.co_filename, widths)
         elif isinstance(stmt, ast.FunctionDef):
-            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None, widths)
+            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None, widths, (fn, generic))
         elif isinstance(stmt, ast.Assign):
             # `x = df.pipe(dtype=T, shape=(), depth=4)`, `df.array(df.pipe(...), shape=(P0, P1))`
             # (the older stream declarations) and plain constants.
@@ -134,16 +137,28 @@ def _legacy_arguments(kernels: list[ast.FunctionDef]) -> list[ast.arg]:
     return list(seen.values())
 
 
+# Per region (or plain) function, alive as long as it is: its source, and its kernels compiled
+# (`_compile_kernel`). A module called again, or a region called from a PE on every pass, is
+# read and rewritten once, as Allo builds it once.
+_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_WIDTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # does a kernel ask a width?
+
+
 def _parse(fn) -> tuple[ast.FunctionDef, dict]:
+    """A fresh tree of `fn` (callers rewrite it) and the names its body sees."""
+    if fn not in _SOURCES:
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise Unsupported(f"region {fn.__name__} without readable source ({exc})", None) from exc
+        # Blank lines before it: the tree's lines are the file's (no pass over it to shift them).
+        _SOURCES[fn] = ("\n" * (start - 1) + textwrap.dedent("".join(lines)), start)
+    source, start = _SOURCES[fn]
     try:
-        lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as exc:
-        raise Unsupported(f"region {fn.__name__} without readable source ({exc})", None) from exc
-    try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        tree = ast.parse(source)
     except SyntaxError as exc:
         raise Unsupported(f"syntax this Python cannot parse ({exc.msg}; generic regions need Python 3.12)", start) from exc
-    ast.increment_lineno(tree, start - 1)
     fdef = tree.body[0]
     ns = dict(fn.__globals__)
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
@@ -244,7 +259,7 @@ def _kernel_decorator(fdef: ast.FunctionDef):
 
 
 def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, legacy: bool, build_only: bool,
-                widths: bool) -> list:
+                widths: bool, region: tuple) -> list:
     decorator = _kernel_decorator(fdef)
     if decorator is None:
         return []  # a helper defined in the region
@@ -255,7 +270,7 @@ def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, 
         args = [a.arg for a in fdef.args.args]  # bound by the parameter's own name
     else:
         args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
-    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state, widths)
+    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state, widths, region)
     if build_only:
         return []
     pes = []
@@ -291,7 +306,37 @@ def _layout_spec(spec) -> bool:
     return isinstance(spec, tuple) and (spec == ("R",) or (len(spec) == 2 and spec[0] == "S"))
 
 
-def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool):
+def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool, region: tuple):
+    """The kernel as a generator function over this run's streams and runtime. `region` (the
+    region function, its generic arguments) keys the compiled code: rewritten once per design."""
+    fn, generic = region
+    try:
+        key = (fdef.lineno, fdef.name, generic, widths)
+        compiled = _KERNELS.setdefault(fn, {}).get(key)
+    except TypeError:  # generic arguments that are no dict key: compiled each time
+        key = compiled = None
+    if compiled is None:
+        compiled = _transform_kernel(fdef, ns, sched, widths)
+        if key is not None:
+            _KERNELS[fn][key] = compiled
+    code, table, arg_types, streams = compiled
+    name = fdef.name
+    scope = dict(ns)
+
+    def sub_region(f, arrays, generic):
+        # A region called from a PE keeps its own `@ Stateful` locals per calling PE.
+        inner = state.setdefault(("region", name, sched.local.pe, getattr(f, "__name__", "")), {})
+        return prepare(f, arrays, generic, sched, inner)
+
+    scope[REF] = library.Runtime(sched, table, sub_region, state, name, suspends=True, widths=widths)
+    scope["__ref_EMPTY"], scope["__ref_int"] = EMPTY, int
+    exec(code, scope)
+    return scope[name], arg_types, streams
+
+
+def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool):
+    """The kernel rewritten (`transform.py`) and compiled under the user's file name: the code,
+    its evaluated annotations, its parameters' types, and what it does on which stream."""
     table: list = []
 
     def type_index(node: ast.expr) -> int:
@@ -316,16 +361,7 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
         a.annotation = None
     fdef.returns = None
     module = ast.fix_missing_locations(ast.Module([fdef], []))
-    scope = dict(ns)
-    def sub_region(f, arrays, generic):
-        # A region called from a PE keeps its own `@ Stateful` locals per calling PE.
-        inner = state.setdefault(("region", fdef.name, sched.local.pe, getattr(f, "__name__", "")), {})
-        return prepare(f, arrays, generic, sched, inner)
-
-    scope[REF] = library.Runtime(sched, table, sub_region, state, fdef.name, suspends=True, widths=widths)
-    scope["__ref_EMPTY"], scope["__ref_int"] = EMPTY, int
-    exec(compile(module, sched.user_file, "exec"), scope)
-    return scope[fdef.name], arg_types, transformer.streams
+    return compile(module, sched.user_file, "exec"), table, arg_types, transformer.streams
 
 
 def _is_allo(value, name: str) -> bool:
