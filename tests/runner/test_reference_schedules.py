@@ -341,3 +341,21 @@ def test_the_job_result_carries_the_statistics_and_the_diagnosis(tmp_path):
     assert run_stats["region"] == "fixed"
     assert {k: run_stats["streams"]["tap"][k] for k in ("puts", "gets", "depth", "max_occupancy")} == {
         "puts": 8, "gets": 8, "depth": 8, "max_occupancy": 8}
+
+
+def test_a_region_without_pes_called_from_a_pe_returns_at_once(tmp_path):
+    source = """
+    @df.region()
+    def empty(X: int32[2]):
+        pass
+
+    @df.region()
+    def top(A: int32[2]):
+        @df.kernel(mapping=[1], args=[A])
+        def k(local_A: int32[2]):
+            empty(local_A)
+            local_A[0] = 7
+    """
+    A = np.zeros(2, np.int32)
+    run(tmp_path, source, A)
+    assert A.tolist() == [7, 0]

@@ -123,6 +123,8 @@ class Scheduler:
 
     def start(self, pes: list[tuple[str, tuple, object]], caller: _PE | None = None) -> None:
         join = _Join(caller, len(pes)) if caller is not None else None
+        if caller is not None and not pes:
+            self.ready.append(caller)  # a region without PEs: nothing to wait for
         for name, pid, start in pes:
             self.ready.append(_PE(name, pid, start, join))
 
