@@ -210,12 +210,11 @@ class JobManager:
                 task = asyncio.ensure_future(self._start_warm(spec))
                 self._warm_starts.add(task)
                 task.add_done_callback(self._warm_starts.discard)
-            try:
+            try:  # the job's processes are gone: the pipe's last writer too, normally
                 await asyncio.wait_for(runner.result.closed.wait(), 2.0)
-                data = runner.result.data()
             except asyncio.TimeoutError:
-                data = b""  # a process of the job holds the pipe open: no believable result
-            result = read_result(data, nonce)
+                pass  # something outside the job holds it open: what came before counts
+            result = read_result(runner.result.data(), nonce)
             if result is None and not log.phases and returncode is not None and returncode >= 0 and not job.cancelled:
                 final = _not_a_runner(spec.python, returncode, log.text())
             else:
