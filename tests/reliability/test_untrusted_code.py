@@ -8,6 +8,7 @@ import ast
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -488,3 +489,49 @@ async def test_a_job_cannot_forge_another_jobs_result(tmp_path):
         result = await asyncio.wait_for(victim_job, 40)
         assert (result["status"], result["cause"]) == ("failed", "assertion"), result
         assert "the victim fails" in result["message"]
+
+
+# -- the server as the VS Code extension starts it ----------------------------------------------
+
+PLANTED_PACKAGE = "open({marks!r} + '/{name}', 'w').close()\nraise SystemExit('planted {name} ran')\n"
+
+
+def client_server_argv(module: str) -> list[str]:
+    """The server's arguments exactly as client/src/common/isolation.ts writes them."""
+    ts = (ROOT / "client" / "src" / "common" / "isolation.ts").read_text()
+    isolated = re.findall(r'"([^"]*)"', re.search(r"ISOLATED = \[(.*?)\]", ts).group(1))
+    body = re.search(r"function serverArgs\(module: string\): string\[\] \{\s*return \[(.*?)\];", ts, re.S).group(1)
+    argv = []
+    for part in (p.strip() for p in body.split(",")):
+        argv += isolated if part == "...ISOLATED" else [module] if part == "module" else [part.strip('"')]
+    return argv
+
+
+def frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_packages_in_the_workspace_do_not_run_when_the_extension_starts_the_server(tmp_path):
+    """The extension starts the server with the workspace as its working directory: without
+    `-I`, an `allo_lsp/` or `pygls/` package there ran at start, trusted or not. The server
+    still imports from the environment it is installed in (a venv here)."""
+    workspace, marks = tmp_path / "workspace", tmp_path / "marks"
+    workspace.mkdir()
+    marks.mkdir()
+    for name in ("allo_lsp", "pygls", "lsprotocol", "libcst", "cattrs", "attrs"):
+        (workspace / name).mkdir()
+        (workspace / name / "__init__.py").write_text(PLANTED_PACKAGE.format(marks=str(marks), name=name))
+    argv = client_server_argv("allo_lsp")
+    assert "-I" in argv and argv[-3:] == ["-m", "allo_lsp", "serve"]
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, *argv], cwd=workspace, input=b"".join(map(frame, messages)),
+                         capture_output=True, timeout=60, env=env)
+    assert os.listdir(marks) == [], out.stderr.decode()[-2000:]
+    assert b'"capabilities"' in out.stdout and b'"id": 2' in out.stdout.replace(b'"id":2', b'"id": 2'), out.stderr.decode()[-2000:]
