@@ -31,6 +31,7 @@ class RawServer:
     def __init__(self, process: asyncio.subprocess.Process, settings: dict) -> None:
         self.process = process
         self.settings = settings  # answered to workspace/configuration
+        self.answers: dict[str, object] = {}  # method -> result, answered instead (a broken client)
         self.messages: list[dict] = []
         self.refused: list[bytes] = []  # frames a strict JSON-RPC reader rejects
         self.stderr: list[str] = []
@@ -134,14 +135,26 @@ class RawServer:
 
     async def _answer(self, request: dict) -> None:
         result = None
-        if request["method"] == "workspace/configuration":
+        if request["method"] in self.answers:
+            result = self.answers[request["method"]]
+        elif request["method"] == "workspace/configuration":
             result = [self.settings for _ in request["params"]["items"]]
         with contextlib.suppress(ConnectionError):
             await self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
 
     async def _read_stderr(self) -> None:
         while line := await self.process.stderr.readline():
-            self.stderr.append(line.decode("utf-8", "replace"))
+            async with self._arrived:
+                self.stderr.append(line.decode("utf-8", "replace"))
+                self._arrived.notify_all()
+
+    async def logged(self, needle: str, timeout: float = 10) -> None:
+        """Until the server has written `needle` on stderr."""
+        async def found():
+            async with self._arrived:
+                await self._arrived.wait_for(lambda: needle in "".join(self.stderr) or self.process.stderr.at_eof())
+            assert needle in "".join(self.stderr), "".join(self.stderr)[-2000:]
+        await asyncio.wait_for(found(), timeout)
 
     async def close(self) -> None:
         with contextlib.suppress(ProcessLookupError):

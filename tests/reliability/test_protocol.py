@@ -5,7 +5,6 @@ Raw bytes go to the real server's stdin (`raw_client.py`, which reads answers as
 VS Code does); the rest through pytest-lsp (`lsp_session.py`).
 """
 
-import asyncio
 import json
 import os
 import time
@@ -15,7 +14,7 @@ from lsprotocol import types as lsp
 
 import lsp_session
 from paths import EXAMPLES
-from raw_client import frame, raw_server
+from raw_client import RawServer, raw_server
 
 BASE = (EXAMPLES / "producer_consumer.py").read_text()
 MAX_FRAME_BYTES = 64 * 2**20  # README, "Reliability": the frame bound
@@ -61,8 +60,7 @@ async def test_a_frame_that_cannot_be_delimited_ends_the_server_with_status_1(da
         await server.write(data)
         assert await server.exit_code(timeout=10) == 1
         assert time.monotonic() - start < 5
-        await asyncio.sleep(0)  # let the stderr reader take the last line
-        assert "cannot be read any further" in "".join(server.stderr)
+        await server.logged("cannot be read any further")
 
 
 async def test_a_frame_at_the_bound_is_read():
@@ -146,6 +144,20 @@ async def test_a_notification_with_invalid_params_is_dropped_and_not_answered():
         await server.send(b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 5}}')
         await assert_alive(server)
         assert [m for m in server.messages if m.get("id") != "ping" and "error" in m] == []
+
+
+async def test_an_answer_of_the_client_that_does_not_fit_settles_the_request():
+    """The client answers workspace/configuration with a number: pygls could not read it, logged,
+    and left the server's request waiting for good (its settings, workspace trust among them,
+    never came)."""
+    server = await RawServer.start()
+    try:
+        server.answers["workspace/configuration"] = 5
+        await server.initialize({"workspace": {"configuration": True}})
+        await server.logged("workspace/configuration failed")
+        await assert_alive(server)
+    finally:
+        await server.close()
 
 
 # -- answers: strict JSON even when a design computes NaN ----------------------------------------

@@ -185,10 +185,10 @@ def _unfit(protocol: LanguageServerProtocol, data: dict, reason: str) -> None:
     """A message whose envelope is right but whose contents do not fit its method's types."""
     method = data.get("method")
     if method is None:  # the client's answer to one of our requests: settle that request
-        log.warning("an answer to request %s that does not fit: %s", data["id"], reason)
+        log.warning("an answer to request %s that does not fit: %s", _short(data["id"]), reason)
         protocol._handle_response(data["id"], error=ResponseError(INVALID_PARAMS, f"the answer does not fit: {reason}"))
     elif "id" in data:
-        log.warning("%s request %s with invalid params: %s", method[:_DETAIL], data["id"], reason)
+        log.warning("%s request %s with invalid params: %s", method[:_DETAIL], _short(data["id"]), reason)
         send_error(protocol, data["id"], INVALID_PARAMS, f"invalid params for {method[:_DETAIL]}: {reason}")
     else:
         log.warning("%s notification with invalid params, ignored: %s", method[:_DETAIL], reason)
