@@ -367,6 +367,7 @@ class ShutdownMeasured:
     how: str
     exit_s: float | None = None  # from the request/close/signal to the server's exit
     died_s: float | None = None  # from then until every process of the job was gone
+    shutdown_s: float | None = None  # the `shutdown` request's answer (it took 36 s with hung jobs)
     returncode: int | None = None
     survivors: list[int] = field(default_factory=list)
     leftover_dirs: list[str] = field(default_factory=list)
@@ -401,6 +402,7 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
         start = time.monotonic()
         if how == "shutdown":
             await asyncio.wait_for(s.client.shutdown_async(None), 10)
+            m.shutdown_s = round(time.monotonic() - start, 3)
             s.client.exit(None)
         elif how == "end_of_input":
             s.process.stdin.close()
@@ -434,6 +436,8 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
                 m.problems.append("the next server removed the directory of a live one")
     if len(pids) < 4:
         m.problems.append(f"the job did not start its processes in time: {pids}")
+    if m.shutdown_s is not None and m.shutdown_s > 1.0:
+        m.problems.append(f"`shutdown` took {m.shutdown_s} s to answer with a hung job")
     if m.exit_s is None or m.exit_s > EXIT_WITHIN_S:
         m.problems.append(f"the server took {m.exit_s} s to exit (limit {EXIT_WITHIN_S} s)")
     if m.survivors:
