@@ -295,6 +295,9 @@ async def test_reference_backend_simulates_and_finds_deadlocks(job_editor, tmp_p
     (fix,) = [a for a in actions if a.title.startswith("Set the depth")]
     (edit,) = fix.edit.document_changes[0].edits if fix.edit.document_changes else fix.edit.changes[uri]
     assert (edit.new_text, edit.range.start.line + 1) == ("16", line_of(path, "tap: Stream"))
+    # The stream's hover: what the run saw (the producer filled `tap` and waited on it).
+    hover = await job_editor.hover(uri, line_of(path, "tap: Stream") - 1, 5)
+    assert "Last reference run: 4 puts, 0 gets; occupancy at most 4 of depth 4; blocked longest: `producer_0`" in hover
 
 
 async def test_synthesis_figures_in_place(job_editor, tmp_path):

@@ -95,7 +95,7 @@ class _Join:
 
 
 class Wait(tuple):
-    """(fifo, op, line): what a parked PE waits for."""
+    """(fifo, op, line, since): what a parked PE waits for, since when (perf_counter)."""
 
     __slots__ = ()
 
@@ -177,7 +177,7 @@ class Scheduler:
 
     def _blocked(self) -> list[Blocked]:
         return sorted((Blocked(pe.pe, f.name, op, line, len(f.items), f.depth) for pe in self.parked()
-                       for f, op, line in [pe.wait]), key=lambda b: b.pe)
+                       for f, op, line, _ in [pe.wait]), key=lambda b: b.pe)
 
     def _signature(self) -> int:
         return sum(2 * f.puts - len(f.items) for f in self.fifos)  # puts + gets
@@ -186,6 +186,11 @@ class Scheduler:
         """Per stream declaration (a stream array sums its FIFOs): what the result and the
         stream's hover show."""
         out: dict[str, dict] = {}
+        now = time.perf_counter()
+        waiting: dict = {}  # fifo -> the waits still going on (a deadlock's: they never ended)
+        for pe in self.parked():
+            f, op, _, since = pe.wait
+            waiting.setdefault(f, {})[(pe.pe, op)] = now - since
         for f in self.fifos:
             key = f.name.split("[")[0]
             s = out.setdefault(key, {"line": f.declared[1], "depth": f.depth, "fifos": 0, "puts": 0, "gets": 0,
@@ -194,7 +199,12 @@ class Scheduler:
             s["puts"] += f.puts
             s["gets"] += f.gets
             s["max_occupancy"] = max(s["max_occupancy"], f.peak)
-            for (pe, op), (waits, seconds) in f.blocked.items():
+            records = {key: list(value) for key, value in f.blocked.items()}
+            for key, seconds in waiting.get(f, {}).items():
+                record = records.setdefault(key, [0, 0.0])
+                record[0] += 1
+                record[1] += seconds
+            for (pe, op), (waits, seconds) in records.items():
                 s["waits"] += waits  # times a PE parked on it (full on put, empty on get)
                 longest = s["blocked_longest"]
                 if longest is None or seconds > longest["seconds"]:
@@ -254,7 +264,7 @@ class Fifo:
         if len(self.items) >= self.depth:
             start = time.perf_counter()
             while len(self.items) >= self.depth:
-                yield Wait((self, "put", line))
+                yield Wait((self, "put", line, start))
             self._waited("put", start)
         self._count("put")
         Fifo.put_now(self, value)
@@ -265,7 +275,7 @@ class Fifo:
         if not self.items:
             start = time.perf_counter()
             while not self.items:
-                yield Wait((self, "get", line))
+                yield Wait((self, "get", line, start))
             self._waited("get", start)
         self._count("get")
         return Fifo.get_now(self)
