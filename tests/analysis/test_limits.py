@@ -58,9 +58,9 @@ def test_check_exits_non_zero_on_a_thousand_unclosed_brackets(tmp_path):
 
 
 def test_a_file_past_the_size_bound_is_analysed_partially_with_a_notice():
-    # Over 256 KiB of text, quick to analyse: one region, then long comment lines, then a
+    # Over 512 KiB of text, quick to analyse: one region, then long comment lines, then a
     # region with a missing mapping that must not be reported (it is past the bound).
-    filler = ("# " + "x" * 998 + "\n") * 300
+    filler = ("# " + "x" * 998 + "\n") * 600
     late = "\n@df.region()\ndef late(C: int32[8]):\n    @df.kernel(args=[C])\n    def k(local_C: int32[8]):\n        pass\n"
     text = BASE + filler + late
     total_lines = len(text.split("\n"))

@@ -1,8 +1,8 @@
 """ADF901 partial-analysis: the file is larger than the analysis bound; only its beginning was analysed
 
 ## What it does
-Says, on the first line left out, that a file larger than the analysis bound (256 KiB of text by
-default, about 8,000 lines of design code) was analysed only up to the last whole top-level
+Says, on the first line left out, that a file larger than the analysis bound (512 KiB of text by
+default, about 16,000 lines of design code) was analysed only up to the last whole top-level
 statement before the bound: regions, kernels, diagnostics, hovers and lenses past that line are
 missing. The bound keeps the first analysis of a file of megabytes within a few seconds and its
 memory bounded.
