@@ -59,3 +59,111 @@ def test_runner_and_protocol_import_only_the_standard_library_numpy_and_allo():
 def test_the_check_is_not_vacuous():
     assert any((PACKAGE / "analysis").rglob("*.py"))
     assert "libcst" in imports(PACKAGE / "analysis" / "extract.py")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules `path` imports (anywhere in it, functions included), each resolved to
+    the module itself (`from allo_lsp.lsp import convert` is `allo_lsp.lsp.convert`). Imports under
+    `if TYPE_CHECKING:` are left out: annotations only, nothing runs."""
+    me = _module_name(path)
+    found = set()
+
+    def visit(node) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.Import):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+                    for _ in range(child.level - 1):
+                        package = package.rpartition(".")[0]
+                    base = f"{package}.{base}" if base else package
+                found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in child.names)
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    resolved = set()
+    for name in found:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name and name != me:
+            resolved.add(name)
+    return resolved
+
+
+def test_no_import_circle_among_the_packages_modules():
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: _imported_modules(path, set(paths)) for name, path in paths.items()}
+    circles = []
+    done: set[str] = set()
+
+    def walk(name: str, trail: list[str]) -> None:
+        if name in trail:
+            circles.append(" -> ".join(trail[trail.index(name):] + [name]))
+            return
+        if name in done:
+            return
+        for imported in sorted(graph[name]):
+            walk(imported, trail + [name])
+        done.add(name)
+
+    for name in sorted(graph):
+        walk(name, [])
+    assert circles == []
+
+
+LSP = PACKAGE / "lsp"
+# lsprotocol values are made in lsp/convert.py only; lsp/wire.py, the JSON-RPC layer under pygls'
+# protocol, makes the one it answers a client's unfit answer with (`ResponseError`). Elsewhere
+# lsprotocol is read only: its method names to register features, its types in annotations, its
+# enum members.
+MAY_MAKE_LSP_VALUES = {"convert.py": None, "wire.py": {"ResponseError"}}
+
+
+def _lsprotocol_calls(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    modules, names = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name.startswith("lsprotocol")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lsprotocol"):
+            for a in node.names:
+                (modules if a.name == "types" else names).add(a.asname or a.name)
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called = ast.unparse(node.func)
+            root = called.split(".")[0]
+            if root in modules or called in names:
+                calls.append(called)
+    return calls
+
+
+def test_lsprotocol_values_are_made_only_in_convert():
+    violations = []
+    for path in sorted(LSP.glob("*.py")):
+        allowed = MAY_MAKE_LSP_VALUES.get(path.name, set())
+        if allowed is None:
+            continue
+        violations += [f"{path.name} makes {c}" for c in _lsprotocol_calls(path) if c.split(".")[-1] not in allowed]
+    assert violations == []
+    assert _lsprotocol_calls(LSP / "convert.py")  # not vacuous
+
+
+def test_no_function_in_lsp_is_over_50_lines():
+    long = []
+    for path in sorted(LSP.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 50:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []

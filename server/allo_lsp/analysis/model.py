@@ -377,6 +377,11 @@ class FileModel:
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
 
+    def module_region(self, name: str) -> Region | None:
+        """The region named `name` defined at module level (not inside a function): what a job
+        target, a lens and an MLIR view name."""
+        return next((r for r in self.regions if r.name == name and not r.scope_path), None)
+
     def builds_in(self, function: str) -> list[Build]:
         """`df.build` calls inside a module-level function (nested functions included)."""
         return list(self._grouped("builds_in", self.builds, lambda b: b.scope_path[:1]).get((function,), ()))

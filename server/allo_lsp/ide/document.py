@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from allo_lsp.analysis import Analysis, Options, ParseCache, Problem, analyze
 from allo_lsp.analysis.model import Position, Range
+from allo_lsp.ide.types import InlayHint, Symbol
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,17 @@ def position_back(shift: LineShift | None, position: Position) -> Position | Non
 
 def range_forward(shift: LineShift | None, r: Range) -> Range | None:
     return r if shift is None else shift.range_forward(r)
+
+
+def symbol_forward(shift: LineShift | None, symbol: Symbol) -> Symbol | None:
+    """The symbol (and its children) on the current text, or None if its lines were edited."""
+    rng, sel = range_forward(shift, symbol.range), range_forward(shift, symbol.selection)
+    if rng is None or sel is None:
+        return None
+    children = tuple(c for c in (symbol_forward(shift, c) for c in symbol.children) if c is not None)
+    return replace(symbol, range=rng, selection=sel, children=children)
+
+
+def hint_forward(shift: LineShift | None, hint: InlayHint) -> InlayHint | None:
+    line = hint.position.line if shift is None else shift.forward(hint.position.line)
+    return None if line is None else replace(hint, position=Position(line, hint.position.column))

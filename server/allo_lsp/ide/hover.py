@@ -7,14 +7,36 @@ which argument lands in which parameter. On a name in `args=[...]`: the region p
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
+from allo_lsp.ide.fifo_run import stream_hover_markdown
+from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import HoverResult
+from allo_lsp.protocol.messages import JobResult
 
 _MAX_INSTANCES = 8
 
 
-def hover(analysis: Analysis, pos: Position) -> HoverResult | None:
+def hover(analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None = None,
+          outcomes: Iterable[JobResult] = ()) -> HoverResult | None:
+    """What is at `pos`, with the newest synthesis figures of a kernel (`reports`: region name ->
+    report) and the last reference runs' FIFO figures of a stream (`outcomes`: the file's jobs)."""
+    found = _hover(analysis, pos)
+    if found is None:
+        return None
+    markdown = found.markdown
+    for region in analysis.model.regions:
+        report = (reports or {}).get(region.name)
+        kernel = next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None)
+        if report and kernel:
+            markdown += kernel_synthesis_markdown(report, kernel) or ""
+    markdown += stream_hover_markdown(analysis.model, found.range, outcomes) or ""
+    return HoverResult(found.range, markdown)
+
+
+def _hover(analysis: Analysis, pos: Position) -> HoverResult | None:
     model = analysis.model
     for region in model.regions:
         if not region.def_range.contains(pos) and not region.decorator_range.contains(pos):

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range
+from allo_lsp.ide.synthesis import kernel_hint
 from allo_lsp.ide.types import InlayHint
 
 
-def inlay_hints(analysis: Analysis, window: Range | None = None) -> list[InlayHint]:
+def inlay_hints(analysis: Analysis, window: Range | None = None,
+                reports: Mapping[str, dict] | None = None) -> list[InlayHint]:
+    """The hints in `window`, then each kernel's worst-case cycles from its region's newest
+    synthesis report (`reports`: region name -> report)."""
+    hints = _analysis_hints(analysis, window)
+    for region in analysis.model.regions:
+        report = (reports or {}).get(region.name)
+        for kernel in region.kernels if report else ():
+            label = kernel_hint(report, kernel)
+            if label and (window is None or window.contains(kernel.range.end)):
+                hints.append(InlayHint(kernel.range.end, label, "type", padding_left=True))
+    return hints
+
+
+def _analysis_hints(analysis: Analysis, window: Range | None) -> list[InlayHint]:
     hints = []
     for region in analysis.model.regions:
         for kernel in region.kernels:

@@ -1,17 +1,54 @@
-"""The read-only MLIR view of a region: from a symbol in it back to the source.
+"""The read-only MLIR view of a region: from a symbol in it back to the source, and the check of
+the compiled top function against the region.
 
 `@producer_0` is PE 0 of kernel `producer` (functions are matched by name: the MLIR carries no
-source locations); `@top` is the region itself.
+source locations); `@top` is the region itself. A compiled top function whose argument order or
+types differ from the region's is an error on the region.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from urllib.parse import quote
 
 from allo_lsp.analysis import Analysis
-from allo_lsp.analysis.model import Range
+from allo_lsp.analysis.model import Range, Region
+from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.types import Symbol
-from allo_lsp.mlir import kernel_of
+from allo_lsp.mlir import compare_signature, kernel_of
+
+MLIR_SOURCE = "allo-lsp mlir"
+
+
+@dataclass
+class MlirView:
+    source_uri: str
+    region: str
+    text: str
+
+
+def view_uri(path: str, region: str) -> str:
+    """`allo-mlir:/abs/path/design.py/top.mlir`: the form VS Code keeps (it drops an empty `//`)."""
+    return f"allo-mlir:{quote(path)}/{region}.mlir"
+
+
+def signature_problems(parsed, region: Region) -> list[Problem]:
+    """The compiled top function (`parsed`: `mlir.parse_functions`) against the region."""
+    mismatch = compare_signature(parsed, region)
+    if mismatch is None:
+        return []
+    return [Problem("mlir-signature", Severity.ERROR, region.range, mismatch.message)]
+
+
+def view_functions(parsed, region: Region | None) -> list[dict]:
+    """The compiled functions as the client lists them: name, kernel and PE, argument types."""
+    functions = []
+    for f in parsed.functions:
+        mapped = kernel_of(f.name, region) if region is not None else None
+        functions.append({"name": f.name, "kernel": mapped[0] if mapped else None,
+                          "pe": list(mapped[1]) if mapped else None, "args": list(f.arg_types)})
+    return functions
 
 _SYMBOL = re.compile(r"@[\w.$-]+")
 
@@ -21,7 +58,7 @@ def definition_in_view(text: str, line: int, column: int, analysis: Analysis, re
     if not 0 <= line < len(lines):
         return None
     symbol = next((m.group()[1:] for m in _SYMBOL.finditer(lines[line]) if m.start() <= column <= m.end()), None)
-    region = next((r for r in analysis.model.regions if r.name == region_name and not r.scope_path), None)
+    region = analysis.model.module_region(region_name)
     if symbol is None or region is None:
         return None
     if symbol == region.name:
@@ -36,7 +73,7 @@ _FUNC = re.compile(r"func\.func\s+(?:private\s+)?@([\w.$-]+)")
 
 def view_symbols(text: str, analysis: Analysis, region_name: str) -> list[Symbol]:
     """The outline of an MLIR view: each function, named with the kernel and PE it implements."""
-    region = next((r for r in analysis.model.regions if r.name == region_name and not r.scope_path), None)
+    region = analysis.model.module_region(region_name)
     out = []
     for n, line in enumerate(text.split("\n")):
         m = _FUNC.search(line)

@@ -7,6 +7,8 @@ instance name (`gemm_0_1`), which is how a report row maps back to a kernel.
 from __future__ import annotations
 
 from allo_lsp.analysis.model import Kernel
+from allo_lsp.protocol.messages import JobResult
+from allo_lsp.reports import ReportError, delta, parse_report
 
 
 def _number(value) -> float | None:
@@ -78,3 +80,31 @@ def _range(a, b) -> str:
     if a == b or b is None:
         return _figure(a)
     return f"{_figure(a)} ~ {_figure(b)}"
+
+
+def newest_report(history: list[JobResult]) -> dict | None:
+    """The newest synthesis report (JSON) among a region's synthesis outcomes, if any."""
+    return history[-1].details.get("report") if history else None
+
+
+def report_markdown(name: str, history: list[JobResult]) -> str:
+    """The newest synthesis report of a region as markdown, with the change since the run before
+    (`history`: the region's synthesis outcomes that produced a report, oldest first)."""
+    if not history:
+        return f"No synthesis report for '{name}' yet: run ⚙ Synthesize first."
+    markdown = history[-1].details.get("report_markdown", "")
+    if len(history) < 2:
+        return markdown
+    try:
+        changes = delta(parse_report(history[-2].artifact), parse_report(history[-1].artifact))
+    except (ReportError, TypeError):
+        changes = {}
+    changed = {k: v for k, v in changes.items() if v["old"] != v["new"]}
+    rows = ["", "### Change since the previous run", ""]
+    if changed:
+        rows += ["| figure | before | now | change |", "|---|--:|--:|--:|"]
+        rows += [f"| {k} | {v['old']} | {v['new']} | {v['change'] if v['change'] is not None else '—'} |"
+                 for k, v in changed.items()]
+    else:
+        rows.append("No figure changed.")
+    return markdown + "\n".join(rows) + "\n"

@@ -3,8 +3,11 @@ LSP types (`convert.py`). Thin by design."""
 
 
 def create_server():
-    """The server with every feature registered (the job features live in their own module)."""
-    from allo_lsp.lsp import jobs  # noqa: F401  (registers lenses, commands, progress)
-    from allo_lsp.lsp.server import server
+    """A server with every feature registered: the document features and the jobs'."""
+    from allo_lsp.lsp import features, jobs
+    from allo_lsp.lsp.server import AlloLanguageServer
 
+    server = AlloLanguageServer()
+    features.register(server)
+    jobs.register(server)
     return server

@@ -11,6 +11,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.problems import Problem
+from allo_lsp.ide.lenses import CANCEL, Lens
 from allo_lsp.ide.types import CodeAction, HoverResult, InlayHint, Symbol
 
 _SYMBOL_KINDS = {
@@ -44,15 +45,25 @@ class Converter:
     def from_range(self, r: lsp.Range) -> Range:
         return Range(self.from_position(r.start), self.from_position(r.end))
 
-    def diagnostic(self, p: Problem) -> lsp.Diagnostic:
+    def diagnostic(self, p: Problem, source: str = "allo-lsp") -> lsp.Diagnostic:
         return lsp.Diagnostic(
             range=self.range(p.range),
             message=p.message,
             severity=lsp.DiagnosticSeverity(int(p.severity)),
             code=p.code,
-            source="allo-lsp",
+            source=source,
             data=p.data or None,
         )
+
+    def location(self, uri: str, r: Range) -> lsp.Location:
+        return lsp.Location(uri, self.range(r))
+
+    def lens_json(self, uri: str, lens: Lens) -> dict:
+        """A code lens as JSON, for answers encoded once (`encoded.py`); a running job's lens
+        (which cancels it) names the job's kind too."""
+        arguments = [uri, lens.name, lens.kind] if lens.command == CANCEL else [uri, lens.name]
+        command = {"title": lens.title, "command": lens.command, "arguments": arguments}
+        return {"range": self.range_json(lens.range), "command": command}
 
     def hover(self, h: HoverResult) -> lsp.Hover:
         return lsp.Hover(
@@ -89,3 +100,63 @@ class Converter:
             is_preferred=a.preferred or None,
             edit=lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=document, edits=edits)]),
         )
+
+
+# -- values that carry no position: the features' options, messages, progress, registrations ------
+
+INLAY_HINT_OPTIONS = lsp.InlayHintOptions(resolve_provider=False)
+CODE_ACTION_OPTIONS = lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source],
+                                            resolve_provider=False)
+
+
+
+def log_message(text: str, error: bool = False) -> lsp.LogMessageParams:
+    return lsp.LogMessageParams(lsp.MessageType.Error if error else lsp.MessageType.Info, text)
+
+
+def show_message(text: str, error: bool = False) -> lsp.ShowMessageParams:
+    return lsp.ShowMessageParams(lsp.MessageType.Error if error else lsp.MessageType.Warning, text)
+
+
+def published(uri: str, diagnostics: list[lsp.Diagnostic], version: int | None = None) -> lsp.PublishDiagnosticsParams:
+    return lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+
+
+def configuration_request(section: str) -> lsp.ConfigurationParams:
+    return lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=section)])
+
+
+def registration(id: str, method: str) -> lsp.RegistrationParams:
+    return lsp.RegistrationParams(registrations=[lsp.Registration(id=id, method=method)])
+
+
+def progress_begin(title: str) -> lsp.WorkDoneProgressBegin:
+    return lsp.WorkDoneProgressBegin(title=title, cancellable=True)
+
+
+def progress_report(message: str) -> lsp.WorkDoneProgressReport:
+    return lsp.WorkDoneProgressReport(message=message)
+
+
+def progress_end(message: str) -> lsp.WorkDoneProgressEnd:
+    return lsp.WorkDoneProgressEnd(message=message)
+
+
+def command_action(title: str, command: str, arguments: list) -> lsp.CodeAction:
+    """A job of a lens as a code action, for editors without code lenses."""
+    return lsp.CodeAction(title, kind=lsp.CodeActionKind.Source,
+                          command=lsp.Command(title=title, command=command, arguments=arguments))
+
+
+def new_file_action(title: str, uri: str, text: str, diagnostics: list[lsp.Diagnostic]) -> lsp.CodeAction:
+    """A quick fix that writes `text` to a new file at `uri` (overwriting one there)."""
+    edit = lsp.WorkspaceEdit(
+        document_changes=[
+            lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=True)),
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[lsp.TextEdit(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), new_text=text)],
+            ),
+        ]
+    )
+    return lsp.CodeAction(title, kind=lsp.CodeActionKind.QuickFix, diagnostics=diagnostics, edit=edit)

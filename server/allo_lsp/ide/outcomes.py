@@ -1,0 +1,91 @@
+"""A finished job (an outcome) in editor terms: its log line and the problems it points at.
+
+A failure is shown at its line (on the target's name when it has none: a crash, a compiler bug),
+a deadlock at every blocked put/get and at each declaration its diagnosis deepens, a timing
+violation and a disagreement between Allo and the reference executor on the target.
+"""
+
+from __future__ import annotations
+
+from allo_lsp.analysis.model import FileModel, Position, Range
+from allo_lsp.analysis.problems import Problem, Severity
+from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
+from allo_lsp.ide.fifo_run import sizing_diagnostics
+from allo_lsp.ide.synthesis import timing_violation
+from allo_lsp.protocol.messages import DEADLOCK, DETAIL_LIMIT, MESSAGE_LIMIT, PASSED, JobResult, bounded
+
+RUN_SOURCE = "allo-lsp run"
+# Outputs are compared as float64: anything above rounding noise means the two disagree.
+DIFFERENTIAL_TOLERANCE = 1e-4
+
+
+def summary(outcome: JobResult) -> str:
+    return f"[{outcome.target}] {outcome.status}: {outcome.message}"
+
+
+def log_text(outcome: JobResult) -> str:
+    """The summary and the job's log, for the server's log."""
+    text = bounded(outcome.details.get("log", ""), DETAIL_LIMIT)
+    return summary(outcome) + (f"\n{text}" if text else "")
+
+
+def failed_without_line(outcome: JobResult) -> bool:
+    """A failure no diagnostic can show (it points at no line): the user is told in a message."""
+    return outcome.cause != DEADLOCK and outcome.status not in (PASSED, "cancelled") and not outcome.line
+
+
+def target_line(model: FileModel, name: str) -> int | None:
+    """0-based line of the module-level region or function a job ran."""
+    item = model.module_region(name) or model.function(name)
+    return item.range.start.line if item is not None else None
+
+
+def findings(outcome: JobResult, model: FileModel, name: str) -> list[tuple[int, str, str, Severity]]:
+    """(0-based line, message, code, severity) of everything the outcome points at."""
+    line_of_target = target_line(model, name)
+    found = _failures(outcome, line_of_target)
+    if line_of_target is None:
+        return found
+    violation = timing_violation(outcome.details["report"]) if outcome.details.get("report") else None
+    if violation:
+        found.append((line_of_target, violation, "timing", Severity.WARNING))
+    differences = outcome.details.get("differential", {}).get("max_abs_diff", {})
+    disagree = {n: diff for n, diff in differences.items() if diff > DIFFERENTIAL_TOLERANCE}
+    if disagree:
+        listed = ", ".join(f"{n} (largest difference {d:g})" for n, d in disagree.items())
+        message = (f"Allo's simulator and the reference executor disagree on {listed} for the same inputs: "
+                   "one of them is wrong")
+        found.append((line_of_target, message, "differential", Severity.WARNING))
+    return found
+
+
+def _failures(outcome: JobResult, line_of_target: int | None) -> list[tuple[int, str, str, Severity]]:
+    found = []
+    if outcome.cause == DEADLOCK:
+        for b in outcome.details.get("blocked", []):
+            if b.get("line"):
+                state = "full" if b["op"] == "put" else "empty"
+                message = (f"deadlock: {b['pe']} waits forever to {b['op']} {b['stream']} "
+                           f"(FIFO {state}, {b['occupancy']}/{b['depth']})")
+                found.append((b["line"] - 1, message, DEADLOCK, Severity.ERROR))
+        for line, message in sizing_diagnostics(outcome):  # a declaration too shallow: its quick fix
+            found.append((line, message, FIFO_DEPTH, Severity.ERROR))
+    elif outcome.status not in (PASSED, "cancelled"):
+        line = outcome.line - 1 if outcome.line else line_of_target
+        if line is not None:
+            found.append((line, outcome.message, outcome.cause or outcome.status, Severity.ERROR))
+    return found
+
+
+def placed(found: list[tuple[int, str, str, Severity]], lines: list[str]) -> list[Problem]:
+    """The findings on the text the job ran, each over its line's code (indentation aside); a line
+    of another file (a helper module's traceback line, say) is left out."""
+    out = []
+    for line, message, code, severity in found:
+        if not 0 <= line < len(lines):
+            continue
+        text = lines[line].rstrip("\r\n")
+        start = len(text) - len(text.lstrip())
+        out.append(Problem(code, severity, Range(Position(line, start), Position(line, len(text))),
+                           bounded(message, MESSAGE_LIMIT)))
+    return out
