@@ -308,7 +308,7 @@ def generate(lines: int, seed: int = DEFAULT_SEED) -> Generated:
     out = _header(seed, lines, uses)
     sites: list[tuple[int, int]] = []
     regions, tests = [], []
-    for kind, block, region, test in blocks:
+    for _kind, block, region, test in blocks:
         out += ["", ""]
         for text in block:
             while MARK in text:

@@ -39,7 +39,6 @@ def _timed(fn, *args) -> float:
 async def measure_size(lines: int, edits: int, warmup: int, budget: float, cst_every: int, cst_max: int,
                        full_analyze: int) -> dict:
     import libcst
-
     from allo_lsp.analysis import analyze
 
     generated = generate(lines)

@@ -110,7 +110,7 @@ async def measure(sizes, edits: int, warmup: int, budget: float, batch_runs: int
             s = row["servers"]
 
             def p50(name: str) -> float | None:
-                return s.get(name, {}).get("p50_ms")
+                return s.get(name, {}).get("p50_ms")  # noqa: B023 - called in this iteration only
 
             peers_p50 = [p50(n) for n in ("pylsp", "jedi-language-server")]
             for ours in ("allo-lsp default", "allo-lsp debounce 0"):
@@ -135,7 +135,7 @@ async def measure(sizes, edits: int, warmup: int, budget: float, batch_runs: int
 def versions(tools: dict[str, str | None]) -> dict[str, str | None]:
     out = {}
     python = str(common.BENCH_VENV / "bin" / "python")
-    for package, module in (("python-lsp-server", "pylsp"), ("jedi-language-server", "jedi_language_server"),
+    for package, _module in (("python-lsp-server", "pylsp"), ("jedi-language-server", "jedi_language_server"),
                             ("pyflakes", "pyflakes")):
         if not any(tools.values()):
             out[package] = None

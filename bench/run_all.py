@@ -31,7 +31,6 @@ TIMEOUT_S = {"full": 3600, "quick": 300}
 
 def generator_check(quick: bool) -> dict:
     from allo_lsp.analysis import analyze
-
     from generate import SIZES, generate
 
     sizes = (300, 500) if quick else SIZES

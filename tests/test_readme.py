@@ -1,9 +1,8 @@
 """The README's promises: its rules table is generated from the rule docstrings, and CI runs its
 test command."""
 
-from paths import ROOT
-
 from allo_lsp.analysis.rules import rules_markdown
+from paths import ROOT
 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 

@@ -1,14 +1,13 @@
 """The bundled examples: clean designs are clean, each pitfall is flagged where its docstring says."""
 
-import pytest
-from paths import EXAMPLES
-from expectations import actual, expected_from_docstring
-from snapshot import assert_snapshot
-
-from allo_lsp.check import CheckedFile, to_text
-from allo_lsp.analysis import analyze
-
 from pathlib import Path
+
+import pytest
+from allo_lsp.analysis import analyze
+from allo_lsp.check import CheckedFile, to_text
+from expectations import actual, expected_from_docstring
+from paths import EXAMPLES
+from snapshot import assert_snapshot
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.py"))
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "examples"

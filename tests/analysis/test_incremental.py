@@ -4,7 +4,6 @@ analysis of the same text gives, edit after edit, broken syntax included."""
 import random
 
 import pytest
-
 from allo_lsp.analysis import ParseCache, analyze
 from allo_lsp.check import region_json
 from paths import EXAMPLES, ROOT

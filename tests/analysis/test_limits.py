@@ -6,9 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from paths import EXAMPLES
-
 from allo_lsp.analysis import analyze
+from paths import EXAMPLES
 
 BASE = (EXAMPLES / "producer_consumer.py").read_text()
 FIRST = len(BASE.split("\n"))  # 0-based line of what the tests append

@@ -5,11 +5,10 @@ other than the defaults); the snapshot pins messages and ranges."""
 from pathlib import Path
 
 import pytest
-from expectations import actual, expected_from_docstring, options_from_docstring
-from snapshot import assert_snapshot, render_problems
-
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.rules import RULES
+from expectations import actual, expected_from_docstring, options_from_docstring
+from snapshot import assert_snapshot, render_problems
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"

@@ -9,13 +9,12 @@ import subprocess
 import sys
 
 import pytest
-
 from allo_lsp.analysis import analyze
 from paths import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-from generate import SIZES, generate  # noqa: E402
+from generate import SIZES, generate
 
 
 @pytest.mark.parametrize("lines", SIZES)

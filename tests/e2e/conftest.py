@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from paths import ROOT
 
 E2E = Path(__file__).resolve().parent

@@ -8,7 +8,6 @@ import subprocess
 from dataclasses import fields
 
 import pytest
-
 from allo_lsp.lsp.settings import SECTION, Settings
 from paths import ROOT
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from conftest import APT_PACKAGES, E2E, artifacts_dir, missing_apt_packages, require
-
 from paths import EXAMPLES, ROOT, STANDIN
 
 CODE_SERVER = ROOT / ".cache" / "code-server" / "node_modules" / ".bin" / "code-server"

@@ -8,11 +8,10 @@ any code `before` did not report (a test that allows one says why).
 from textwrap import dedent
 
 import pytest
-from paths import EXAMPLES
-
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import code_actions
+from paths import EXAMPLES
 
 HEADER = """\
 import allo

@@ -1,10 +1,9 @@
 """The last good analysis, moved to the text being edited."""
 
-from cursor import HEADER
-
 from allo_lsp.analysis import Options
 from allo_lsp.analysis.model import Position
 from allo_lsp.ide.document import DocumentAnalysis, LineShift
+from cursor import HEADER
 
 REGION = HEADER + """\
 @df.region()

@@ -1,12 +1,11 @@
 """A reference run's FIFO figures in the stream's hover, and the quick fix of a deadlock's depth."""
 
-from cursor import position_of, split_cursor
-
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.fifo_run import depth_fixes, sizing_diagnostics, stream_hover_markdown
 from allo_lsp.ide.hover import hover
 from allo_lsp.protocol.messages import FIFO_SIZING, FIFO_STATISTICS, JobResult
+from cursor import position_of, split_cursor
 
 FILE = "/w/design.py"
 DESIGN = """\

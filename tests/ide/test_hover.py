@@ -1,7 +1,6 @@
-from cursor import split_cursor
-
 from allo_lsp.analysis import Options, analyze
 from allo_lsp.ide.hover import hover
+from cursor import split_cursor
 
 DESIGN = """
 M = 8
@@ -58,7 +57,7 @@ def test_stream_declaration_and_use():
 **stream `pipe`**: element `int32` · depth 4 · `!allo.stream<i32, 4>`
 
 put by: producer  
-got by: consumer"""
+got by: consumer"""  # noqa: W291 - a markdown line break
     check_hover("2", expected)
     check_hover("5", expected)
 

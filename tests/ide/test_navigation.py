@@ -1,9 +1,8 @@
-from cursor import position_of, split_cursor
-
 from allo_lsp.analysis import analyze
 from allo_lsp.ide.inlay_hints import inlay_hints
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
+from cursor import position_of, split_cursor
 
 SRC = """
 @df.region()

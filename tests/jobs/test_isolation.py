@@ -6,11 +6,10 @@ import os
 import tempfile
 import time
 
-from designs import alive, design, fake_llvm_build_dir
-
 from allo_lsp.jobs.isolation import PREFIX, remove_orphaned_dirs, start_time
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import DETAIL_LIMIT, MESSAGE_LIMIT, RUN
+from designs import alive, design, fake_llvm_build_dir
 from test_manager import spec_for
 
 PLANTED = "open({marks!r} + '/planted', 'w').write('ran in ' + __import__('os').getcwd())\n"

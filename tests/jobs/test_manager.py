@@ -2,15 +2,13 @@
 
 import asyncio
 import os
-import sys
-
-from designs import alive, design, fake_llvm_build_dir, pids
 
 from allo_lsp.analysis import analyze
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import RUN, SIMULATE
+from designs import alive, design, fake_llvm_build_dir, pids
 from paths import STANDIN
 
 

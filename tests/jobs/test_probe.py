@@ -1,10 +1,9 @@
 """The probe learns which argument order the configured Allo compiles (stand-in Allo)."""
 
-from designs import fake_llvm_build_dir
-
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.jobs.service import probe
+from designs import fake_llvm_build_dir
 from paths import STANDIN
 
 

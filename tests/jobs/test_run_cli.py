@@ -7,7 +7,6 @@ import sys
 
 import pytest
 from designs import alive, design, fake_llvm_build_dir, line_of, pids
-
 from paths import STANDIN
 
 

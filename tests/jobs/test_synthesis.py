@@ -7,10 +7,9 @@ import sys
 import time
 
 import pytest
-from designs import design
-
 from allo_lsp.jobs.manager import ToolRun
 from allo_lsp.jobs.synthesis import _judge
+from designs import design
 from paths import EXAMPLES, STANDIN
 
 

@@ -8,11 +8,10 @@ import pytest_lsp
 from designs import fake_llvm_build_dir
 from editor import Editor
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-
 from paths import STANDIN
 from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 CLIENTS = ["visual_studio_code", "neovim"]
 

@@ -1,13 +1,11 @@
 """An editor as the LSP tests use it: open, type, ask, and wait for what it is shown."""
 
 import asyncio
-import sys
 from pathlib import Path
 
 from lsprotocol import types as lsp
-from pytest_lsp import LanguageClient
-
 from paths import EXAMPLES
+from pytest_lsp import LanguageClient
 
 
 class Editor:

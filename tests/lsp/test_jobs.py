@@ -8,7 +8,6 @@ import asyncio
 import pytest
 from designs import alive, design, fake_llvm_build_dir, line_of, pids
 from lsprotocol import types as lsp
-
 from paths import EXAMPLES
 
 

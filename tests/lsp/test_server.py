@@ -4,9 +4,7 @@ import asyncio
 
 from editor import find
 from lsprotocol import types as lsp
-
 from paths import EXAMPLES
-
 
 # The example passes its bare scalar in `args` as well, which is reported as that alone (ADF002);
 # a scalar the kernel captures from the region is ADF001's case, the one these tests follow.

@@ -1,7 +1,6 @@
 from pathlib import Path
 
 import pytest
-
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import Region
 from allo_lsp.mlir import bindings

@@ -1,9 +1,8 @@
 """The compiled module against the region: kernels by PE name, the top signature by type."""
 
-from conftest import fixture, region_of
-
 from allo_lsp.mlir import Mismatch, compare_signature, kernel_of, parse_functions
 from allo_lsp.mlir.functions import CompiledFunction, ParsedModule
+from conftest import fixture, region_of
 
 PRODUCER_CONSUMER = """\
 import allo

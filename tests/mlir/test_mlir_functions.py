@@ -5,10 +5,9 @@ import subprocess
 import sys
 import types
 
-from conftest import fixture
-
 from allo_lsp.analysis.types import AlloType, DType, StreamType
 from allo_lsp.mlir import bindings, parse_functions
+from conftest import fixture
 
 
 def test_fixed_order_module(mlir_bindings):

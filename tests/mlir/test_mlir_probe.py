@@ -1,10 +1,9 @@
 """The probe design that tells an Allo build's argument order from its compiled signature."""
 
-from conftest import fixture, region_of
-
 from allo_lsp.analysis import analyze
 from allo_lsp.mlir import PROBE_SOURCE, reorders_arguments
 from allo_lsp.mlir.probe import DECLARATION_ORDER, KERNEL_APPEARANCE_ORDER, PROBE_REGION
+from conftest import fixture, region_of
 
 
 def test_probe_is_clean_but_for_the_order_hazard_it_measures():

@@ -1,7 +1,6 @@
 """Allo's meta_if/meta_elif/meta_else pairing (protocol/meta_chains.py), as infer.py applies it."""
 
 import pytest
-
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -450,10 +449,9 @@ def _check_view(c: _Checker, text: str, analysis, base: str, shift, rng: random.
 
 def _check_lsp(c: _Checker, text: str, result) -> None:
     """The LSP conversion of the diagnostics, with UTF-16 columns, as the server publishes them."""
+    from allo_lsp.lsp.convert import Converter
     from lsprotocol import types as lsp
     from pygls.workspace.position_codec import PositionCodec
-
-    from allo_lsp.lsp.convert import Converter
 
     convert = Converter(PositionCodec(lsp.PositionEncodingKind.Utf16), text.split("\n"))
     for p in result.problems:

@@ -32,10 +32,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsprotocol import types as lsp
-
 import lsp_session
 from lsp_session import lsp_lines, range_ok, rss_kib, to_client, units
+from lsprotocol import types as lsp
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -2,9 +2,8 @@
 
 import asyncio
 
-from lsprotocol import types as lsp
-
 import lsp_session
+from lsprotocol import types as lsp
 from paths import EXAMPLES
 
 TEXT = "\n".join((EXAMPLES / name).read_text() for name in ["systolic_gemm.py", "tiled_gemm.py", "unsigned_streams.py"])

@@ -10,16 +10,14 @@ import statistics
 import subprocess
 import sys
 
-import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-
 import fuzzing
-from allo_lsp.analysis import analyze
+import pytest
+from allo_lsp.analysis import Options, analyze
+from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.hover import hover
-from allo_lsp.analysis import Options
-from allo_lsp.analysis.model import Position, Range
+from hypothesis import HealthCheck, Phase, given, settings
 
 CI_CASES = 300
 HARD_LIMIT_S = 3.0  # any single analysis: a hang or a quadratic blow-up, not a loaded machine

@@ -7,10 +7,9 @@ Each goes through the real server as a user runs it (`faults.py`); the full matr
 `bench/reliability/job_faults.py`.
 """
 
-import pytest
-
 import faults
 import lsp_session
+import pytest
 
 
 async def run(tmp_path, *names):

@@ -9,10 +9,9 @@ import json
 import os
 import time
 
+import lsp_session
 import pytest
 from lsprotocol import types as lsp
-
-import lsp_session
 from paths import EXAMPLES
 from raw_client import RawServer, raw_server
 

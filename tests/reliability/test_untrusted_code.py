@@ -13,11 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from lsprotocol import types as lsp
-
 import faults
 import lsp_session
+import pytest
+from lsprotocol import types as lsp
 from paths import ROOT
 
 SERVER_PACKAGE = ROOT / "server" / "allo_lsp"

@@ -5,7 +5,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from allo_lsp.reports import LogMessage, failed, last_run, scan_log
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -4,9 +4,8 @@ import copy
 import re
 from pathlib import Path
 
-from snapshot import assert_snapshot
-
 from allo_lsp.reports import delta, format_markdown, format_text, parse_report
+from snapshot import assert_snapshot
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"

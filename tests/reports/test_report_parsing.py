@@ -5,7 +5,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from allo_lsp.reports import Range, ReportError, find_report, load, parse_report
 from allo_lsp.reports.model import number, time_ns, value
 

@@ -243,7 +243,7 @@ def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
     text = "\n".join(lines) + "\n"
     inside: set[int] = set()
     line = depth = pos = 0
-    for m in iter(lambda: _TOKEN.search(text, pos), None):
+    for m in iter(lambda: _TOKEN.search(text, pos), None):  # noqa: B023 - from where the loop has got to
         token, pos = m.group(), m.end()
         if token == "\n":
             line += 1

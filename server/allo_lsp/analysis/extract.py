@@ -14,7 +14,6 @@ import libcst as cst
 
 from allo_lsp.analysis.chunks import Positions
 from allo_lsp.analysis.evaluate import (
-    ALLO_NAMES,
     UNKNOWN,
     ConstExprType,
     Evaluator,
@@ -27,7 +26,6 @@ from allo_lsp.analysis.evaluate import (
     string_value,
 )
 from allo_lsp.analysis.kernel_body import scan_kernel_body
-from allo_lsp.analysis.walk import walk
 from allo_lsp.analysis.model import (
     ArgName,
     Build,
@@ -45,6 +43,7 @@ from allo_lsp.analysis.model import (
     Stream,
 )
 from allo_lsp.analysis.types import AlloType, DType, StreamType
+from allo_lsp.analysis.walk import walk
 
 
 def extract(module: cst.Module, positions: Positions, cache: dict | None = None) -> FileModel:

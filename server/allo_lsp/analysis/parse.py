@@ -95,7 +95,7 @@ def _too_deep(lines: list[str]) -> tuple[int, int] | None:
     if text.count("(") + text.count("[") + text.count("{") <= MAX_DEPTH:
         return None
     depth = pos = 0
-    for m in iter(lambda: _BRACKET.search(text, pos), None):
+    for m in iter(lambda: _BRACKET.search(text, pos), None):  # noqa: B023 - from where the loop has got to
         token, pos = m.group(), m.end()
         if token in ("'''", '"""'):
             end = text.find(token, pos)

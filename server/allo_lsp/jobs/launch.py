@@ -19,7 +19,7 @@ from allo_lsp.jobs.environment import (
     resolve_python,
 )
 from allo_lsp.jobs.manager import JobSpec
-from allo_lsp.protocol.messages import MLIR, PROBE, RUN, SIMULATE, SYNTHESIZE, ArgSpec, JobRequest
+from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, ArgSpec, JobRequest
 
 BACKENDS = ("auto", "allo", "reference")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 
+from allo_lsp.protocol import classify
 from allo_lsp.protocol.messages import (
     CANCELLED,
     CRASH,
@@ -19,7 +20,6 @@ from allo_lsp.protocol.messages import (
     TIMEOUT,
     JobResult,
 )
-from allo_lsp.protocol import classify
 
 # A process killed by one of these after printing an LLVM abort message died of that abort.
 _ABORTS = (signal.SIGABRT, signal.SIGSEGV, signal.SIGILL, signal.SIGBUS, signal.SIGTRAP)

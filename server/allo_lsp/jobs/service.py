@@ -15,7 +15,17 @@ from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.reproducer import reproducer
 from allo_lsp.mlir import PROBE_SOURCE, reorders_arguments
 from allo_lsp.mlir.probe import PROBE_REGION
-from allo_lsp.protocol.messages import ALLO_ERROR, ENVIRONMENT, ERROR, LIBRARY_BUG, PASSED, PROBE, RUN, SIMULATE, JobResult
+from allo_lsp.protocol.messages import (
+    ALLO_ERROR,
+    ENVIRONMENT,
+    ERROR,
+    LIBRARY_BUG,
+    PASSED,
+    PROBE,
+    RUN,
+    SIMULATE,
+    JobResult,
+)
 
 
 def target_of(model: FileModel, file: str, name: str) -> Target:

@@ -32,7 +32,15 @@ from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import (
-    ENVIRONMENT, ERROR, MESSAGE_LIMIT, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult, bounded,
+    ENVIRONMENT,
+    ERROR,
+    MESSAGE_LIMIT,
+    MLIR,
+    RUN,
+    SIMULATE,
+    SYNTHESIZE,
+    JobResult,
+    bounded,
 )
 
 log = logging.getLogger(__name__)
@@ -191,7 +199,7 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
     token = f"allo-lsp-job-{next(_tokens)}"
     try:
         await ls.work_done_progress.create_async(token)
-    except Exception:  # a client that refuses progress still gets the job
+    except Exception:  # noqa: BLE001 - a client that refuses progress still gets the job
         return None
     ls.jobs.progress[token] = key
     ls.work_done_progress.begin(token, convert.progress_begin(f"Allo {title}"))
@@ -227,7 +235,7 @@ def _refresh(ls: AlloLanguageServer, uri: str) -> None:
 async def _refresh_async(ls: AlloLanguageServer) -> None:
     try:
         await ls.workspace_code_lens_refresh_async(None)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a client that cannot refresh asks again on its own
         log.info("codeLens/refresh failed: %r", exc)
 
 

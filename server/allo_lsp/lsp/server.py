@@ -11,7 +11,6 @@ import asyncio
 import logging
 import re
 import sys
-from pathlib import Path
 from threading import Event
 from urllib.parse import unquote
 
@@ -157,7 +156,7 @@ class AlloLanguageServer(LanguageServer):
             return
         try:
             result = await self.workspace_configuration_async(convert.configuration_request(SECTION))
-        except Exception as exc:  # a client that cannot answer: keep what we have
+        except Exception as exc:  # noqa: BLE001 - a client that cannot answer: keep what we have
             log.warning("workspace/configuration failed: %r", exc)
             return
         self.apply_settings(result[0] if result else None)

@@ -150,7 +150,7 @@ def dispatch(protocol: LanguageServerProtocol, body: bytes) -> None:
         data.setdefault("params", None)  # optional in JSON-RPC; pygls' generic message needs it
     try:
         message = protocol.structure_message(data)
-    except Exception as exc:  # pygls raises JsonRpcInvalidParams or JsonRpcInternalError
+    except Exception as exc:  # noqa: BLE001 - pygls raises JsonRpcInvalidParams or JsonRpcInternalError
         _unfit(protocol, data, _reason(exc))
         return
     try:

@@ -65,7 +65,7 @@ class Bindings:
         context.allow_unregistered_dialects = True
         try:
             module = ir.Module.parse(text, context)
-        except Exception as exc:  # MLIRError on recent bindings, ValueError on older ones
+        except Exception as exc:  # noqa: BLE001 - MLIRError on recent bindings, ValueError on older ones
             raise ParseError(_diagnostics(exc)) from None
         return [self._header(op) for op in _func_ops(module.operation)]
 
@@ -113,7 +113,7 @@ def _diagnostics(exc: Exception) -> list[Diagnostic]:
 def _import(module_name: str) -> ModuleType | None:
     try:
         ir = importlib.import_module(module_name)
-    except Exception:  # ImportError, or a shared library that fails to load
+    except Exception:  # noqa: BLE001 - ImportError, or a shared library that fails to load
         return None
     # PyPI's `mlir` and `mlir-python-bindings` are empty placeholders.
     return ir if hasattr(ir, "Context") and hasattr(ir, "Module") else None

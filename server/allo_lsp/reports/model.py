@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Union
 
 # The five resources, in the order every table prints them. `DSP48E` (Vivado HLS 2019.1 and older)
 # is the same column as `DSP`.
@@ -29,8 +28,8 @@ class Range:
     max: Number | None
 
 
-Number = Union[int, float]
-Value = Union[int, float, Range, None]
+Number = int | float
+Value = int | float | Range | None
 
 
 @dataclass

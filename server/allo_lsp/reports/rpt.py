@@ -14,8 +14,22 @@ from __future__ import annotations
 import re
 
 from .model import (
-    Clock, Latency, Loop, Module, Range, Report, ReportError, Resource, interval_of, make_range, number,
-    ordered, resource_name, slack, time_ns, value,
+    Clock,
+    Latency,
+    Loop,
+    Module,
+    Range,
+    Report,
+    ReportError,
+    Resource,
+    interval_of,
+    make_range,
+    number,
+    ordered,
+    resource_name,
+    slack,
+    time_ns,
+    value,
 )
 
 

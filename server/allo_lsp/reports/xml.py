@@ -19,8 +19,22 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from .model import (
-    Clock, Latency, Loop, Module, Range, Report, ReportError, Resource, interval_of, make_range, number,
-    ordered, resource_name, slack, time_ns, value,
+    Clock,
+    Latency,
+    Loop,
+    Module,
+    Range,
+    Report,
+    ReportError,
+    Resource,
+    interval_of,
+    make_range,
+    number,
+    ordered,
+    resource_name,
+    slack,
+    time_ns,
+    value,
 )
 
 # Children of a loop element that describe it; any other child with children of its own is a sub-loop.

@@ -19,25 +19,26 @@ import sys
 import time
 import traceback
 
+from allo_lsp.protocol import classify
 from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ASSERTION,
     DEADLOCK,
-    FIFO_SIZING,
-    FIFO_STATISTICS,
     DETAIL_LIMIT,
-    MESSAGE_LIMIT,
-    UNSUPPORTED,
     ENVIRONMENT,
     ERROR,
     FAILED,
+    FIFO_SIZING,
+    FIFO_STATISTICS,
     LIBRARY_BUG,
+    MESSAGE_LIMIT,
     MLIR,
     PASSED,
     PROBE,
     RUN,
     SIMULATE,
     SYNTHESIZE,
+    UNSUPPORTED,
     USER_ERROR,
     JobRequest,
     JobResult,
@@ -45,7 +46,6 @@ from allo_lsp.protocol.messages import (
     bounded,
     result_line,
 )
-from allo_lsp.protocol import classify
 from allo_lsp.runner import pytest_marks
 from allo_lsp.runner.watchdog import supervise
 
@@ -109,9 +109,8 @@ def _preload() -> None:
     not (its OpenMP pool must be sized by the job's OMP_NUM_THREADS, which arrives with the job,
     and the reference backend must come first on sys.path when chosen)."""
     try:
-        import numpy  # noqa: F401  (the import a cold start pays for)
-
         import allo_lsp.runner.reference  # noqa: F401
+        import numpy  # noqa: F401  (the import a cold start pays for)
     except ImportError:
         pass  # the job imports them again and reports what is missing
     print(READY, file=sys.__stderr__, flush=True)
@@ -150,7 +149,7 @@ def run_job(request: JobRequest) -> JobResult:
     except BaseException as exc:  # noqa: BLE001 - every way a design can fail is a result
         try:
             result = failure(exc, request, tail.text())
-        except Exception as inner:  # an exception whose str() raises, say
+        except Exception as inner:  # noqa: BLE001 - an exception whose str() raises, say
             result = JobResult(FAILED, USER_ERROR, f"{type(exc).__name__} (not printable: {inner!r})", request.file)
     finally:
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
@@ -172,7 +171,7 @@ def deliver(fd: int, nonce: str, result: JobResult) -> None:
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
-        except Exception:  # a stream the design replaced or closed
+        except Exception:  # noqa: BLE001 - a stream the design replaced or closed
             pass
     data = memoryview(result_line(nonce, result))
     try:
@@ -259,7 +258,6 @@ def differential(request: JobRequest, region, allo_arrays: list) -> dict:
     """The same seeded inputs through the reference executor: the largest difference per output
     (one of the two is wrong when they disagree)."""
     import numpy as np
-
     from allo_lsp.runner.reference import Deadlock, Unsupported, simulate
 
     mine = inputs(request)

@@ -17,7 +17,7 @@ import itertools
 import re
 import sys
 
-from allo_lsp.protocol.messages import FAILED, PASSED, SKIPPED, UNSUPPORTED, ERROR, JobResult
+from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, SKIPPED, UNSUPPORTED, JobResult
 
 GENERIC = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[")
 

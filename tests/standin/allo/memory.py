@@ -6,7 +6,7 @@ class Layout:
         self.spec = spec
 
     @staticmethod
-    def Shard(axis):  # noqa: N802
+    def Shard(axis):
         return ("S", axis)
 
     Replicate = ("R",)

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from allo_lsp.analysis.model import FileModel, Range
 
-
 # Past this many characters only a prefix of the file is analysed (ADF901): analysis takes
 # about 2 s per 100,000 characters of design code, and no real design file comes near it.
 MAX_ANALYSED_CHARS = 512 * 1024  # above the 10,000-line designs the benchmarks use (about 290 KB)

@@ -30,19 +30,19 @@ class _Array:
         return self.elem.itype
 
 
-def Int(bits):  # noqa: N802 - Allo's spelling
+def Int(bits):  # Allo's spelling (as UInt, Fixed, UFixed)
     return _Scalar(f"Int({bits})", f"i{bits}", "s")
 
 
-def UInt(bits):  # noqa: N802
+def UInt(bits):
     return _Scalar(f"UInt({bits})", f"i{bits}", "u")
 
 
-def Fixed(width, frac):  # noqa: N802
+def Fixed(width, frac):
     return _Scalar(f"Fixed({width}, {frac})", f"!allo.Fixed<{width}, {frac}>", "s")
 
 
-def UFixed(width, frac):  # noqa: N802
+def UFixed(width, frac):
     return _Scalar(f"UFixed({width}, {frac})", f"!allo.UFixed<{width}, {frac}>", "u")
 
 
@@ -54,7 +54,7 @@ class _Subscriptable:
 Stream = ConstExpr = _Subscriptable()
 float16, float32, float64 = (_Scalar(f"float{b}", f"f{b}", "_") for b in (16, 32, 64))
 bfloat16 = _Scalar("bfloat16", "bf16", "_")
-bool = _Scalar("bool", "i1", "_")  # noqa: A001
+bool = _Scalar("bool", "i1", "_")  # Allo's name: the builtin is shadowed on purpose
 index = _Scalar("index", "index", "_")
 
 
