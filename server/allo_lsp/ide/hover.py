@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
+from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
 from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import HoverResult
@@ -37,53 +38,31 @@ def hover(analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None 
 
 
 def _hover(analysis: Analysis, pos: Position) -> HoverResult | None:
-    model = analysis.model
-    for region in model.regions:
-        if not region.def_range.contains(pos) and not region.decorator_range.contains(pos):
-            continue
-        if region.range.contains(pos) or region.decorator_range.contains(pos):
-            return HoverResult(region.range if region.range.contains(pos) else region.decorator_range,
-                               region_markdown(region))
-        for p in region.params:
-            if p.range.contains(pos):
-                return HoverResult(p.range, _param_markdown(region, p))
-        for stream in region.streams:
-            if stream.range.contains(pos):
-                return HoverResult(stream.range, stream_markdown(stream))
-        for use in region.stream_uses:
-            stream = region.stream(use.stream)
-            if stream is not None and use.range.contains(pos):
-                return HoverResult(use.range, stream_markdown(stream))
-        for kernel in region.kernels:
-            found = _in_kernel(region, kernel, pos)
-            if found is not None:
-                return found
-    for call in model.calls:
-        if call.range.contains(pos):
-            return HoverResult(call.range, call_markdown(call, analysis.options.allo_build))
+    for hit in hits(analysis.model, pos):
+        markdown = _markdown(hit, analysis)
+        if markdown is not None:
+            return HoverResult(hit.range, markdown)
     return None
 
 
-def _in_kernel(region: Region, kernel: Kernel, pos: Position) -> HoverResult | None:
-    if kernel.range.contains(pos) or (kernel.decorator_range.contains(pos) and not _on_arg(kernel, pos)):
-        where = kernel.range if kernel.range.contains(pos) else kernel.decorator_range
-        return HoverResult(where, kernel_markdown(region, kernel))
-    for arg in kernel.args or ():
-        p = region.param(arg.name) if arg.name else None
-        if p is not None and arg.range.contains(pos):
-            return HoverResult(arg.range, _param_markdown(region, p))
-    for kp in kernel.params:
-        if kp.range.contains(pos) or any(u.contains(pos) for u in kp.access.uses):
-            p = region.param(kp.bound_to) if kp.bound_to else None
-            where = kp.range if kp.range.contains(pos) else next(u for u in kp.access.uses if u.contains(pos))
-            binding = f" <- `{p.name}`, #{region.params.index(p) + 1} of `{region.name}`" if p else " (not bound)"
-            kind = kp.type.resolved if kp.type else kp.annotation or "?"
-            return HoverResult(where, f"kernel parameter `{kp.name}: {kind}`{binding}")
+def _markdown(hit: Hit, analysis: Analysis) -> str | None:
+    region = hit.region
+    if hit.kind == REGION:
+        return region_markdown(region)
+    if hit.kind in (PARAM, KERNEL_ARG):
+        return _param_markdown(region, hit.param)
+    if hit.kind in (STREAM, STREAM_USE):
+        return stream_markdown(hit.stream)
+    if hit.kind == KERNEL:
+        return kernel_markdown(region, hit.kernel)
+    if hit.kind == KERNEL_PARAM:
+        kp, p = hit.kernel_param, hit.param
+        binding = f" <- `{p.name}`, #{region.params.index(p) + 1} of `{region.name}`" if p else " (not bound)"
+        kind = kp.type.resolved if kp.type else kp.annotation or "?"
+        return f"kernel parameter `{kp.name}: {kind}`{binding}"
+    if hit.kind == CALL:
+        return call_markdown(hit.call, analysis.options.allo_build)
     return None
-
-
-def _on_arg(kernel: Kernel, pos: Position) -> bool:
-    return any(a.range.contains(pos) for a in kernel.args or ())
 
 
 def region_markdown(region: Region) -> str:

@@ -10,31 +10,19 @@ from __future__ import annotations
 
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Position, Range, Region, RegionParam
+from allo_lsp.ide.at import CALL, CAPTURED, KERNEL_ARG, KERNEL_PARAM, PARAM, STREAM_USE, hits
 
 
 def definition(analysis: Analysis, pos: Position) -> Range | None:
-    for region in analysis.model.regions:
-        if not region.def_range.contains(pos):
-            continue
-        for use in region.stream_uses:
-            stream = region.stream(use.stream)
-            if stream is not None and use.range.contains(pos):
-                return stream.range
-        for kernel in region.kernels:
-            for arg in kernel.args or ():
-                p = region.param(arg.name) if arg.name else None
-                if p is not None and arg.range.contains(pos):
-                    return p.range
-            for kp in kernel.params:
-                if any(u.contains(pos) for u in kp.access.uses):
-                    return kp.range
-            for name, access in kernel.captured.items():
-                p = region.param(name)
-                if p is not None and any(u.contains(pos) for u in access.uses):
-                    return p.range
-    for call in analysis.model.calls:
-        if call.range.contains(pos):
-            return call.region.range
+    for hit in hits(analysis.model, pos):
+        if hit.kind == STREAM_USE:
+            return hit.stream.range
+        if hit.kind in (KERNEL_ARG, CAPTURED):
+            return hit.param.range
+        if hit.kind == KERNEL_PARAM and not hit.declaration:
+            return hit.kernel_param.range
+        if hit.kind == CALL:
+            return hit.call.region.range
     return None
 
 
@@ -59,21 +47,7 @@ def references(analysis: Analysis, pos: Position, include_declaration: bool = Tr
 
 def _param_at(analysis: Analysis, pos: Position) -> tuple[Region, RegionParam] | None:
     """The region parameter named, bound or used at `pos`."""
-    for region in analysis.model.regions:
-        if not region.def_range.contains(pos):
-            continue
-        for p in region.params:
-            if p.range.contains(pos):
-                return region, p
-        for kernel in region.kernels:
-            for arg in kernel.args or ():
-                if arg.range.contains(pos) and arg.name and region.param(arg.name):
-                    return region, region.param(arg.name)
-            for kp in kernel.params:
-                hit = kp.range.contains(pos) or any(u.contains(pos) for u in kp.access.uses)
-                if hit and kp.bound_to and region.param(kp.bound_to):
-                    return region, region.param(kp.bound_to)
-            for name, access in kernel.captured.items():
-                if any(u.contains(pos) for u in access.uses) and region.param(name):
-                    return region, region.param(name)
+    for hit in hits(analysis.model, pos):
+        if hit.kind in (PARAM, KERNEL_ARG, KERNEL_PARAM, CAPTURED) and hit.param is not None:
+            return hit.region, hit.param
     return None
