@@ -12,7 +12,7 @@ from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
 from allo_lsp.ide.fifo_run import sizing_diagnostics
 from allo_lsp.ide.synthesis import timing_violation
-from allo_lsp.protocol.messages import DEADLOCK, DETAIL_LIMIT, MESSAGE_LIMIT, PASSED, JobResult, bounded
+from allo_lsp.protocol.messages import CANCELLED, DEADLOCK, DETAIL_LIMIT, MESSAGE_LIMIT, PASSED, JobResult, bounded
 
 RUN_SOURCE = "allo-lsp run"
 # Outputs are compared as float64: anything above rounding noise means the two disagree.
@@ -31,7 +31,7 @@ def log_text(outcome: JobResult) -> str:
 
 def failed_without_line(outcome: JobResult) -> bool:
     """A failure no diagnostic can show (it points at no line): the user is told in a message."""
-    return outcome.cause != DEADLOCK and outcome.status not in (PASSED, "cancelled") and not outcome.line
+    return outcome.cause != DEADLOCK and outcome.status not in (PASSED, CANCELLED) and not outcome.line
 
 
 def target_line(model: FileModel, name: str) -> int | None:
@@ -70,7 +70,7 @@ def _failures(outcome: JobResult, line_of_target: int | None) -> list[tuple[int,
                 found.append((b["line"] - 1, message, DEADLOCK, Severity.ERROR))
         for line, message in sizing_diagnostics(outcome):  # a declaration too shallow: its quick fix
             found.append((line, message, FIFO_DEPTH, Severity.ERROR))
-    elif outcome.status not in (PASSED, "cancelled"):
+    elif outcome.status not in (PASSED, CANCELLED):
         line = outcome.line - 1 if outcome.line else line_of_target
         if line is not None:
             found.append((line, outcome.message, outcome.cause or outcome.status, Severity.ERROR))

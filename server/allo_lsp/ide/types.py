@@ -49,7 +49,3 @@ class InlayHint:
     padding_left: bool = False
     padding_right: bool = False
 
-
-@dataclass(frozen=True)
-class Location:
-    range: Range

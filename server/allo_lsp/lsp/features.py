@@ -22,6 +22,7 @@ from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer, _LspLinesWorkspace, is_python
 from allo_lsp.lsp.settings import SECTION, parse_settings
+from allo_lsp.protocol.messages import LIBRARY_BUG
 
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
@@ -194,7 +195,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
     """"Write a minimal reproducer" on a library-bug diagnostic: a new file next to the design."""
     found = ls.jobs.reproducers.get(uri)
-    bug = [d for d in diagnostics if d.code == "library_bug"]
+    bug = [d for d in diagnostics if d.code == LIBRARY_BUG]
     if found is None or not bug:
         return []
     target, script = found

@@ -32,6 +32,7 @@ from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import (
+    CRASH,
     ENVIRONMENT,
     ERROR,
     MESSAGE_LIMIT,
@@ -153,7 +154,7 @@ async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> Jo
                                 source=source)
     except Exception as exc:  # the server keeps answering whatever a job does
         log.exception("job %s failed", target.key)
-        return JobResult(ERROR, "crash", f"allo-lsp could not run the job: {exc!r}", target=target.name)
+        return JobResult(ERROR, CRASH, f"allo-lsp could not run the job: {exc!r}", target=target.name)
     finally:
         if token is not None:
             ls.work_done_progress.end(token, convert.progress_end("done"))
