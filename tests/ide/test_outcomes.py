@@ -2,7 +2,7 @@
 
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.problems import Severity
-from allo_lsp.ide.outcomes import failed_without_line, findings, placed, summary, target_line
+from allo_lsp.ide.outcomes import failed_without_line, findings, lens_title_after, placed, summary, target_line
 from allo_lsp.protocol.messages import JobResult
 
 DESIGN = """\
@@ -59,3 +59,12 @@ def test_a_disagreement_of_the_two_executors_warns_on_the_target():
 def test_a_line_of_another_file_is_left_out():
     assert problems(JobResult("failed", "assertion", "boom", line=400)) == []
     assert problems(JobResult("passed")) == []
+
+
+def test_the_lens_of_a_job_that_ended():
+    assert lens_title_after("▶ Simulate", "simulate", JobResult("passed", duration_s=1.42)) == "▶ Simulate: ✓ passed 1.4 s"
+    assert lens_title_after("▶ Run", "run", JobResult("failed", "assertion", line=27)) == "▶ Run: ✗ assertion line 27"
+    assert lens_title_after("▶ Run", "run", JobResult("timeout")) == "▶ Run: ⏱ timeout"
+    report = {"latency": {"worst": 1208}, "interval": {"max": 1003}}
+    assert lens_title_after("⚙ Synthesize", "synthesize", JobResult("passed", details={"report": report})) == (
+        "⚙ 1,208 cycles · II 1,003")

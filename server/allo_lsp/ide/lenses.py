@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range
-from allo_lsp.ide.synthesis import lens_title
-from allo_lsp.protocol.messages import CANCELLED, MLIR, PASSED, RUN, SIMULATE, SYNTHESIZE, TIMEOUT, JobResult
+from allo_lsp.ide.outcomes import lens_title_after
+from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
 # A running job's lens cancels it; running the target again while it runs starts nothing.
@@ -56,26 +56,11 @@ def code_lenses(analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], 
         if (name, kind) in running:
             title, command = "⏳ running… (click to cancel)", CANCEL
         elif (name, kind) in outcomes:
-            done = outcomes[(name, kind)]
-            report = done.details.get("report") if kind == SYNTHESIZE and done.status == PASSED else None
-            title = lens_title(report) if report else f"{title}: {outcome_title(done)}"
+            title = lens_title_after(title, kind, outcomes[(name, kind)])
         lenses.append(Lens(rng, title, command, name, kind))
         if kind == SYNTHESIZE and (name, kind) in outcomes and outcomes[(name, kind)].details.get("report"):
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
     return lenses
-
-
-def outcome_title(result: JobResult) -> str:
-    """`✓ passed 1.4 s`, `✗ assertion line 27`, `✗ allo_error line 12`, `⏱ timeout`."""
-    seconds = f" {result.duration_s:.1f} s" if result.duration_s else ""
-    if result.status == PASSED:
-        return f"✓ passed{seconds}"
-    if result.status == CANCELLED:
-        return "cancelled"
-    if result.status == TIMEOUT:
-        return f"⏱ timeout{seconds}"
-    where = f" line {result.line}" if result.line else ""
-    return f"✗ {result.cause or result.status}{where}"
 
 
 def run_actions(analysis: Analysis, line: int) -> list[tuple[str, str, str]]:

@@ -1,4 +1,5 @@
-"""A finished job (an outcome) in editor terms: its log line and the problems it points at.
+"""A finished job (an outcome) in editor terms: its lens title, its log line and the problems it
+points at.
 
 A failure is shown at its line (on the target's name when it has none: a crash, a compiler bug),
 a deadlock at every blocked put/get and at each declaration its diagnosis deepens, a timing
@@ -11,12 +12,42 @@ from allo_lsp.analysis.model import FileModel, Position, Range
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
 from allo_lsp.ide.fifo_run import sizing_diagnostics
-from allo_lsp.ide.synthesis import timing_violation
-from allo_lsp.protocol.messages import CANCELLED, DEADLOCK, DETAIL_LIMIT, MESSAGE_LIMIT, PASSED, JobResult, bounded
+from allo_lsp.ide.synthesis import lens_title, timing_violation
+from allo_lsp.protocol.messages import (
+    CANCELLED,
+    DEADLOCK,
+    DETAIL_LIMIT,
+    MESSAGE_LIMIT,
+    PASSED,
+    SYNTHESIZE,
+    TIMEOUT,
+    JobResult,
+    bounded,
+)
 
 RUN_SOURCE = "allo-lsp run"
 # Outputs are compared as float64: anything above rounding noise means the two disagree.
 DIFFERENTIAL_TOLERANCE = 1e-4
+
+
+def lens_title_after(label: str, kind: str, outcome: JobResult) -> str:
+    """The lens of a job once it ended: a synthesis that passed shows its figures, any other job
+    `label: outcome` (`▶ Simulate: ✓ passed 1.4 s`)."""
+    report = outcome.details.get("report") if kind == SYNTHESIZE and outcome.status == PASSED else None
+    return lens_title(report) if report else f"{label}: {outcome_title(outcome)}"
+
+
+def outcome_title(outcome: JobResult) -> str:
+    """`✓ passed 1.4 s`, `✗ assertion line 27`, `✗ allo_error line 12`, `⏱ timeout`."""
+    seconds = f" {outcome.duration_s:.1f} s" if outcome.duration_s else ""
+    if outcome.status == PASSED:
+        return f"✓ passed{seconds}"
+    if outcome.status == CANCELLED:
+        return "cancelled"
+    if outcome.status == TIMEOUT:
+        return f"⏱ timeout{seconds}"
+    where = f" line {outcome.line}" if outcome.line else ""
+    return f"✗ {outcome.cause or outcome.status}{where}"
 
 
 def summary(outcome: JobResult) -> str:
