@@ -75,7 +75,7 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
 
     uiTest("the quick fix declares the scalar as a 1-element array", async () => {
         await openFile("pitfall_bare_scalar.py");
-        const at = find("pitfall_bare_scalar.py", "args=[A, n]");
+        const at = find("pitfall_bare_scalar.py", "args=[A, n])"); // the decorator, not the docstring
         await goTo(at.line, at.column + 9);
         const title = "Declare 'n' as int32[1]";
         const item = page.locator(".action-widget .monaco-list-row", { hasText: title });
