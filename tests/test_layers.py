@@ -167,3 +167,19 @@ def test_no_function_in_lsp_is_over_50_lines():
                 if lines > 50:
                     long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
     assert long == []
+
+
+def test_features_use_the_servers_public_state():
+    """Handlers reach the server through the object they are given, never its module's private
+    names nor its private fields (`ls._pending`)."""
+    violations = []
+    for path in sorted(LSP.glob("*.py")):
+        if path.name == "server.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("allo_lsp"):
+                violations += [f"{path.name} imports {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ls":
+                if node.attr.startswith("_"):
+                    violations.append(f"{path.name}:{node.lineno} reads ls.{node.attr}")
+    assert violations == []

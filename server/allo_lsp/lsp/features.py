@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types as lsp
-from pygls.workspace import Workspace
 
 from allo_lsp.analysis import lsp_newlines
 from allo_lsp.ide.code_actions import code_actions
@@ -20,15 +19,13 @@ from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
 from allo_lsp.ide.navigation import definition, references
 from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp import convert
-from allo_lsp.lsp.server import AlloLanguageServer, _LspLinesWorkspace, is_python
+from allo_lsp.lsp.server import AlloLanguageServer, is_python
 from allo_lsp.lsp.settings import SECTION, parse_settings
 from allo_lsp.protocol.messages import LIBRARY_BUG
 
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
-    # pygls made the workspace just before this handler: its documents must count lines as LSP does.
-    if type(ls.workspace) is Workspace:
-        ls.workspace.__class__ = _LspLinesWorkspace
+    ls.count_lines_as_lsp()
     options = params.initialization_options
     if isinstance(options, dict):
         ls.settings, _ = parse_settings(options.get(SECTION, options))
@@ -63,18 +60,13 @@ def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) 
     ls.job_diagnostics.pop(params.text_document.uri, None)
     # Analysed, or its first analysis still running (which this edit supersedes): a document
     # that is not analysed at all (an MLIR view) is in neither.
-    if params.text_document.uri in ls.analyses or params.text_document.uri in ls._pending:
+    if ls.is_analysed(params.text_document.uri):
         ls.schedule(params.text_document.uri, ls.settings.debounce_ms / 1000)
 
 
 def did_close(ls: AlloLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
-    uri = params.text_document.uri
-    pending = ls._pending.pop(uri, None)
-    if pending is not None:
-        pending.cancel()
-    ls.analyses.pop(uri, None)
-    ls.job_diagnostics.pop(uri, None)  # for the text its job ran: gone with the document
-    ls.text_document_publish_diagnostics(convert.published(uri, []))
+    ls.forget(params.text_document.uri)
+    ls.text_document_publish_diagnostics(convert.published(params.text_document.uri, []))
 
 
 def view(ls: AlloLanguageServer, uri: str):

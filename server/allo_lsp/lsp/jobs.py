@@ -163,19 +163,9 @@ async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> Jo
 
 
 def _cancel_with_request(ls: AlloLanguageServer, key: str) -> None:
-    """`$/cancelRequest` of this `executeCommand` cancels its job: pygls answers the request
-    "cancelled" but lets the command's coroutine run on (TOOLCHAIN.md)."""
-    request = ls.protocol._request_futures.get(ls.protocol.msg_id)
-    if request is None:
-        return
+    """`$/cancelRequest` of this `executeCommand` cancels its job."""
     manager = ls.jobs.manager
-    loop = asyncio.get_running_loop()
-
-    def cancelled(future) -> None:
-        if future.cancelled():
-            loop.call_soon_threadsafe(manager.cancel, key)
-
-    request.add_done_callback(cancelled)
+    ls.when_request_cancelled(lambda: manager.cancel(key))
 
 
 def _keep_reports(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:

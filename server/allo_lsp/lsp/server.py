@@ -93,6 +93,26 @@ class AlloLanguageServer(LanguageServer):
             self.analyses[old].cache = ParseCache()
         self._recent.insert(0, uri)
 
+    def is_analysed(self, uri: str) -> bool:
+        """Analysed, or its first analysis still running: a document that is not analysed at all
+        (an MLIR view) is neither."""
+        return uri in self.analyses or uri in self._pending
+
+    def forget(self, uri: str) -> None:
+        """A closed document: its analysis, pending or done, and its jobs' diagnostics (for the
+        text its job ran: gone with the document)."""
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self.analyses.pop(uri, None)
+        self.job_diagnostics.pop(uri, None)
+
+    def count_lines_as_lsp(self) -> None:
+        """pygls made the workspace just before `initialize`: its documents must count lines as
+        LSP does (`_LspLinesDocument`)."""
+        if type(self.workspace) is Workspace:
+            self.workspace.__class__ = _LspLinesWorkspace
+
     def schedule(self, uri: str, delay: float) -> None:
         pending = self._pending.pop(uri, None)
         if pending is not None:
@@ -120,6 +140,20 @@ class AlloLanguageServer(LanguageServer):
         futures = self.protocol._request_futures
         for msg_id in [k for k, f in futures.items() if f.done()]:
             futures.pop(msg_id, None)
+
+    def when_request_cancelled(self, callback) -> None:
+        """`callback()` once the client cancels the request being handled (`$/cancelRequest`):
+        pygls answers it "cancelled" but lets the handler's coroutine run on (TOOLCHAIN.md)."""
+        request = self.protocol._request_futures.get(self.protocol.msg_id)
+        if request is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def cancelled(future) -> None:
+            if future.cancelled():
+                loop.call_soon_threadsafe(callback)
+
+        request.add_done_callback(cancelled)
 
     def open_uris(self) -> set[str]:
         """Open documents that are analysed (Python files), by the URI the client wrote
