@@ -10,7 +10,11 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 SECTION = "alloDataflow"
+# The choices of the settings that have them (package.json's `enum`s: tests/lsp/test_tables.py).
 ALLO_BUILDS = ("auto", "fixed", "legacy")
+BACKENDS = ("auto", "allo", "reference")
+EMULATIONS = ("", "aie", "csim", "aie,csim")
+VITIS_COMMANDS = ("vitis_hls", "vitis-run")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,14 +45,14 @@ class Settings:
             raise ValueError("ompThreads must be an integer between 0 and 4096")
         if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) or not 0 < self.timeout <= 7 * 86400:
             raise ValueError("timeout must be a positive number of seconds")
-        if self.backend not in ("auto", "allo", "reference"):
-            raise ValueError("backend must be one of auto, allo, reference")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}")
         if not isinstance(self.emulate, str) or not set(filter(None, self.emulate.split(","))) <= {"aie", "csim"}:
             raise ValueError("emulate must be empty, aie, csim or aie,csim")
         if not isinstance(self.trusted, bool):
             raise ValueError("trusted must be true or false")
-        if self.vitis_command not in ("vitis_hls", "vitis-run"):
-            raise ValueError("vitis.command must be vitis_hls or vitis-run")
+        if self.vitis_command not in VITIS_COMMANDS:
+            raise ValueError(f"vitis.command must be {' or '.join(VITIS_COMMANDS)}")
         if not isinstance(self.vitis_part, str) or not isinstance(self.vitis_launcher_prefix, str):
             raise ValueError("vitis.part and vitis.launcherPrefix are strings")
         for name in ("vitis_clock_ns", "vitis_timeout"):
