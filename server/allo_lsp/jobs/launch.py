@@ -72,9 +72,9 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
 
 
 def module_region(model: FileModel, name: str) -> Region:
-    for region in model.regions:
-        if region.name == name and not region.scope_path:
-            return region
+    region = model.module_region(name)
+    if region is not None:
+        return region
     nested = [r for r in model.regions if r.name == name]
     if nested:
         raise SetupError(

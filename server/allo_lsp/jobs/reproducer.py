@@ -15,10 +15,10 @@ _TOP_LEVEL_SETUP = re.compile(r"^(import |from \S+ import |[A-Za-z_][\w, ]*=(?!=
 
 def reproducer(text: str, model: FileModel, target: str, message: str) -> str | None:
     lines = text.split("\n")
-    regions = [r for r in model.regions if r.name == target and not r.scope_path]
+    region = model.module_region(target)
     function = model.function(target)
-    if regions:
-        keep = _with_subregions(regions[0])
+    if region is not None:
+        keep = _with_subregions(region)
         spans = [(r.decorator_range.start.line, r.def_range.end.line) for r in keep]
         call = f'mod = df.build({target}, target="simulator")'
     elif function is not None:

@@ -30,7 +30,7 @@ from allo_lsp.protocol.messages import (
 
 def target_of(model: FileModel, file: str, name: str) -> Target:
     """A module-level region is simulated; a module-level function is run."""
-    if any(r.name == name and not r.scope_path for r in model.regions):
+    if model.module_region(name) is not None:
         return Target(file, name, SIMULATE)
     if model.function(name) is not None:
         return Target(file, name, RUN)
