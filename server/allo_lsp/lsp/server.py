@@ -135,15 +135,16 @@ class AlloLanguageServer(LanguageServer):
         self.text_document_publish_diagnostics(convert.published(uri, diagnostics, result.version))
 
     def forget_finished(self) -> None:
-        """pygls keeps the future of every notification it handled in `_request_futures`
-        forever (TOOLCHAIN.md): drop the finished ones, or a long session leaks one per edit."""
+        """pygls (2.1, `JsonRPCProtocol`) keeps the future of every notification it handled in
+        `_request_futures` forever: drop the finished ones, or a long session leaks one per edit."""
         futures = self.protocol._request_futures
         for msg_id in [k for k, f in futures.items() if f.done()]:
             futures.pop(msg_id, None)
 
     def when_request_cancelled(self, callback) -> None:
         """`callback()` once the client cancels the request being handled (`$/cancelRequest`):
-        pygls answers it "cancelled" but lets the handler's coroutine run on (TOOLCHAIN.md)."""
+        pygls answers it "cancelled" but lets the handler's coroutine run on (pygls 2.1,
+        `JsonRPCProtocol._handle_cancel_notification` cancels only a request not started)."""
         request = self.protocol._request_futures.get(self.protocol.msg_id)
         if request is None:
             return
