@@ -141,3 +141,20 @@ def _judge(tool, project: str, started: float, name: str) -> JobResult:
 def _describe(m) -> str:
     code = f" [{m.tool} {m.code}]" if m.tool else ""
     return f"{m.severity}{code} {m.message}".strip()
+
+
+KEPT_REPORTS = 2  # a region's newest report and the one before it (the change view)
+
+
+def keep_reports(history: list[JobResult], outcome: JobResult) -> None:
+    """`outcome` added to a region's synthesis `history` (oldest first) if it has a report; older
+    synthesis projects are removed, and so is the project of a synthesis without a report:
+    nothing in the editor leads to it (`allo-lsp synth` keeps it and prints where it is)."""
+    if outcome.details.get("report") is None:
+        job_dir = outcome.details.get("job_dir") or os.path.dirname(outcome.details.get("project") or "")
+        if os.path.basename(job_dir).startswith("allo-lsp-job-"):
+            shutil.rmtree(job_dir, ignore_errors=True)
+        return
+    history.append(outcome)
+    while len(history) > KEPT_REPORTS:
+        shutil.rmtree(os.path.dirname(history.pop(0).details.get("project", "") or "/nonexistent"), ignore_errors=True)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import os
-import shutil
 from dataclasses import asdict, replace
 from urllib.parse import urlsplit
 
@@ -25,7 +23,7 @@ from allo_lsp.ide.synthesis import report_markdown
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.service import run_target
-from allo_lsp.jobs.synthesis import SynthConfig, synthesize
+from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.encoded import Encoded
 from allo_lsp.lsp.features import view
@@ -120,7 +118,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     outcome.message = bounded(outcome.message, MESSAGE_LIMIT)
     jobs.outcomes.setdefault(uri, {})[key] = outcome
     if kind == SYNTHESIZE:
-        _keep_reports(ls, uri, name, outcome)
+        keep_reports(jobs.synthesis.setdefault((uri, name), []), outcome)
     if outcome.reproducer:
         jobs.reproducers[uri] = (name, outcome.reproducer)
     current = ls.document(uri) if uri in ls.open_uris() else None
@@ -166,21 +164,6 @@ def _cancel_with_request(ls: AlloLanguageServer, key: str) -> None:
     """`$/cancelRequest` of this `executeCommand` cancels its job."""
     manager = ls.jobs.manager
     ls.when_request_cancelled(lambda: manager.cancel(key))
-
-
-def _keep_reports(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:
-    """The newest report of a region and the one before it (for the change view); older
-    synthesis projects are removed, and so is the project of a synthesis without a report:
-    nothing in the editor leads to it (`allo-lsp synth` keeps it and prints where it is)."""
-    if outcome.details.get("report") is None:
-        job_dir = outcome.details.get("job_dir") or os.path.dirname(outcome.details.get("project") or "")
-        if os.path.basename(job_dir).startswith("allo-lsp-job-"):
-            shutil.rmtree(job_dir, ignore_errors=True)
-        return
-    history = ls.jobs.synthesis.setdefault((uri, name), [])
-    history.append(outcome)
-    while len(history) > 2:
-        shutil.rmtree(os.path.dirname(history.pop(0).details.get("project", "") or "/nonexistent"), ignore_errors=True)
 
 
 async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
