@@ -4,7 +4,6 @@ an old Python is an environment problem, not the user's syntax error."""
 import types
 
 import pytest
-
 from allo_lsp.protocol.messages import FAILED, PASSED, SKIPPED, UNSUPPORTED, JobResult
 from allo_lsp.runner import pytest_marks
 

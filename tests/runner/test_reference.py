@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
-from reference_harness import load, run, shim
-
 from allo_lsp.runner.reference import Deadlock, Unsupported
 from paths import EXAMPLES
+from reference_harness import load, run, shim
 
 
 def line_of(path, needle):
@@ -153,7 +152,7 @@ def test_starved_get_is_a_deadlock_with_every_blocked_pe(tmp_path):
             local_B[0] = pipe.get() + pipe.get()
     """
     with pytest.raises(Deadlock) as caught:
-        path = run(tmp_path, source, np.zeros(4, np.int32), np.zeros(4, np.int32))
+        run(tmp_path, source, np.zeros(4, np.int32), np.zeros(4, np.int32))
     (blocked,) = caught.value.blocked
     assert (blocked.op, blocked.stream, blocked.occupancy, blocked.depth) == ("get", "pipe", 0, 4)
     assert blocked.pe in ("consumer_0", "consumer_1")
@@ -216,7 +215,7 @@ def test_hls_and_aie_builds_succeed_and_refuse_to_run(tmp_path):
             (t, None) for t in ("vhls", "vivado_hls", "pynq", "tapa", "ihls", "catapult", "xls", "xlscc", "aie")
         ]:
             mod = module.df.build(module.top, target=target, mode=mode, project=str(tmp_path / "p.prj"))
-            for use in (lambda: mod(np.zeros(4, np.int32)), lambda: mod.hls_code, lambda: mod.module):
+            for use in (lambda m=mod: m(np.zeros(4, np.int32)), lambda m=mod: m.hls_code, lambda m=mod: m.module):
                 with pytest.raises(Unsupported, match=f'target="{target}"'):
                     use()
         assert module.df.build(module.top, target="simulator") is not None

@@ -4,10 +4,9 @@ and non-blocking streams. Every design here is small and written in the style of
 
 import numpy as np
 import pytest
-
 from allo_lsp.runner.reference import Unsupported
-from tests.runner.reference_harness import load, run, shim
 
+from tests.runner.reference_harness import load, run, shim
 
 # -- 1. meta chains: every branch of every chain is taken where Allo takes it -------------------
 #
@@ -266,7 +265,7 @@ def test_df_customize_accepts_primitives_and_refuses_to_show_mlir(tmp_path):
         B = np.zeros(4, np.int32)
         s.build(target="simulator")(np.arange(4, dtype=np.int32), B)
         with pytest.raises(Unsupported, match="MLIR"):
-            s.module
+            _ = s.module
     assert B.tolist() == [1, 2, 3, 4]
 
 

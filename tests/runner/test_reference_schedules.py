@@ -5,10 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from reference_harness import load, run, shim
-
 from allo_lsp.runner.reference import Deadlock, Unsupported, fifos, scheduler
 from paths import EXAMPLES
+from reference_harness import load, run, shim
 
 
 def line_of(path, needle):

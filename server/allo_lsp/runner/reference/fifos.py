@@ -18,7 +18,6 @@ import copy
 import time
 
 import numpy as np
-
 from allo_lsp.runner.reference.scheduler import Deadlock, Scheduler
 
 BOUND = 1 << 16
@@ -117,7 +116,7 @@ def _imbalance(sched: Scheduler) -> dict:
     for (fifo, pe, op), n in sched.counts.items():
         per.setdefault(fifo.split("[")[0], {}).setdefault(pe, [0, 0])[op == "get"] += n
     for stream, users in sched.users.items():
-        for pe, op in users:
+        for pe, _op in users:
             per.setdefault(stream, {}).setdefault(pe, [0, 0])
     blocked = {}
     for pe in sched.parked():

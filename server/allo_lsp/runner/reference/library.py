@@ -7,7 +7,6 @@ import functools
 import itertools
 
 import numpy as np
-
 from allo_lsp.runner.reference import values
 from allo_lsp.runner.reference.transform import Unsupported
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, as_allo_array, sized

@@ -9,7 +9,6 @@ import ast
 import threading
 
 import numpy as np
-
 from allo_lsp.runner.reference import library
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, as_allo_array

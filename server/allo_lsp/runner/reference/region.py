@@ -17,12 +17,11 @@ import types as pytypes
 import weakref
 
 import numpy as np
-
 from allo_lsp.runner.reference import checks, emulate, fifos, library
+from allo_lsp.runner.reference import types as ref_types
 from allo_lsp.runner.reference.scheduler import EMPTY, Deadlock, Fifo, FifoArray, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported, asks_widths
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
-from allo_lsp.runner.reference import types as ref_types
 
 _ALLO_NAMES = {
     name: getattr(ref_types, name)

@@ -202,19 +202,19 @@ def as_allo_array(array: np.ndarray, elem: ScalarType) -> AlloArray:
     return view
 
 
-def Int(bits):  # noqa: N802 - Allo's spelling
+def Int(bits):
     return ScalarType("int", int(bits), name=f"Int({bits})")
 
 
-def UInt(bits):  # noqa: N802
+def UInt(bits):
     return ScalarType("uint", int(bits), name=f"UInt({bits})")
 
 
-def Fixed(width, frac):  # noqa: N802
+def Fixed(width, frac):
     return ScalarType("fixed", int(width), int(frac), f"Fixed({width}, {frac})")
 
 
-def UFixed(width, frac):  # noqa: N802
+def UFixed(width, frac):
     return ScalarType("ufixed", int(width), int(frac), f"UFixed({width}, {frac})")
 
 

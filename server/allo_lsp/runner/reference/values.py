@@ -15,7 +15,6 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-
 from allo_lsp.runner.reference.transform import Unsupported
 from allo_lsp.runner.reference.types import sized
 

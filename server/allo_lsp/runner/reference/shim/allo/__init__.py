@@ -10,12 +10,12 @@ import importlib.abc
 import os
 import sys
 
-from allo import dataflow  # noqa: F401
-from allo.ir import types  # noqa: F401
-from allo.customize import customize  # noqa: F401
-
 from allo_lsp.runner.reference.library import grid
 from allo_lsp.runner.reference.transform import Unsupported
+
+from allo import dataflow  # noqa: F401
+from allo.customize import customize  # noqa: F401
+from allo.ir import types  # noqa: F401
 
 reduction = grid
 

@@ -10,13 +10,13 @@ module, or reading its `.hls_code` / `.module`, ends the job as `unsupported` na
 import functools
 import sys
 
-from allo.memory import Layout  # noqa: F401
-
 from allo_lsp.runner.reference import emulate
 from allo_lsp.runner.reference.checks import vitis_output_order
 from allo_lsp.runner.reference.region import run_region, top_directions
 from allo_lsp.runner.reference.transform import BuildError, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, StreamType
+
+from allo.memory import Layout  # noqa: F401
 
 # Targets `df.build` accepts (allo/dataflow.py, and Schedule.build in allo/customize.py).
 HLS_TARGETS = ("vhls", "vivado_hls", "vitis_hls", "pynq", "tapa", "ihls", "catapult", "xls", "xlscc")

@@ -23,13 +23,13 @@ class Layout:
         return parse(spec)
 
     @staticmethod
-    def Shard(axis):  # noqa: N802 - Allo's spelling
+    def Shard(axis):
         return ("S", axis)
 
     Replicate = ("R",)
 
 
-def MemLayout(spec: str):  # noqa: N802 - Allo's spelling
+def MemLayout(spec: str):
     return parse(spec)
 
 

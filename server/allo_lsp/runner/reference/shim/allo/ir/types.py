@@ -16,7 +16,7 @@ from allo_lsp.runner.reference.types import (  # noqa: F401
     float64,
     index,
 )
-from allo_lsp.runner.reference.types import bool_ as bool  # noqa: F401, A004
+from allo_lsp.runner.reference.types import bool_ as bool  # noqa: F401
 
 Stateful = STATEFUL
 stateful = STATEFUL  # the spelling before 2026 (`T @ stateful`)
