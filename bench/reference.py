@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "runner"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from reference_harness import load, shim  # noqa: E402
+from reference_harness import MANY_PES, load, shim  # noqa: E402
 
 PRODUCER_CONSUMER = """
 N = {n}
@@ -54,28 +54,6 @@ def top(A: int32[N], B: int32[N]):
             local_B[i] = pipe.get()
 """
 
-# 1,024 PEs in a ring of 32x32; each puts into its four FIFOs and gets from its left
-# neighbour's: 4 stream arrays of 32x32 = 4,096 FIFOs.
-MANY_PES = """
-P = 32
-
-@df.region()
-def top(A: int32[P, P], B: int32[P, P]):
-    s0: Stream[int32, 2][P, P]
-    s1: Stream[int32, 2][P, P]
-    s2: Stream[int32, 2][P, P]
-    s3: Stream[int32, 2][P, P]
-
-    @df.kernel(mapping=[P, P], args=[A, B])
-    def pe(local_A: int32[P, P], local_B: int32[P, P]):
-        i, j = df.get_pid()
-        s0[i, j].put(local_A[i, j])
-        s1[i, j].put(1)
-        s2[i, j].put(2)
-        s3[i, j].put(3)
-        left = (j + P - 1) % P
-        local_B[i, j] = s0[i, left].get() + s1[i, left].get() + s2[i, left].get() + s3[i, left].get()
-"""
 
 
 def plain_producer_consumer(a: list[int]) -> list[int]:

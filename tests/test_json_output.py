@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from allo_lsp.finite_json import dumps
+from designs import NAN_DESIGN
 
 
 def strict(text: str):
@@ -15,29 +16,7 @@ def strict(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-NAN_DESIGN = '''
-import allo
-from allo.ir.types import float32, Stream
-import allo.dataflow as df
 
-M = 4
-
-
-@df.region()
-def top(A: float32[M], B: float32[M]):
-    pipe: Stream[float32, 4]
-
-    @df.kernel(mapping=[1], args=[A])
-    def producer(local_A: float32[M]):
-        for i in allo.grid(M):
-            pipe.put(local_A[i] * 0.0 / 0.0)
-
-    @df.kernel(mapping=[1], args=[B])
-    def consumer(local_B: float32[M]):
-        for i in allo.grid(M):
-            v: float32 = pipe.get()
-            local_B[i] = v
-'''
 
 
 def test_run_json_of_nan_outputs_is_strict_json(tmp_path):

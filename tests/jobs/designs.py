@@ -59,3 +59,29 @@ def fake_llvm_build_dir() -> str:
     for name in ("libomp.so", "libmlir_runner_utils.so", "libmlir_c_runner_utils.so"):
         (root / "lib" / name).write_bytes(b"")
     return str(root)
+
+
+# A design whose outputs are NaN (0.0 / 0.0 in float32): every output path must stay strict JSON.
+NAN_DESIGN = '''
+import allo
+from allo.ir.types import float32, Stream
+import allo.dataflow as df
+
+M = 4
+
+
+@df.region()
+def top(A: float32[M], B: float32[M]):
+    pipe: Stream[float32, 4]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: float32[M]):
+        for i in allo.grid(M):
+            pipe.put(local_A[i] * 0.0 / 0.0)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: float32[M]):
+        for i in allo.grid(M):
+            v: float32 = pipe.get()
+            local_B[i] = v
+'''

@@ -11,6 +11,7 @@ import time
 
 import lsp_session
 import pytest
+from designs import NAN_DESIGN
 from lsprotocol import types as lsp
 from paths import EXAMPLES
 from raw_client import RawServer, raw_server
@@ -161,29 +162,7 @@ async def test_an_answer_of_the_client_that_does_not_fit_settles_the_request():
 
 # -- answers: strict JSON even when a design computes NaN ----------------------------------------
 
-NAN_DESIGN = '''
-import allo
-from allo.ir.types import float32, Stream
-import allo.dataflow as df
 
-M = 4
-
-
-@df.region()
-def top(A: float32[M], B: float32[M]):
-    pipe: Stream[float32, 4]
-
-    @df.kernel(mapping=[1], args=[A])
-    def producer(local_A: float32[M]):
-        for i in allo.grid(M):
-            pipe.put(local_A[i] * 0.0 / 0.0)
-
-    @df.kernel(mapping=[1], args=[B])
-    def consumer(local_B: float32[M]):
-        for i in allo.grid(M):
-            v: float32 = pipe.get()
-            local_B[i] = v
-'''
 
 
 async def test_a_job_whose_outputs_are_nan_is_answered_in_valid_json(tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from allo_lsp.runner.reference import Deadlock, Unsupported, fifos, scheduler
 from paths import EXAMPLES
-from reference_harness import load, run, shim
+from reference_harness import MANY_PES, load, run, shim
 
 
 def line_of(path, needle):
@@ -283,29 +283,9 @@ def test_many_pes_run_without_threads(tmp_path):
     """1,024 PEs over 4,096 FIFOs (bench/reference.py measures their memory)."""
     import threading
 
-    source = """
-    P = 32
-
-    @df.region()
-    def top(A: int32[P, P], B: int32[P, P]):
-        s0: Stream[int32, 2][P, P]
-        s1: Stream[int32, 2][P, P]
-        s2: Stream[int32, 2][P, P]
-        s3: Stream[int32, 2][P, P]
-
-        @df.kernel(mapping=[P, P], args=[A, B])
-        def pe(local_A: int32[P, P], local_B: int32[P, P]):
-            i, j = df.get_pid()
-            s0[i, j].put(local_A[i, j])
-            s1[i, j].put(1)
-            s2[i, j].put(2)
-            s3[i, j].put(3)
-            left = (j + P - 1) % P
-            local_B[i, j] = s0[i, left].get() + s1[i, left].get() + s2[i, left].get() + s3[i, left].get()
-    """
     before = threading.active_count()
     A, B = np.arange(1024, dtype=np.int32).reshape(32, 32), np.zeros((32, 32), np.int32)
-    run(tmp_path, source, A, B)
+    run(tmp_path, MANY_PES, A, B)
     assert threading.active_count() == before
     np.testing.assert_array_equal(B, np.roll(A, 1, axis=1) + 6)
     assert sum(v["fifos"] for v in fifos.recorded()[-1]["streams"].values()) == 4096
