@@ -88,7 +88,7 @@ def test_the_stream_hover_shows_the_last_run():
     stats = {"line": line(text, "tap:"), "depth": 2, "fifos": 1, "puts": 8, "gets": 8, "max_occupancy": 2, "waits": 4,
              "blocked_longest": {"pe": "producer_0", "op": "put", "fifo": "tap", "waits": 4, "seconds": 0.0012}}
     passed = JobResult("passed", details={FIFO_STATISTICS: [{"region": "top", "streams": {"tap": stats}}]})
-    assert stream_hover_markdown(analysis.model, result.range, [passed]) == (
+    assert stream_hover_markdown(analysis.model.regions, result.range, [passed]) == (
         "\n\n---\nLast reference run: 8 puts, 8 gets; occupancy at most 2 of depth 2; "
         "blocked longest: `producer_0` on put of `tap` (full), 4 waits, 1.2 ms")
-    assert stream_hover_markdown(analysis.model, result.range, []) is None
+    assert stream_hover_markdown(analysis.model.regions, result.range, []) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from allo_lsp.analysis.model import FileModel, Position, Range
+from allo_lsp.analysis.model import Position, Range, Region
 from allo_lsp.ide.types import CodeAction, TextEdit
 from allo_lsp.protocol.messages import FIFO_SIZING, FIFO_STATISTICS, JobResult
 
@@ -34,9 +34,12 @@ def stream_statistics(outcomes: Iterable[JobResult], region: str, stream: str) -
     return found
 
 
-def stream_hover_markdown(model: FileModel, hovered: Range, outcomes: Iterable[JobResult]) -> str | None:
-    """The last run's figures for the stream whose declaration or use is `hovered`."""
-    for region in model.regions:
+def stream_hover_markdown(regions: Iterable[Region], hovered: Range, outcomes: Iterable[JobResult]) -> str | None:
+    """The last run's figures for the stream of `regions` whose declaration or use is `hovered`."""
+    outcomes = list(outcomes)
+    if not outcomes:
+        return None
+    for region in regions:
         names = [s.name for s in region.streams if s.range == hovered]
         names += [u.stream for u in region.stream_uses if u.range == hovered]
         if names:

@@ -28,12 +28,15 @@ def hover(analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None 
     if found is None:
         return None
     markdown = found.markdown
-    for region in analysis.model.regions:
+    # Only the region under the cursor can hold what is hovered: comparing ranges over every
+    # region of a 10,000-line file cost more than the hover itself.
+    around = [r for r in analysis.model.regions if r.def_range.contains(pos) or r.decorator_range.contains(pos)]
+    for region in around:
         report = (reports or {}).get(region.name)
-        kernel = next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None)
+        kernel = next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None) if report else None
         if report and kernel:
             markdown += kernel_synthesis_markdown(report, kernel) or ""
-    markdown += stream_hover_markdown(analysis.model, found.range, outcomes) or ""
+    markdown += stream_hover_markdown(around, found.range, outcomes) or ""
     return HoverResult(found.range, markdown)
 
 
