@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from math import prod
 
+from allo_lsp.protocol.type_names import printed_type
+
 _INT_NAME = re.compile(r"(u?)int(\d+)\Z")
 _FLOATS = {"float16": 16, "float32": 32, "float64": 64}
 
@@ -27,19 +29,7 @@ class DType:
     @property
     def printed(self) -> str:
         """The name Allo prints in its messages."""
-        if self.kind == "int":
-            return f"i{self.bits}"
-        if self.kind == "uint":
-            return f"ui{self.bits}"
-        if self.kind == "float":
-            return f"f{self.bits}"
-        if self.kind == "bfloat":
-            return "bf16"
-        if self.kind in ("fixed", "ufixed"):
-            return f"{self.kind}({self.bits}, {self.frac})"
-        if self.kind == "bool":
-            return "ui1"  # Allo's `bool` is `UInt(1)`
-        return "index"
+        return printed_type(self.kind, self.bits, self.frac)
 
     @property
     def mlir(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from allo_lsp.protocol.type_names import printed_type
 from allo_lsp.runner.reference.transform import BuildError
 from allo_lsp.runner.reference.types import ArrayType, ScalarType
 
@@ -19,17 +20,7 @@ def printed(kind) -> str:
     """A type as Allo prints it in messages: `i32`, `ui1` (bool), `f32`, `fixed(12, 4)`."""
     if not isinstance(kind, ScalarType):
         return str(kind)
-    if kind.kind == "int":
-        return f"i{kind.bits}"
-    if kind.kind in ("uint", "bool"):
-        return f"ui{kind.bits}"
-    if kind.kind == "float":
-        return f"f{kind.bits}"
-    if kind.kind == "bfloat":
-        return "bf16"
-    if kind.kind in ("fixed", "ufixed"):
-        return f"{kind.kind}({kind.bits}, {kind.frac})"
-    return kind.name
+    return printed_type(kind.kind, kind.bits, kind.frac, fallback=kind.name)
 
 
 def check_region(fdef: ast.FunctionDef, kernels: list[ast.FunctionDef], ns: dict, evaluate) -> None:
