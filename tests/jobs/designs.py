@@ -85,3 +85,18 @@ def top(A: float32[M], B: float32[M]):
             v: float32 = pipe.get()
             local_B[i] = v
 '''
+
+
+async def until_phase(phase: str, phases: list[list[str]], jobs: list, timeout_s: float = 60.0) -> None:
+    """Wait until every job has reported `phase`; fail, saying how each job stands, when one
+    ended without it or the time is up (a bare poll loop hung CI for its whole limit)."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not all(phase in p for p in phases):
+        ended = [(j.result().status, j.result().message) for j in jobs if j.done() and not j.exception()]
+        failed = [repr(j.exception()) for j in jobs if j.done() and j.exception()]
+        if ended or failed or time.monotonic() > deadline:
+            raise AssertionError(f"waiting for {phase!r}: phases {phases}, ended {ended}, raised {failed}")
+        await asyncio.sleep(0.05)

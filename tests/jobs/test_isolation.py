@@ -9,7 +9,7 @@ import time
 from allo_lsp.jobs.isolation import PREFIX, remove_orphaned_dirs, start_time
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import DETAIL_LIMIT, MESSAGE_LIMIT, RUN
-from designs import alive, design, fake_llvm_build_dir
+from designs import alive, design, fake_llvm_build_dir, until_phase
 from test_manager import spec_for
 
 PLANTED = "open({marks!r} + '/planted', 'w').write('ran in ' + __import__('os').getcwd())\n"
@@ -64,12 +64,11 @@ async def test_concurrent_jobs_leave_one_prestarted_runner(tmp_path):
     for _ in range(2):
         phases = [[], []]
         jobs = [asyncio.ensure_future(manager.run(spec_for(p, llvm=llvm), phases[i].append)) for i, p in enumerate(paths)]
-        while not all("simulating" in p for p in phases):
-            await asyncio.sleep(0.05)
+        await until_phase("simulating", phases, jobs)
         for key in manager.running():
             manager.cancel(key)
-        assert [r.status for r in await asyncio.gather(*jobs)] == ["cancelled"] * 2
-        assert await manager.prestarting() == 1
+        assert [r.status for r in await asyncio.wait_for(asyncio.gather(*jobs), 30)] == ["cancelled"] * 2
+        assert await asyncio.wait_for(manager.prestarting(), 60) == 1
         seen += _runner_processes()
         assert len(_runner_processes()) == 1, _runner_processes()
     await manager.close()

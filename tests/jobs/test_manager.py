@@ -8,7 +8,7 @@ from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import RUN, SIMULATE
-from designs import alive, design, fake_llvm_build_dir, pids
+from designs import alive, design, fake_llvm_build_dir, pids, until_phase
 from paths import STANDIN
 
 
@@ -22,8 +22,7 @@ async def test_cancel_kills_the_job_and_reports_cancelled(tmp_path):
     manager = JobManager()
     phases = []
     job = asyncio.ensure_future(manager.run(spec_for(path, llvm=fake_llvm_build_dir()), phases.append))
-    while "simulating" not in phases:
-        await asyncio.sleep(0.05)
+    await until_phase("simulating", [phases], [job])
     assert manager.cancel(spec_for(path, llvm=fake_llvm_build_dir()).key)  # answers at once
     result = await asyncio.wait_for(job, 5)
     assert result.status == "cancelled"
