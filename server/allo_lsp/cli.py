@@ -108,7 +108,7 @@ def _serve(args) -> int:
         # so that its jobs are killed with it instead of running on.
         signal.signal(signal.SIGTERM, _terminate)
         server.start_io(_ClientInput(sys.stdin.buffer), sys.stdout.buffer)
-    return 1 if server.input_error else 0  # the client's input could not be framed (lsp/wire.py)
+    return server.exit_status()
 
 
 # Once the client has gone (end of input, SIGTERM), the server stops its jobs and exits; after

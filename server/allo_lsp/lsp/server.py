@@ -64,6 +64,10 @@ class AlloLanguageServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def exit_status(self) -> int:
+        """1 if the client's input could not be framed or `exit` came without `shutdown`."""
+        return 1 if self.input_error else self.protocol.exit_status
+
     # -- analysis ---------------------------------------------------------------------------
 
     def options(self) -> Options:

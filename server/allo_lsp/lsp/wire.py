@@ -217,9 +217,15 @@ class Protocol(LanguageServerProtocol):
     workspace, dropping every open document), one before `initialize` (pygls raised inside the
     handler: an internal error) and one after `shutdown` (pygls answered nothing)."""
 
+    # The process' exit status: 1 once `exit` came without a `shutdown` before it (the LSP
+    # specification). pygls raises SystemExit with it, which its own stdio loop swallows.
+    exit_status = 0
+
     def handle_message(self, message) -> None:
         method = getattr(message, "method", None)
         is_request = method is not None and hasattr(message, "id")
+        if method == EXIT:
+            self.exit_status = 0 if self._shutdown else 1
         if self._workspace is None and method is not None and method not in (INITIALIZE, EXIT):
             if is_request:
                 send_error(self, message.id, NOT_INITIALIZED, f"{method} before initialize")
