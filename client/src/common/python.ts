@@ -12,6 +12,7 @@ interface ResolvedEnvironment {
 
 interface PythonEnvironmentsApi {
     getActiveEnvironmentPath(resource?: Uri): { path: string };
+    readonly known?: readonly { path: string; executable?: { uri?: Uri }; environment?: { name?: string } }[];
     resolveEnvironment(environment: { path: string } | string): Promise<ResolvedEnvironment | undefined>;
     onDidChangeActiveEnvironmentPath: Event<unknown>;
 }
@@ -50,5 +51,16 @@ export async function onDidChangeInterpreter(listener: () => unknown): Promise<D
         return api?.onDidChangeActiveEnvironmentPath(listener);
     } catch {
         return undefined;
+    }
+}
+
+/** The environments the Python extension knows (its picker's list): interpreter and name. */
+export async function knownEnvironments(): Promise<{ python: string; name?: string }[]> {
+    const api = await environmentsApi();
+    try {
+        return (api?.known ?? []).map((e) => ({ python: e.executable?.uri?.fsPath ?? e.path, name: e.environment?.name }));
+    } catch (error) {
+        traceWarn(`Could not read the Python extension's environments: ${error}`);
+        return [];
     }
 }
