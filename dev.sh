@@ -2,7 +2,9 @@
 # Set-up and everyday commands. Everything lands in .venv/ at the repository root.
 #   ./dev.sh demo   set up, then run allo-lsp on the bundled examples
 #   ./dev.sh test   set up, then run the whole test suite
-#   ./dev.sh vsix   set up, then build the VS Code extension (prints the .vsix path last)
+#   ./dev.sh vsix   set up, then build the VS Code extension: the linux-x64 .vsix (works offline),
+#                   then the universal one (installs the dependencies from the package index),
+#                   each path on a line of its own, the universal one last
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,6 +29,22 @@ find_python() {
   echo "$best"
 }
 
+# An interpreter of CPython X.Y (on PATH, or a pyenv version), for resolving that version's wheels.
+python_version() {
+  local candidates=("python$1") root candidate
+  if command -v pyenv >/dev/null 2>&1 && root="$(pyenv root 2>/dev/null)"; then
+    candidates+=($(ls -d "$root"/versions/"$1".*/bin/python3 2>/dev/null | sort -rV))
+  fi
+  for candidate in "${candidates[@]}"; do
+    if [ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = "$1" ] \
+        && "$candidate" -m pip --version >/dev/null 2>&1; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
 setup() {
   if [ ! -x .venv/bin/python ]; then
     python="$(find_python)"
@@ -41,18 +59,55 @@ setup() {
   fi
 }
 
-# The VS Code extension: npm ci when package-lock.json changed, a new .vsix when a source did.
+# The VS Code extension: npm ci when package-lock.json changed, new .vsix files when a source did.
 vsix() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   fi
-  local file
-  file="allo-dataflow-$(node -p 'require("./package.json").version').vsix"
-  if [ ! -f "$file" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
-      README.md pyproject.toml client/src syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$file" -print -quit)" ]; then
+  local version universal platform
+  version="$(node -p 'require("./package.json").version')"
+  universal="allo-dataflow-$version.vsix"
+  platform="allo-dataflow-$PLATFORM-$version.vsix"
+  if [ ! -f "$universal" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
+      README.md pyproject.toml client/src syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
     PYTHON=.venv/bin/python npm run -s package
   fi
-  echo "$file"
+  if [ ! -f "$platform" ] || [ "$universal" -nt "$platform" ] || [ dev.sh -nt "$platform" ]; then
+    platform_vsix "$platform"
+  fi
+  echo "== sizes: $(du -h "$platform" | cut -f1) $platform, $(du -h "$universal" | cut -f1) $universal"
+  echo "$platform"
+  echo "$universal"
+}
+
+# The platform's .vsix carries the wheels of every dependency of allo-lsp for each CPython it
+# supports, so the extension installs its private environment with `pip --no-index` (install.ts).
+PLATFORM=linux-x64
+PLATFORM_TAGS=(--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64)
+PYTHON_VERSIONS=(3.10 3.11 3.12 3.13)
+platform_vsix() {
+  local out="$1" wheel deps version
+  wheel="$(ls client/wheels/allo_lsp-*.whl)"
+  deps="client/wheels/deps"
+  rm -rf "$deps"
+  # Only for this package: the universal .vsix (built next time from the same directory) carries none.
+  trap 'rm -rf client/wheels/deps' RETURN
+  local python covered=()
+  for version in "${PYTHON_VERSIONS[@]}"; do
+    # pip evaluates dependency markers (libcst's `pyyaml-ft; python_version >= "3.13"`) with the
+    # interpreter it runs in, whatever --python-version says: each version's own pip resolves it.
+    if ! python="$(python_version "$version")"; then
+      echo "dev.sh: no CPython $version here: the $PLATFORM .vsix installs from the index on it" >&2
+      continue
+    fi
+    echo "== wheels for CPython $version ($PLATFORM), resolved by $python"
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$python" -m pip download -q --only-binary=:all: "${PLATFORM_TAGS[@]}" \
+      --implementation cp --python-version "$version" --dest "$deps" "$wheel" 2> >(grep -v "is ignored: it is neither" >&2)
+    covered+=("$version")
+  done
+  [ "${#covered[@]}" -gt 0 ] || { echo "dev.sh: no CPython ${PYTHON_VERSIONS[*]} to resolve the wheels with" >&2; exit 2; }
+  rm -f "$deps"/allo_lsp-*.whl  # the server's own wheel is client/wheels/'s
+  npx vsce package --target "$PLATFORM" --no-dependencies --allow-missing-repository --skip-license --out "$out"
 }
 
 case "${1:-}" in
@@ -72,8 +127,9 @@ case "${1:-}" in
     echo
     if command -v npm >/dev/null; then
       echo "== the VS Code extension"
-      if file="$(vsix | tail -n 1)"; then
-        echo "Install it with: code --install-extension $file"
+      if files="$(vsix | tail -n 2)"; then
+        echo "Install it with: code --install-extension $(echo "$files" | head -n 1)"
+        echo "(on another platform than $PLATFORM: code --install-extension $(echo "$files" | tail -n 1))"
       else
         echo "(building the VS Code extension failed: run ./dev.sh vsix to see why)"
       fi

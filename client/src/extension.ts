@@ -1,6 +1,6 @@
 // Activation, and starting/restarting the server (one at a time: a restart asked for while one
 // runs is queued, and several queued ones become one).
-import { Disposable, ExtensionContext, window } from "vscode";
+import { commands, Disposable, ExtensionContext, window } from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State } from "vscode-languageclient/node";
 import { Jobs } from "./common/commands";
 import { registerLogger, traceError, traceInfo } from "./common/logger";
@@ -8,7 +8,7 @@ import { onDidChangeInterpreter } from "./common/python";
 import { serverArgs } from "./common/isolation";
 import { createClient, IServerInfo, resolveServerPython, ServerContext } from "./common/server";
 import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
-import { Status } from "./common/status";
+import { INSTALL_COMMAND, Status } from "./common/status";
 import { usesAlloDataflow } from "./common/targets";
 import { MLIR_SCHEME, Views } from "./common/views";
 import {
@@ -49,13 +49,33 @@ export async function activate(context: ExtensionContext): Promise<void> {
         handleDiagnostics: (uri, diagnostics, next) => next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics),
     };
 
+    // Set by "Install" (the prompt's button or the status item): the next start installs without asking.
+    let installApproved = false;
+    // Once a start was attempted, a change of the server's settings starts it again, also after a
+    // start that failed (a bad `server.python` fixed or cleared).
+    let startAttempted = false;
     const startServer = async (): Promise<void> => {
+        startAttempted = true;
         status.setServer("starting");
-        const python = await resolveServerPython(server);
-        if (!python) {
+        const resolved = await resolveServerPython(server, installApproved);
+        installApproved = false;
+        if (resolved && "installNeeded" in resolved) {
+            // Not awaited: a user who ignores the question sees what is missing, and the action, in the status.
+            status.setServer("not installed", resolved.installNeeded);
+            void window.showWarningMessage(resolved.installNeeded, "Install", "Open Settings").then((choice) => {
+                if (choice === "Install") {
+                    void commands.executeCommand(INSTALL_COMMAND);
+                } else if (choice === "Open Settings") {
+                    void commands.executeCommand("workbench.action.openSettings", "alloDataflow.server.python");
+                }
+            });
+            return;
+        }
+        if (!resolved) {
             status.setServer("error", "no interpreter can run the server: see the output");
             return;
         }
+        const { python } = resolved;
         const started = createClient(python, server, output, middleware, views.protocolUri);
         started.onDidChangeState(({ newState }) => {
             if (client === started) {
@@ -104,9 +124,13 @@ export async function activate(context: ExtensionContext): Promise<void> {
 
     context.subscriptions.push(
         registerCommand("alloDataflow.restartServer", runServer),
+        registerCommand(INSTALL_COMMAND, () => {
+            installApproved = true;
+            return runServer();
+        }),
         registerCommand("alloDataflow.showOutput", () => output.show()),
         onDidChangeConfiguration((e) => {
-            if (client && checkIfConfigurationChanged(e)) {
+            if ((client || startAttempted) && checkIfConfigurationChanged(e)) {
                 void runServer();
             }
         }),

@@ -1,6 +1,8 @@
 // The private environment: when no interpreter at hand can import the server, the extension
 // installs the wheel it carries (client/wheels/) into a virtual environment in its global storage.
-// The wheel's dependencies (pygls, lsprotocol, libcst) come from PyPI.
+// The platform's .vsix (linux-x64) also carries every dependency's wheel for CPython 3.10-3.13
+// (client/wheels/deps/), installed with `--no-index`: no network. The universal .vsix, or a Python
+// the bundled wheels do not cover, takes the dependencies from the package index.
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -23,6 +25,30 @@ export function bundledWheel(extensionPath: string, module: string): string | un
 /** `allo_lsp-0.1.0-py3-none-any.whl` -> `0.1.0` (the wheel file name format, PEP 427). */
 export function wheelVersion(wheel: string): string | undefined {
     return path.basename(wheel).split("-")[1];
+}
+
+/** The dependencies' wheels inside the extension, when this build carries them for `pythonVersion`
+ * ("3.11.7"): the compiled ones (libcst, numpy) are per CPython version (`-cp311-`). */
+export function bundledDependencies(extensionPath: string, pythonVersion: string | undefined): string | undefined {
+    const dir = path.join(extensionPath, "client", "wheels", "deps");
+    const tag = pythonTag(pythonVersion);
+    if (!tag || !fs.existsSync(dir)) {
+        return undefined;
+    }
+    return fs.readdirSync(dir).some((f) => f.endsWith(".whl") && f.includes(`-${tag}-`)) ? dir : undefined;
+}
+
+/** "3.11.7" -> "cp311". */
+export function pythonTag(version: string | undefined): string | undefined {
+    const m = /^3\.(\d+)/.exec(version ?? "");
+    return m ? `cp3${m[1]}` : undefined;
+}
+
+/** pip's arguments: from the bundled wheels only when there are some (`--no-index`: the index is
+ * never asked, so a machine without network installs as fast as one with), else from the index. */
+export function pipInstallArgs(wheel: string, dependencies: string | undefined): string[] {
+    const source = dependencies ? ["--no-index", "--find-links", dependencies] : [];
+    return ["-m", "pip", "install", "--disable-pip-version-check", "--upgrade", ...source, wheel];
 }
 
 export class InstallError extends Error {}
@@ -48,7 +74,12 @@ export function run(command: string, args: string[], timeoutMs = 600_000): Promi
 }
 
 /** Creates (or refreshes) the private environment and installs the wheel; returns its interpreter. */
-export async function installPrivateServer(basePython: string, storageDir: string, wheel: string): Promise<string> {
+export async function installPrivateServer(
+    basePython: string,
+    storageDir: string,
+    wheel: string,
+    dependencies: string | undefined,
+): Promise<string> {
     const python = venvPython(storageDir);
     await window.withProgress(
         { location: ProgressLocation.Notification, title: "Allo: installing the language server" },
@@ -66,14 +97,18 @@ export async function installPrivateServer(basePython: string, storageDir: strin
                     );
                 }
             }
-            progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from PyPI` });
+            const from = dependencies ? "the wheels this extension carries" : "the package index";
+            progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from ${from}` });
             try {
-                await run(python, [...ISOLATED, "-m", "pip", "install", "--disable-pip-version-check", "--upgrade", wheel]);
+                await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies)]);
             } catch (error: any) {
+                const check = dependencies
+                    ? "The bundled wheels did not install"
+                    : "Check that the package index can be reached (or a proxy is configured for pip), or install " +
+                      "the linux-x64 build of the extension, which works offline";
                 throw new InstallError(
-                    `pip could not install ${path.basename(wheel)} (${error.detail}). Check that PyPI can be ` +
-                        "reached (or a proxy is configured for pip), or set alloDataflow.server.python to an " +
-                        "interpreter where allo-lsp is installed.",
+                    `pip could not install ${path.basename(wheel)} (${error.detail}). ${check}; or set ` +
+                        "alloDataflow.server.python to an interpreter where allo-lsp is installed.",
                 );
             }
         },

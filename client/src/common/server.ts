@@ -1,12 +1,12 @@
 // Which interpreter runs the server, and the language client over its stdio.
 //
 // Interpreter: `alloDataflow.server.python`, else the Python extension's, else python3. When the
-// server cannot be imported there, the private environment (install.ts) is used, installed after
-// asking the first time.
+// server cannot be imported there, the private environment (install.ts) is used, installed once
+// the user says so (the question never holds up a start: the status offers the same action).
 import * as fs from "fs";
 import { commands, LogOutputChannel, Uri, window } from "vscode";
 import { Executable, LanguageClient, LanguageClientOptions, Middleware, RevealOutputChannelOn } from "vscode-languageclient/node";
-import { bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
+import { bundledDependencies, bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
 import { ISOLATED, serverArgs } from "./isolation";
 import { traceError, traceInfo } from "./logger";
 import { activeInterpreter } from "./python";
@@ -52,65 +52,73 @@ async function probe(python: string, module: string): Promise<Probe> {
 
 const usable = (p: Probe): boolean => Boolean(p.server && p.supported);
 
-/** The interpreter to start the server with, or undefined after telling the user why there is none. */
-export async function resolveServerPython(ctx: ServerContext): Promise<string | undefined> {
+/** What starting needs: an interpreter, the user's yes to installing the private environment, or a
+ * setting fixed (`undefined`: the user was told why). */
+export type Resolved = { python: string } | { installNeeded: string } | undefined;
+
+/** The interpreter to start the server with. `install`: the user already said yes to installing. */
+export async function resolveServerPython(ctx: ServerContext, install = false): Promise<Resolved> {
     const { module } = ctx.info;
     const configured = getServerSettings().python;
     if (configured) {
         const found = await probe(configured, module);
         if (usable(found)) {
-            return configured;
+            return { python: configured };
         }
-        const why = found.error ?? `Python ${found.python} is older than 3.10`;
-        explain(
-            `alloDataflow.server.python is ${configured}, which cannot run the Allo language server: ${why}. ` +
-                `Install it there (${configured} -m pip install allo-lsp), or clear the setting to use a private environment.`,
-        );
+        explain(configuredPythonAdvice(configured, found.error ?? `Python ${found.python} is older than 3.10`,
+            bundledWheel(ctx.extensionPath, module)));
         return undefined;
     }
     const base = (await activeInterpreter()) ?? "python3";
     const found = await probe(base, module);
     if (usable(found)) {
-        return base;
+        return { python: base };
     }
     traceInfo(`${base} cannot run the server: ${found.error ?? `Python ${found.python}`}`);
-    return privateServer(ctx, base, found);
+    return privateServer(ctx, base, found, install);
 }
 
-async function privateServer(ctx: ServerContext, base: string, baseProbe: Probe): Promise<string | undefined> {
+/** What to do about an `alloDataflow.server.python` that cannot run the server. allo-lsp is not on
+ * PyPI: the advice is the wheel this extension carries, or the private environment. */
+export function configuredPythonAdvice(configured: string, why: string, wheel: string | undefined): string {
+    const installThere = wheel ? ` or install the server there: ${configured} -m pip install "${wheel}"` : "";
+    return (
+        `alloDataflow.server.python is ${configured}, which cannot run the Allo language server: ${why}. ` +
+        `Clear the setting to let the extension install its own copy into a private environment,${installThere}.`
+    );
+}
+
+async function privateServer(ctx: ServerContext, base: string, baseProbe: Probe, install: boolean): Promise<Resolved> {
     const { module } = ctx.info;
     const wheel = bundledWheel(ctx.extensionPath, module);
     const python = venvPython(ctx.storageDir);
     const existing = fs.existsSync(python) ? await probe(python, module) : {};
     if (usable(existing) && (!wheel || existing.server === wheelVersion(wheel))) {
-        return python;
+        return { python };
     }
     if (!wheel) {
         explain(`${base} cannot import ${module}, and this build of the extension carries no server wheel. ` +
-            `Install allo-lsp (pip install allo-lsp) and set alloDataflow.server.python to that interpreter.`);
+            "Install the extension's .vsix (./dev.sh vsix builds it), or set alloDataflow.server.python to an " +
+            "interpreter where allo-lsp is installed (pip install <allo-lsp checkout>).");
         return undefined;
     }
-    if (!usable(existing)) {
-        if (baseProbe.error?.includes("was not found") || !baseProbe.supported) {
-            explain(`No Python 3.10 or later to run the Allo language server: ${baseProbe.error ?? `${base} is Python ${baseProbe.python}`}. ` +
-                "Install Python 3.10+, select it in the Python extension, or set alloDataflow.server.python.");
-            return undefined;
-        }
-        const choice = await window.showWarningMessage(
-            `The Allo language server (${module}) is not installed in ${base}. Install it into a private ` +
-                "environment of this extension? (Its dependencies come from PyPI.)",
-            "Install",
-            "Open Settings",
-        );
-        if (choice === "Open Settings") {
-            await commands.executeCommand("workbench.action.openSettings", `${SECTION}.server.python`);
-        }
-        if (choice !== "Install") {
-            return undefined;
-        }
+    if (!usable(existing) && (baseProbe.error?.includes("was not found") || !baseProbe.supported)) {
+        explain(`No Python 3.10 or later to run the Allo language server: ${baseProbe.error ?? `${base} is Python ${baseProbe.python}`}. ` +
+            "Install Python 3.10+, select it in the Python extension, or set alloDataflow.server.python.");
+        return undefined;
+    }
+    // An existing environment is installed into with its own interpreter: its version picks the wheels.
+    const dependencies = bundledDependencies(ctx.extensionPath, existing.python ?? baseProbe.python);
+    if (!install && !usable(existing)) {
+        const from = dependencies ? "the wheels this extension carries, no network needed" : "the package index";
+        return {
+            installNeeded:
+                `The Allo language server (${module}) is not installed in ${base}. Install it into a private ` +
+                `environment of this extension? (Its dependencies come from ${from}.)`,
+        };
     }
     try {
-        return await installPrivateServer(base, ctx.storageDir, wheel);
+        return { python: await installPrivateServer(base, ctx.storageDir, wheel, dependencies) };
     } catch (error) {
         explain(error instanceof InstallError ? error.message : `Installing the Allo language server failed: ${error}`);
         return undefined;

@@ -3,7 +3,10 @@
 import { Disposable, LanguageStatusItem, LanguageStatusSeverity, StatusBarItem } from "vscode";
 import { createLanguageStatusItem, createStatusBarItem } from "./vscodeapi";
 
-export type ServerState = "starting" | "running" | "stopped" | "error";
+export type ServerState = "starting" | "running" | "stopped" | "error" | "not installed";
+
+/** The command that installs the private environment (the status item's action when it is missing). */
+export const INSTALL_COMMAND = "alloDataflow.installServer";
 
 export class Status implements Disposable {
     private readonly server: LanguageStatusItem;
@@ -14,7 +17,6 @@ export class Status implements Disposable {
     constructor() {
         this.server = createLanguageStatusItem("alloDataflow.server", "python");
         this.server.name = "Allo Dataflow";
-        this.server.command = { title: "Show Output", command: "alloDataflow.showOutput" };
         this.setServer("stopped");
         this.jobs = createStatusBarItem("alloDataflow.jobs", "Allo jobs");
         this.jobs.command = "alloDataflow.cancelJob";
@@ -22,9 +24,14 @@ export class Status implements Disposable {
 
     setServer(state: ServerState, detail = ""): void {
         this.server.busy = state === "starting";
-        this.server.severity = state === "error" ? LanguageStatusSeverity.Error : LanguageStatusSeverity.Information;
-        this.server.text = `Allo: ${state}`;
+        this.server.severity = state === "error" ? LanguageStatusSeverity.Error
+            : state === "not installed" ? LanguageStatusSeverity.Warning : LanguageStatusSeverity.Information;
+        this.server.text = state === "not installed" ? "Allo: language server not installed" : `Allo: ${state}`;
         this.server.detail = detail;
+        // Waiting for the user's yes: the item itself offers the install, not only the notification.
+        this.server.command = state === "not installed"
+            ? { title: "Install", command: INSTALL_COMMAND }
+            : { title: "Show Output", command: "alloDataflow.showOutput" };
     }
 
     /** Shows a running job until the returned function is called. */

@@ -14,12 +14,18 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import sys
 from dataclasses import dataclass
 from types import ModuleType
 
 # In order of preference: Allo's own bindings know the `allo` dialect.
 CANDIDATES = ("allo._mlir.ir", "mlir.ir", "torch_mlir.ir", "iree.compiler.ir")
-INSTALL_HINT = "pip install torch-mlir (or iree-base-compiler) into the language server's environment"
+# The bindings are allo-lsp's optional extra `mlir`; the command names this interpreter, which may be
+# the editor extension's private environment the user never made.
+INSTALL_HINT = (
+    "they are the optional extra allo-lsp[mlir]: install them into the language server's environment "
+    f"with {sys.executable} -m pip install torch-mlir==20261001 (or iree-base-compiler)"
+)
 
 _LINE_COL = re.compile(r":(\d+):(\d+)")
 _TEXT_ERROR = re.compile(r"error: .*?:(\d+):(\d+): (.*)")
