@@ -2,8 +2,10 @@
 // runs is queued, and several queued ones become one).
 import { commands, Disposable, ExtensionContext, window } from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State } from "vscode-languageclient/node";
-import { Jobs } from "./common/commands";
-import { registerLogger, traceError, traceInfo } from "./common/logger";
+import { AlloFiles } from "./common/alloFiles";
+import { Jobs, NO_SERVER_PROGRESS } from "./common/commands";
+import { clientChannel, registerLogger, traceError, traceInfo } from "./common/logger";
+import { AlloEnvironment, SELECT_INTERPRETER } from "./common/picker";
 import { onDidChangeInterpreter } from "./common/python";
 import { serverArgs } from "./common/isolation";
 import { createClient, IServerInfo, resolveServerPython, ServerContext } from "./common/server";
@@ -35,10 +37,14 @@ export async function activate(context: ExtensionContext): Promise<void> {
     const views = new Views();
     const jobs = new Jobs(() => client, status, views);
     const server: ServerContext = { info, extensionPath: context.extensionPath, storageDir: context.globalStorageUri.fsPath };
-    context.subscriptions.push(output, registerLogger(output), status, views);
+    const lspOutput = clientChannel(output);
+    const alloFiles = new AlloFiles();
+    const environment = new AlloEnvironment(alloFiles);
+    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, alloFiles, environment);
 
     const middleware: Middleware = {
         executeCommand: jobs.middleware,
+        provideCodeLenses: jobs.lensMiddleware,
         workspace: {
             configuration: async (params, token, next) => {
                 const result = await next(params, token);
@@ -76,7 +82,9 @@ export async function activate(context: ExtensionContext): Promise<void> {
             return;
         }
         const { python } = resolved;
-        const started = createClient(python, server, output, middleware, views.protocolUri);
+        const started = createClient(python, server, lspOutput, middleware, views.protocolUri);
+        started.registerFeature(NO_SERVER_PROGRESS);
+        environment.setServerPython(python);
         started.onDidChangeState(({ newState }) => {
             if (client === started) {
                 const running = newState === State.Running;
@@ -124,6 +132,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
 
     context.subscriptions.push(
         registerCommand("alloDataflow.restartServer", runServer),
+        registerCommand(SELECT_INTERPRETER, () => environment.select()),
         registerCommand(INSTALL_COMMAND, () => {
             installApproved = true;
             return runServer();
@@ -137,6 +146,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
         onDidGrantWorkspaceTrust(() => {
             // The server pulls the settings again and finds `trusted: true`.
             void client?.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+            jobs.refreshLenses(); // no longer locked
         }),
     );
     context.subscriptions.push(startOnceAlloIsOpen(runServer));

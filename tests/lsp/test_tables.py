@@ -9,7 +9,7 @@ from allo_lsp.lsp.settings import ALLO_BUILDS, BACKENDS, EMULATIONS, SECTION, VI
 from paths import ROOT
 
 PACKAGE = json.loads((ROOT / "package.json").read_text())
-CLIENT_ONLY = {"alloDataflow.restartServer", "alloDataflow.showOutput"}  # the client answers these itself
+CLIENT_ONLY = {"alloDataflow.restartServer", "alloDataflow.showOutput", "alloDataflow.selectInterpreter"}  # the client answers these itself
 
 
 def test_the_server_handles_every_command_package_json_declares_for_it():

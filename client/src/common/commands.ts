@@ -4,14 +4,16 @@
 // server's code lenses pass them; vscode-languageclient registers the ones the server offers, and
 // every call goes through `execute` (its executeCommand middleware). Called from the palette or a
 // menu, the target is the lens nearest the cursor. The client adds only what an editor must do
-// with a result: open the MLIR view, preview a report, show the job in the status bar.
-import { Disposable, window } from "vscode";
-import { CodeLensRequest, ExecuteCommandRequest, LanguageClient } from "vscode-languageclient/node";
-import { traceError } from "./logger";
+// with a result: open the MLIR view, preview a report, show the job in the status bar (one item,
+// whose words are the running lens's), a line in the log naming file and region. In Restricted
+// Mode nothing is sent: the user is told why, and offered to manage the workspace's trust.
+import { CancellationToken, CodeLens, Disposable, ProviderResult, TextDocument, window } from "vscode";
+import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, StaticFeature } from "vscode-languageclient/node";
+import { traceError, traceInfo, traceWarn } from "./logger";
 import { Status } from "./status";
-import { explicitTarget, isUnknownCommand, LensLike, pickTarget, Target } from "./targets";
+import { explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
 import { Views } from "./views";
-import { activeTextEditor, registerCommand } from "./vscodeapi";
+import { activeTextEditor, executeCommand, isTrusted, registerCommand, visibleDocuments } from "./vscodeapi";
 
 type Next = (command: string, args: any[]) => Promise<unknown> | unknown;
 
@@ -35,7 +37,42 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
     "alloDataflow.showReport": { title: "Show synthesis report", lenses: ["alloDataflow.showReport", SYNTHESIZE, SIMULATE], show: "report" },
 };
 
+/** Job command -> the job kind the server names it by (the commands that start a job). */
+export const JOB_KINDS: Record<string, string> = Object.fromEntries(
+    Object.entries(JOB_COMMANDS).flatMap(([command, job]) => (job.label ? [[command, job.label]] : [])),
+);
+
+export const MANAGE_TRUST = "Manage Workspace Trust";
+
+/** In Restricted Mode a job command runs nothing: says so, with the way out. */
+export async function refuseUntrusted(title: string): Promise<void> {
+    const choice = await window.showWarningMessage(
+        `Allo: ${title}: this workspace is not trusted (Restricted Mode), so Allo runs nothing in it. ` +
+            "Diagnostics, hovers and quick fixes still work.",
+        MANAGE_TRUST,
+    );
+    if (choice === MANAGE_TRUST) {
+        await executeCommand("workbench.trust.manage");
+    }
+}
+
+/**
+ * Keeps the server's jobs out of the status bar's progress: the client's job item already shows
+ * each job (and cancels it), and two items per job in two wordings were one too many.
+ */
+export const NO_SERVER_PROGRESS: StaticFeature = {
+    fillClientCapabilities: (capabilities) => {
+        capabilities.window = { ...capabilities.window, workDoneProgress: false };
+    },
+    initialize: () => undefined,
+    getState: (): FeatureState => ({ kind: "static" }),
+    clear: () => undefined,
+};
+
 export class Jobs {
+    /** The jobs this client started and the server has not answered yet (`jobKey`). */
+    private readonly running = new Set<string>();
+
     constructor(
         private readonly client: () => LanguageClient | undefined,
         private readonly status: Status,
@@ -67,13 +104,50 @@ export class Jobs {
             .map((command) => registerCommand(command, (...args: any[]) => this.execute(command, args, send)));
     }
 
+    /** vscode-languageclient's provideCodeLenses middleware: running lenses cancel, restricted ones say so. */
+    readonly lensMiddleware = async (
+        document: TextDocument,
+        token: CancellationToken,
+        next: (document: TextDocument, token: CancellationToken) => ProviderResult<CodeLens[]>,
+    ): Promise<CodeLens[] | null | undefined> => {
+        const lenses = await next(document, token);
+        const trusted = isTrusted();
+        for (const lens of lenses ?? []) {
+            if (lens.command) {
+                Object.assign(lens.command, lensView(lens.command, this.running, trusted, JOB_KINDS));
+            }
+        }
+        return lenses;
+    };
+
+    /** Asks VS Code for the visible editors' lenses again: what `lensMiddleware` shows has changed. */
+    refreshLenses(): void {
+        const feature = this.client()?.getFeature(CodeLensRequest.method);
+        for (const document of visibleDocuments()) {
+            feature?.getProvider(document)?.onDidChangeCodeLensEmitter.fire();
+        }
+    }
+
     private async execute(command: string, args: any[], next: Next): Promise<unknown> {
         const job = JOB_COMMANDS[command];
+        if (!isTrusted()) {
+            void refuseUntrusted(job.title);
+            return undefined;
+        }
         const target = explicitTarget(args) ?? (await this.targetAtCursor(job));
         if (!target) {
             return undefined;
         }
-        const done = job.label ? this.status.jobStarted(`${target.name} ${job.label}`) : () => undefined;
+        const where = `${fileName(target.uri)}::${target.name}`;
+        const key = job.label ? jobKey(target.uri, target.name, job.label) : undefined;
+        // A second start of a running target: the server starts nothing and says so.
+        const starts = key !== undefined && !this.running.has(key);
+        const done = starts ? this.status.jobStarted(`${target.name} ${job.label}`) : () => undefined;
+        if (starts) {
+            this.running.add(key);
+            this.refreshLenses();
+            traceInfo(`${job.label} ${where}: started`);
+        }
         let result: unknown;
         try {
             result = await next(command, [target.uri, target.name]);
@@ -86,7 +160,14 @@ export class Jobs {
             void window.showWarningMessage(`Allo: ${job.title} is not available in this server version (allo-lsp ${version}). Update allo-lsp to use it.`);
             return undefined;
         } finally {
+            if (starts) {
+                this.running.delete(key);
+                this.refreshLenses();
+            }
             done();
+        }
+        if (starts) {
+            logOutcome(`${job.label} ${where}`, result);
         }
         if ((result as { status?: unknown } | undefined)?.status === "running") {
             // One job per target: the server started nothing; its lens cancels the running one.
@@ -117,4 +198,16 @@ export class Jobs {
         }
         return target;
     }
+}
+
+/** One line per ended job: `simulate design.py::top: passed (1.4 s) ...`; its output is in the server's log. */
+function logOutcome(what: string, result: unknown): void {
+    const { status, cause, message, duration_s } = (result ?? {}) as { status?: unknown; cause?: unknown; message?: unknown; duration_s?: unknown };
+    if (typeof status !== "string") {
+        return;
+    }
+    const seconds = typeof duration_s === "number" && duration_s > 0 ? ` in ${duration_s.toFixed(1)} s` : "";
+    const why = typeof cause === "string" && cause && cause !== status ? ` (${cause})` : "";
+    const line = `${what}: ${status}${why}${seconds}${typeof message === "string" && message ? `: ${message.split("\n")[0]}` : ""}`;
+    (status === "passed" || status === "cancelled" || status === "running" ? traceInfo : traceWarn)(line);
 }

@@ -54,3 +54,12 @@ export function withTrust(items: readonly { section?: string }[], results: unkno
         return { ...section, trusted };
     });
 }
+
+/** What decides where jobs run and on what: `alloDataflow.python` (expanded) and `alloDataflow.backend`. */
+export function getJobSettings(): { python: string; backend: string } {
+    const config = getConfiguration(SECTION);
+    return { python: expandPath(config.get<string>("python", "").trim()), backend: config.get<string>("backend", "auto") };
+}
+
+/** Settings whose change changes the Allo environment's status. */
+export const ENVIRONMENT_SETTINGS = ["python", "backend"];

@@ -1,5 +1,6 @@
 // What the user sees of the server and its jobs: a language status item (server state) and, while
-// a job runs, a status bar item ("$(sync~spin) Allo: top simulate") that cancels the jobs on click.
+// a job runs, one status bar item ("$(sync~spin) Allo: top simulate running…", the running lens's
+// words) that cancels the jobs on click.
 import { Disposable, LanguageStatusItem, LanguageStatusSeverity, StatusBarItem } from "vscode";
 import { createLanguageStatusItem, createStatusBarItem } from "./vscodeapi";
 
@@ -51,8 +52,9 @@ export class Status implements Disposable {
             this.jobs.hide();
             return;
         }
-        this.jobs.text = labels.length === 1 ? `$(sync~spin) Allo: ${labels[0]}` : `$(sync~spin) Allo: ${labels.length} jobs`;
-        this.jobs.tooltip = `${labels.join("\n")}\nClick to cancel`;
+        const { text, tooltip } = jobsText(labels);
+        this.jobs.text = text;
+        this.jobs.tooltip = tooltip;
         this.jobs.show();
     }
 
@@ -60,4 +62,12 @@ export class Status implements Disposable {
         this.server.dispose();
         this.jobs.dispose();
     }
+}
+
+/** The job item's words: those of the running lens ("⏳ running… (click to cancel)"). */
+export function jobsText(labels: readonly string[]): { text: string; tooltip: string } {
+    if (labels.length === 1) {
+        return { text: `$(sync~spin) Allo: ${labels[0]} running…`, tooltip: `${labels[0]}: running… (click to cancel)` };
+    }
+    return { text: `$(sync~spin) Allo: ${labels.length} jobs running…`, tooltip: `${labels.join(", ")}: running… (click to cancel them)` };
 }

@@ -53,3 +53,43 @@ export function isUnknownCommand(error: unknown): boolean {
     const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
     return (code === -32601 || code === -32602) && typeof message === "string" && /not (defined|found)|unknown command/i.test(message);
 }
+
+/** One running job, as the client and the server's cancel command name it: uri, name and kind. */
+export function jobKey(uri: string, name: string, kind: string): string {
+    return JSON.stringify([uri, name, kind]);
+}
+
+/** `file:///w/examples/design.py` -> `design.py`: the log's and the status bar's name of a file. */
+export function fileName(uri: string): string {
+    return decodeURIComponent(uri.replace(/[?#].*$/, "").split("/").pop() ?? uri);
+}
+
+export const CANCEL_COMMAND = "alloDataflow.cancelJob";
+export const RUNNING_TITLE = "⏳ running… (click to cancel)";
+export const RESTRICTED_TOOLTIP = "Restricted Mode: Allo runs nothing in an untrusted workspace. Click to manage workspace trust.";
+
+/** The part of a code lens's command the client may change. */
+export interface LensCommand {
+    title: string;
+    command: string;
+    tooltip?: string;
+    arguments?: unknown[];
+}
+
+/**
+ * A lens as the user should see it. Running (the client started it and it has not answered): it
+ * cancels, whatever the server's last lens said. In Restricted Mode: it shows that it runs nothing
+ * (its click explains and offers to manage trust). `kinds`: job command -> job kind.
+ */
+export function lensView(lens: LensCommand, running: ReadonlySet<string>, trusted: boolean, kinds: Readonly<Record<string, string>>): LensCommand {
+    const kind = kinds[lens.command];
+    const target = explicitTarget(lens.arguments ?? []);
+    if (kind && target && running.has(jobKey(target.uri, target.name, kind))) {
+        return { title: RUNNING_TITLE, command: CANCEL_COMMAND, arguments: [target.uri, target.name, kind], tooltip: "Cancel this job" };
+    }
+    if (!trusted && kind) {
+        const plain = lens.title.replace(/^[▶⚙]\s*/u, "");
+        return { ...lens, title: `$(lock) ${plain}`, tooltip: RESTRICTED_TOOLTIP };
+    }
+    return lens;
+}

@@ -34,6 +34,10 @@ export function registerCommand(command: string, callback: (...args: any[]) => a
     return commands.registerCommand(command, callback);
 }
 
+export function executeCommand(command: string, ...args: unknown[]): Thenable<unknown> {
+    return commands.executeCommand(command, ...args);
+}
+
 export function setContext(key: string, value: unknown): Thenable<unknown> {
     return commands.executeCommand("setContext", key, value);
 }
@@ -52,6 +56,22 @@ export function openTextDocuments(): readonly TextDocument[] {
 
 export function onDidOpenTextDocument(listener: (doc: TextDocument) => unknown): Disposable {
     return workspace.onDidOpenTextDocument(listener);
+}
+
+export function onDidCloseTextDocument(listener: (doc: TextDocument) => unknown): Disposable {
+    return workspace.onDidCloseTextDocument(listener);
+}
+
+export function onDidChangeActiveTextEditor(listener: (editor: TextEditor | undefined) => unknown): Disposable {
+    return window.onDidChangeActiveTextEditor(listener);
+}
+
+export function visibleDocuments(): TextDocument[] {
+    return window.visibleTextEditors.map((e) => e.document);
+}
+
+export function workspaceFolderPaths(): string[] {
+    return (workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
 }
 
 export function onDidChangeTextDocument(listener: (e: TextDocumentChangeEvent) => unknown): Disposable {

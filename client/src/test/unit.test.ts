@@ -1,9 +1,40 @@
 // Unit tests of the client's pure helpers (node's test runner): `npm run test:unit`.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
+import {
+    Candidate,
+    capability,
+    condaCandidates,
+    discover,
+    environmentText,
+    envPython,
+    Machine,
+    marks,
+    nameOf,
+    pickerRows,
+    probeInterpreter,
+    Probed,
+} from "../common/interpreters";
 import { serverArgs } from "../common/isolation";
+import { asLevel, shouldLog } from "../common/logger";
 import { withTrust } from "../common/settings";
-import { explicitTarget, isUnknownCommand, LensLike, pickTarget, usesAlloDataflow } from "../common/targets";
+import { jobsText } from "../common/status";
+import {
+    explicitTarget,
+    fileName,
+    isUnknownCommand,
+    jobKey,
+    LensLike,
+    lensView,
+    pickTarget,
+    RESTRICTED_TOOLTIP,
+    RUNNING_TITLE,
+    usesAlloDataflow,
+} from "../common/targets";
 
 const uri = "file:///w/design.py";
 const lens = (line: number, command: string, name: string): LensLike => ({
@@ -68,4 +99,238 @@ test("a server without a command is told apart from a command that failed", () =
 
 test("the server starts isolated: the workspace (its working directory) is not on sys.path", () => {
     assert.deepEqual(serverArgs("allo_lsp"), ["-I", "-u", "-m", "allo_lsp", "serve"]);
+});
+
+// -- The Allo environment: which interpreters the picker lists, and how it marks them ------------
+
+const HOME = "/home/u";
+
+/** A machine with the given files, directories and program answers; nothing else exists. */
+function fakeMachine(files: string[], answers: Record<string, string>, env: NodeJS.ProcessEnv = {}): Machine & { ran: string[] } {
+    const ran: string[] = [];
+    return {
+        ran,
+        exec: async (command, args) => {
+            ran.push([command, ...args].join(" "));
+            const answer = answers[command];
+            if (answer === undefined) {
+                throw new Error("not found");
+            }
+            return answer;
+        },
+        exists: (file) => files.some((f) => f === file || f.startsWith(`${file}/`)),
+        listDir: (dir) => [...new Set(files.filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split("/")[0]))].sort(),
+        env,
+        home: HOME,
+    };
+}
+
+test("conda's env list: base and each environment, named as `conda activate` names them", () => {
+    const json = JSON.stringify({ envs: ["/opt/conda", "/opt/conda/envs/allo", "/home/u/envs/hls"], root_prefix: "/opt/conda" });
+    assert.deepEqual(condaCandidates(json), [
+        { python: "/opt/conda/bin/python", name: "env base", source: "conda" },
+        { python: "/opt/conda/envs/allo/bin/python", name: "env allo", source: "conda" },
+        { python: "/home/u/envs/hls/bin/python", name: "env hls", source: "conda" },
+    ]);
+    assert.deepEqual(condaCandidates("conda: command not found"), []);
+    assert.deepEqual(condaCandidates(JSON.stringify({ envs: "nope" })), []);
+});
+
+test("the picker lists the Python extension's, the workspace's venvs, conda's and pyenv's, each once", async () => {
+    const machine = fakeMachine(
+        ["/w/.venv/bin/python", "/w/venv/bin/python", "/home/u/.pyenv/versions/3.12.1/bin/python", "/home/u/.pyenv/versions/broken/lib/x"],
+        { "/home/u/miniconda3/bin/conda": JSON.stringify({ envs: ["/home/u/miniconda3", "/home/u/miniconda3/envs/allo"], root_prefix: "/home/u/miniconda3" }) },
+    );
+    machine.exists = ((exists) => (file: string) => file === "/home/u/miniconda3/bin/conda" || exists(file))(machine.exists);
+    // The Python extension knows the conda env as `python3`: the same environment, listed once, by its name.
+    const fromExtension: Candidate[] = [{ python: "/home/u/miniconda3/envs/allo/bin/python3", name: "allo", source: "Python extension" }];
+    const found = await discover(fromExtension, ["/w"], machine);
+    assert.deepEqual(found.map((c) => [c.source, c.name, c.python]), [
+        ["Python extension", "allo", "/home/u/miniconda3/envs/allo/bin/python3"],
+        ["workspace", ".venv", "/w/.venv/bin/python"],
+        ["workspace", "venv", "/w/venv/bin/python"],
+        ["conda", "env base", "/home/u/miniconda3/bin/python"],
+        ["pyenv", "pyenv 3.12.1", "/home/u/.pyenv/versions/3.12.1/bin/python"],
+    ]);
+    // conda was asked for its list (PATH's `conda` is missing here, the installer's default is not); nothing else ran.
+    assert.deepEqual(machine.ran, ["conda env list --json", "/home/u/miniconda3/bin/conda env list --json"]);
+});
+
+test("without conda, pyenv or venvs the list is the Python extension's alone (or empty)", async () => {
+    const machine = fakeMachine([], {});
+    assert.deepEqual(await discover([], ["/w"], machine), []);
+    const one: Candidate[] = [{ python: "/usr/bin/python3", name: "Python 3.12", source: "Python extension" }];
+    assert.deepEqual(await discover(one, [], machine), one);
+});
+
+test("PYENV_ROOT and CONDA_EXE are where pyenv and conda are looked for first", async () => {
+    const machine = fakeMachine(["/p/versions/3.11.7/bin/python", "/c/bin/conda"], { "/c/bin/conda": JSON.stringify({ envs: ["/c/envs/x"] }) },
+        { PYENV_ROOT: "/p", CONDA_EXE: "/c/bin/conda" });
+    const found = await discover([], [], machine);
+    assert.deepEqual(found.map((c) => c.name), ["env x", "pyenv 3.11.7"]);
+    assert.equal(machine.ran[0], "/c/bin/conda env list --json");
+});
+
+test("an interpreter's name from its path", () => {
+    assert.equal(nameOf("/home/u/miniconda3/envs/allo/bin/python", HOME), "env allo");
+    assert.equal(nameOf("/home/u/.pyenv/versions/3.12.1/bin/python", HOME), "pyenv 3.12.1");
+    assert.equal(nameOf("/w/.venv/bin/python", HOME), ".venv");
+    assert.equal(nameOf("/home/u/python3", HOME), "~/python3");
+});
+
+const ALLO: Probed = { python: "3.12.1", allo: "0.5.1", numpy: "1.26.4" };
+const NUMPY_ONLY: Probed = { python: "3.13.0", numpy: "2.1.0", alloError: "ModuleNotFoundError: No module named 'allo'" };
+const NEITHER: Probed = { python: "3.12.1" };
+
+test("each interpreter is marked with Allo and its version, numpy, and what jobs then run on", () => {
+    assert.equal(capability(undefined), "probing");
+    assert.equal(capability(ALLO), "allo");
+    assert.equal(capability(NUMPY_ONLY), "reference");
+    assert.equal(capability(NEITHER), "none");
+    assert.equal(capability({ python: "3.8.18", allo: "0.4", numpy: "1.24" }), "too old");
+    assert.equal(capability({ error: "did not answer within 20 s" }), "broken");
+    assert.match(marks(ALLO), /Allo 0\.5\.1 · numpy 1\.26\.4 · Python 3\.12\.1$/);
+    assert.match(marks(NUMPY_ONLY), /no Allo · numpy 2\.1\.0 · Python 3\.13\.0 · jobs use the reference executor/);
+    assert.match(marks(NEITHER), /no Allo · no numpy · .* jobs cannot run here/);
+    assert.match(marks({ python: "3.8.18" }), /Python 3\.8\.18: jobs need Python 3\.10 or later/);
+    assert.match(marks({ error: "did not answer within 20 s" }), /did not answer within 20 s/);
+    assert.match(marks(undefined), /asking/);
+});
+
+test("the picker's rows: a section per source, the interpreter in use checked, then the two actions", () => {
+    const candidates: Candidate[] = [
+        { python: "/c/envs/allo/bin/python", name: "env allo", source: "conda" },
+        { python: "/w/.venv/bin/python", name: ".venv", source: "workspace" },
+        { python: "/p/versions/3.12.1/bin/python", name: "pyenv 3.12.1", source: "pyenv" },
+    ];
+    const probed = new Map([["/c/envs/allo/bin/python", ALLO], ["/w/.venv/bin/python", NUMPY_ONLY]]);
+    const rows = pickerRows(candidates, probed, "/c/envs/allo/bin/python", HOME);
+    assert.deepEqual(rows.map((r) => (r.separator ? `-- ${r.label}` : r.label)), [
+        "-- Workspace",
+        ".venv",
+        "-- conda",
+        "$(check) env allo",
+        "-- pyenv",
+        "pyenv 3.12.1",
+        "-- ",
+        "$(folder-opened) Enter interpreter path…",
+        "$(server-environment) Use the language server's interpreter",
+    ]);
+    const row = (name: string) => rows.find((r) => r.label.endsWith(name))!;
+    assert.equal(row("env allo").python, "/c/envs/allo/bin/python");
+    assert.match(row("env allo").detail!, /Allo 0\.5\.1/);
+    assert.match(row(".venv").detail!, /reference executor/);
+    assert.match(row("pyenv 3.12.1").detail!, /asking/); // not answered yet
+    assert.equal(rows.at(-1)!.action, "use server");
+    assert.equal(rows.at(-1)!.description, "clears alloDataflow.python");
+    assert.equal(pickerRows([], new Map(), "", HOME).at(-1)!.description, "in use");
+});
+
+test("the status bar says which Allo runs jobs, or that the reference executor does", () => {
+    assert.equal(environmentText("env allo", ALLO, "auto"), "$(chip) Allo 0.5.1 · env allo");
+    assert.equal(environmentText("env allo", { ...ALLO, allo: "?" }, "allo"), "$(chip) Allo · env allo");
+    assert.equal(environmentText("env allo", ALLO, "reference"), "$(chip) reference executor · env allo");
+    assert.equal(environmentText(".venv", NUMPY_ONLY, "auto"), "$(chip) reference executor · .venv");
+    assert.equal(environmentText(".venv", NEITHER, "auto"), "$(warning) no Allo, no numpy · .venv");
+    assert.match(environmentText(".venv", undefined, "auto"), /^\$\(loading~spin\) Allo · \.venv$/);
+});
+
+// A real interpreter, in a venv made here: what the probe reports is what that venv imports.
+const PYTHON = (() => {
+    for (const candidate of ["python3", "python"]) {
+        try {
+            execFileSync(candidate, ["-c", "import venv"], { stdio: "ignore" });
+            return candidate;
+        } catch {
+            // the next
+        }
+    }
+    return undefined;
+})();
+
+test("the probe asks the interpreter itself: allo's and numpy's versions as that environment has them", { skip: !PYTHON && "no python3" }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "allo-probe-"));
+    try {
+        const venv = join(dir, "env");
+        execFileSync(PYTHON!, ["-m", "venv", "--without-pip", venv]);
+        const python = envPython(venv);
+        const [site] = readdirSync(join(venv, "lib")).map((v) => join(venv, "lib", v, "site-packages"));
+        assert.deepEqual(await probeInterpreter(python), {
+            python: execFileSync(python, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"]).toString().trim(),
+            allo: undefined,
+            alloError: "ModuleNotFoundError: No module named 'allo'",
+            numpy: undefined,
+        });
+        mkdirSync(join(site, "allo"));
+        writeFileSync(join(site, "allo", "__init__.py"), "__version__ = '0.9.1'\n");
+        mkdirSync(join(site, "numpy"));
+        writeFileSync(join(site, "numpy", "__init__.py"), "__version__ = '2.0.1'\nprint('numpy says hello')\n");
+        const probed = await probeInterpreter(python);
+        assert.equal(probed.allo, "0.9.1");
+        assert.equal(probed.numpy, "2.0.1"); // what a package prints on import does not confuse the answer
+        assert.equal(capability(probed), "allo");
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+test("an interpreter that does not answer in time, or does not exist, is marked so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "allo-probe-"));
+    try {
+        const hangs = join(dir, "python");
+        writeFileSync(hangs, "#!/bin/sh\nexec sleep 60\n");
+        chmodSync(hangs, 0o755);
+        const started = Date.now();
+        assert.deepEqual(await probeInterpreter(hangs, undefined, 1000), { error: "did not answer within 1 s" });
+        assert.ok(Date.now() - started < 10_000);
+        assert.deepEqual(await probeInterpreter(join(dir, "missing", "python")), { error: "not found" });
+        const notPython = join(dir, "echo");
+        writeFileSync(notPython, "#!/bin/sh\necho hello\n");
+        chmodSync(notPython, 0o755);
+        assert.deepEqual(await probeInterpreter(notPython), { error: "is not a Python this extension can ask" });
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+// -- Jobs: one status item and the running lens in the same words; Restricted Mode lenses -----------
+
+const KINDS = { "alloDataflow.simulate": "simulate", "alloDataflow.run": "run" };
+
+test("a running job's lens cancels it, whatever the server's last lens said", () => {
+    const running = new Set([jobKey(uri, "top", "simulate")]);
+    const simulate = { title: "▶ Simulate: ✓ passed 1.2 s", command: "alloDataflow.simulate", arguments: [uri, "top"] };
+    assert.deepEqual(lensView(simulate, running, true, KINDS), {
+        title: RUNNING_TITLE,
+        command: "alloDataflow.cancelJob",
+        arguments: [uri, "top", "simulate"],
+        tooltip: "Cancel this job",
+    });
+    const other = { title: "▶ Simulate", command: "alloDataflow.simulate", arguments: [uri, "other"] };
+    assert.deepEqual(lensView(other, running, true, KINDS), other);
+    const run = { title: "▶ Run", command: "alloDataflow.run", arguments: [uri, "top"] };
+    assert.deepEqual(lensView(run, running, true, KINDS), run); // another kind of the same name
+});
+
+test("in Restricted Mode a job's lens shows it is locked; other lenses are left alone", () => {
+    const simulate = { title: "▶ Simulate", command: "alloDataflow.simulate", arguments: [uri, "top"] };
+    assert.deepEqual(lensView(simulate, new Set(), false, KINDS), { ...simulate, title: "$(lock) Simulate", tooltip: RESTRICTED_TOOLTIP });
+    const report = { title: "Report", command: "alloDataflow.showReport", arguments: [uri, "top"] };
+    assert.deepEqual(lensView(report, new Set(), false, KINDS), report);
+});
+
+test("the job's status item says what the running lens says", () => {
+    assert.deepEqual(jobsText(["top simulate"]), { text: "$(sync~spin) Allo: top simulate running…", tooltip: "top simulate: running… (click to cancel)" });
+    assert.match(RUNNING_TITLE, /running… \(click to cancel\)/);
+    assert.match(jobsText(["top simulate", "test_top run"]).text, /Allo: 2 jobs running…$/);
+    assert.equal(fileName("file:///w/my%20designs/top.py"), "top.py");
+});
+
+test("logLevel: what is written at each setting; anything else is info", () => {
+    assert.ok(shouldLog("error", "error") && !shouldLog("warn", "error"));
+    assert.ok(shouldLog("info", "info") && !shouldLog("debug", "info"));
+    assert.ok(shouldLog("debug", "debug"));
+    assert.equal(asLevel("debug"), "debug");
+    assert.equal(asLevel("verbose"), "info");
+    assert.equal(asLevel(undefined), "info");
 });

@@ -1,0 +1,347 @@
+// The interpreters a user can choose as the Allo environment (`alloDataflow.python`, where jobs
+// run), and what each can do: whether `allo` imports (and its version) and whether numpy does (the
+// reference executor needs it). No `vscode` import: the picker (picker.ts) shows what this finds.
+//
+// Where they come from, as the Python extension's picker finds them: the Python extension's own
+// list (when it is installed), conda's environments (`conda env list --json`), pyenv's versions
+// (its `versions/` directory) and the workspace's `.venv` and `venv`. Each is asked with our own
+// script under `-I`, from a neutral directory and with a timeout: nothing of the workspace runs.
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { ISOLATED } from "./isolation";
+
+export type Source = "Python extension" | "conda" | "pyenv" | "workspace" | "setting";
+
+export interface Candidate {
+    python: string;
+    /** How the user knows it: `env allo` (conda), `pyenv 3.12.1`, `.venv`, the Python extension's name. */
+    name: string;
+    source: Source;
+}
+
+/** What an interpreter said about itself; `error` when it did not say (not found, too slow, not Python). */
+export interface Probed {
+    python?: string;
+    allo?: string;
+    alloError?: string;
+    numpy?: string;
+    error?: string;
+}
+
+export const PROBE_TIMEOUT_MS = 20_000;
+/** Jobs' runner needs this Python (the server's minimum too). */
+export const MINIMUM_PYTHON = [3, 10];
+
+// Sees the path a job sees (jobs/isolation.py BOOTSTRAP: absolute PYTHONPATH entries, the user site
+// of a non-venv interpreter), then imports allo and numpy. Python 2 syntax too: an old pyenv version
+// must answer with its version, not a SyntaxError.
+export const PROBE = `
+import json, os, sys
+sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
+if sys.prefix == getattr(sys, "base_prefix", sys.prefix) and not os.environ.get("PYTHONNOUSERSITE"):
+    try:
+        import site
+        if os.path.isdir(site.getusersitepackages()):
+            site.addsitedir(site.getusersitepackages())
+    except Exception:
+        pass
+out = {"python": "%d.%d.%d" % sys.version_info[:3]}
+for name in ("allo", "numpy"):
+    try:
+        module = __import__(name)
+        version = getattr(module, "__version__", None)
+        if not version:
+            try:
+                from importlib.metadata import version as dist_version
+                version = dist_version(name)
+            except Exception:
+                version = "?"
+        out[name] = str(version)
+    except BaseException as exc:
+        out[name + "Error"] = ("%s: %s" % (type(exc).__name__, exc))[:300]
+sys.stdout.write("\\n" + json.dumps(out) + "\\n")
+`;
+
+export type Exec = (command: string, args: string[], timeoutMs: number) => Promise<string>;
+
+/** Runs a program (never a shell) from the temporary directory; rejects with what went wrong. */
+export const execProgram: Exec = (command, args, timeoutMs) =>
+    new Promise((resolve, reject) => {
+        execFile(command, args, { timeout: timeoutMs, cwd: os.tmpdir(), maxBuffer: 1024 * 1024 }, (error, stdout) => {
+            if (!error) {
+                resolve(stdout);
+            } else if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+                reject(new Error("not found"));
+            } else if (error.killed) {
+                reject(new Error(`did not answer within ${Math.round(timeoutMs / 1000)} s`));
+            } else {
+                reject(new Error(`exited with ${error.code ?? error.signal}`));
+            }
+        });
+    });
+
+/** Asks one interpreter what it can import. Never rejects. */
+export async function probeInterpreter(python: string, exec: Exec = execProgram, timeoutMs = PROBE_TIMEOUT_MS): Promise<Probed> {
+    try {
+        const stdout = await exec(python, [...ISOLATED, "-c", PROBE], timeoutMs);
+        const last = stdout.trim().split("\n").pop() ?? "";
+        const parsed = JSON.parse(last) as Record<string, unknown>;
+        const text = (key: string): string | undefined => (typeof parsed[key] === "string" ? (parsed[key] as string) : undefined);
+        return { python: text("python"), allo: text("allo"), alloError: text("alloError"), numpy: text("numpy") };
+    } catch (error) {
+        return { error: error instanceof SyntaxError ? "is not a Python this extension can ask" : (error as Error).message };
+    }
+}
+
+/** Probes every interpreter at once; `onProbed` as each answers. */
+export function probeAll(pythons: readonly string[], onProbed: (python: string, probed: Probed) => void, exec: Exec = execProgram,
+    timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
+    return Promise.all(pythons.map(async (python) => onProbed(python, await probeInterpreter(python, exec, timeoutMs)))).then(() => undefined);
+}
+
+const binDir = process.platform === "win32" ? "Scripts" : "bin";
+const pythonExe = process.platform === "win32" ? "python.exe" : "python";
+
+/** `<env>/bin/python` */
+export function envPython(env: string): string {
+    return path.join(env, binDir, pythonExe);
+}
+
+/** What to call an interpreter in the status bar and the picker, from its path alone. */
+export function nameOf(python: string, home = os.homedir()): string {
+    const parts = python.split(/[\\/]/);
+    const env = parts.length >= 3 && parts[parts.length - 2] === binDir ? parts[parts.length - 3] : undefined;
+    const above = parts.length >= 4 ? parts[parts.length - 4] : undefined;
+    if (env && above === "envs") {
+        return `env ${env}`;
+    }
+    if (env && above === "versions" && parts.includes(".pyenv")) {
+        return `pyenv ${env}`;
+    }
+    if (env) {
+        return env;
+    }
+    return python.startsWith(home + path.sep) ? `~${python.slice(home.length)}` : python;
+}
+
+/** conda's `env list --json`: `{"envs": [prefix, ...]}`; the root prefix is `base`. */
+export function condaCandidates(json: string): Candidate[] {
+    let parsed: { envs?: unknown; root_prefix?: unknown };
+    try {
+        parsed = JSON.parse(json);
+    } catch {
+        return [];
+    }
+    const envs = Array.isArray(parsed.envs) ? parsed.envs.filter((e): e is string => typeof e === "string") : [];
+    const root = typeof parsed.root_prefix === "string" ? parsed.root_prefix : undefined;
+    return envs.map((env) => ({
+        python: envPython(env),
+        name: `env ${env === root ? "base" : path.basename(env)}`,
+        source: "conda" as const,
+    }));
+}
+
+/** The same environment once, the first source's: a venv's `python3` and `python` are one. */
+export function dedupe(candidates: readonly Candidate[]): Candidate[] {
+    const seen = new Set<string>();
+    return candidates.filter((c) => {
+        const base = path.basename(c.python).replace(/3(\.\d+)?(\.exe)?$/, "$2");
+        const key = path.join(path.resolve(path.dirname(c.python)), base);
+        if (seen.has(key)) {
+            return false;
+        }
+        seen.add(key);
+        return true;
+    });
+}
+
+/** What discovery may use: everything that touches the machine, so that tests can give their own. */
+export interface Machine {
+    exec: Exec;
+    exists(file: string): boolean;
+    listDir(dir: string): string[];
+    env: NodeJS.ProcessEnv;
+    home: string;
+}
+
+export const thisMachine: Machine = {
+    exec: execProgram,
+    exists: (file) => fs.existsSync(file),
+    listDir: (dir) => {
+        try {
+            return fs.readdirSync(dir).sort();
+        } catch {
+            return [];
+        }
+    },
+    env: process.env,
+    home: os.homedir(),
+};
+
+/** conda: on PATH, where `conda activate` left it ($CONDA_EXE), or an installer's default place. */
+export function condaCommands(machine: Machine): string[] {
+    const installs = ["miniconda3", "anaconda3", "miniforge3", "mambaforge"].map((d) => path.join(machine.home, d, binDir, "conda"));
+    return [...new Set([machine.env.CONDA_EXE, "conda", ...installs, "/opt/conda/bin/conda"].filter((c): c is string => Boolean(c)))];
+}
+
+export async function condaEnvironments(machine: Machine): Promise<Candidate[]> {
+    for (const conda of condaCommands(machine)) {
+        if (conda !== "conda" && !machine.exists(conda)) {
+            continue;
+        }
+        try {
+            return condaCandidates(await machine.exec(conda, ["env", "list", "--json"], PROBE_TIMEOUT_MS));
+        } catch {
+            // not this one (not on PATH): the next place
+        }
+    }
+    return [];
+}
+
+/** pyenv's versions (and its virtualenvs, which live there too), read from `$PYENV_ROOT/versions`. */
+export function pyenvVersions(machine: Machine): Candidate[] {
+    const root = machine.env.PYENV_ROOT || path.join(machine.home, ".pyenv");
+    const versions = path.join(root, "versions");
+    return machine
+        .listDir(versions)
+        .map((version) => ({ python: envPython(path.join(versions, version)), name: `pyenv ${version}`, source: "pyenv" as const }))
+        .filter((c) => machine.exists(c.python));
+}
+
+export const WORKSPACE_VENVS = [".venv", "venv"];
+
+export function workspaceVenvs(folders: readonly string[], machine: Machine): Candidate[] {
+    return folders.flatMap((folder) =>
+        WORKSPACE_VENVS.map((venv) => ({ python: envPython(path.join(folder, venv)), name: venv, source: "workspace" as const }))
+            .filter((c) => machine.exists(c.python)),
+    );
+}
+
+/** Every candidate, the Python extension's first (its names are the ones the user knows). */
+export async function discover(pythonExtension: readonly Candidate[], folders: readonly string[], machine: Machine = thisMachine): Promise<Candidate[]> {
+    const conda = await condaEnvironments(machine);
+    return dedupe([...pythonExtension, ...workspaceVenvs(folders, machine), ...conda, ...pyenvVersions(machine)]);
+}
+
+function tooOld(version: string | undefined): boolean {
+    const [major, minor] = (version ?? "").split(".").map(Number);
+    return major < MINIMUM_PYTHON[0] || (major === MINIMUM_PYTHON[0] && minor < MINIMUM_PYTHON[1]);
+}
+
+/** Whether jobs can run there at all, and on what. */
+export type Capability = "probing" | "allo" | "reference" | "none" | "too old" | "broken";
+
+export function capability(probed: Probed | undefined): Capability {
+    if (!probed) {
+        return "probing";
+    }
+    if (probed.error || !probed.python) {
+        return "broken";
+    }
+    if (tooOld(probed.python)) {
+        return "too old";
+    }
+    return probed.allo ? "allo" : probed.numpy ? "reference" : "none";
+}
+
+/** One line saying what the interpreter has, as the picker's detail. */
+export function marks(probed: Probed | undefined): string {
+    const can = capability(probed);
+    if (can === "probing") {
+        return "$(loading~spin) asking what it can import…";
+    }
+    if (can === "broken") {
+        return `$(error) ${probed!.error ?? "did not say what it is"}`;
+    }
+    const version = `Python ${probed!.python}`;
+    if (can === "too old") {
+        return `$(error) ${version}: jobs need Python ${MINIMUM_PYTHON.join(".")} or later`;
+    }
+    const allo = probed!.allo ? `$(pass-filled) Allo ${probed!.allo}` : "$(circle-slash) no Allo";
+    const numpy = probed!.numpy ? `numpy ${probed!.numpy}` : "no numpy";
+    const then = can === "allo" ? "" : can === "reference" ? " · jobs use the reference executor" : " · jobs cannot run here";
+    return `${allo} · ${numpy} · ${version}${then}`;
+}
+
+export interface PickerRow {
+    label: string;
+    description?: string;
+    detail?: string;
+    /** The interpreter to store; undefined for a separator or an action. */
+    python?: string;
+    separator?: boolean;
+    action?: "enter path" | "use server";
+}
+
+const SECTIONS: [Source, string][] = [
+    ["setting", "Current setting"],
+    ["Python extension", "Python extension"],
+    ["workspace", "Workspace"],
+    ["conda", "conda"],
+    ["pyenv", "pyenv"],
+];
+
+/** The picker's rows: by source, each with its marks; the one in use first in its section, checked. */
+export function pickerRows(candidates: readonly Candidate[], probed: ReadonlyMap<string, Probed>, current: string,
+    home = os.homedir()): PickerRow[] {
+    const rows: PickerRow[] = [];
+    const short = (p: string): string => (p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
+    for (const [source, title] of SECTIONS) {
+        const inSection = candidates.filter((c) => c.source === source);
+        if (!inSection.length) {
+            continue;
+        }
+        rows.push({ label: title, separator: true });
+        for (const c of inSection) {
+            const inUse = c.python === current;
+            rows.push({ label: `${inUse ? "$(check) " : ""}${c.name}`, description: short(c.python), detail: marks(probed.get(c.python)), python: c.python });
+        }
+    }
+    rows.push({ label: "", separator: true });
+    rows.push({ label: "$(folder-opened) Enter interpreter path…", action: "enter path" });
+    rows.push({
+        label: "$(server-environment) Use the language server's interpreter",
+        description: current ? "clears alloDataflow.python" : "in use",
+        action: "use server",
+    });
+    return rows;
+}
+
+/** The status bar's text for the Allo environment: `Allo 0.5 · env allo`, or `reference executor`. */
+export function environmentText(name: string, probed: Probed | undefined, backend: string): string {
+    const can = capability(probed);
+    if (can === "probing") {
+        return `$(loading~spin) Allo · ${name}`;
+    }
+    if (can === "broken") {
+        return `$(warning) Allo · ${name} cannot run`;
+    }
+    if (can === "too old") {
+        return `$(warning) Allo · ${name} is Python ${probed!.python}`;
+    }
+    if (can === "none") {
+        return `$(warning) no Allo, no numpy · ${name}`;
+    }
+    if (can === "allo" && backend !== "reference") {
+        const version = probed!.allo === "?" ? "" : ` ${probed!.allo}`;
+        return `$(chip) Allo${version} · ${name}`;
+    }
+    return `$(chip) reference executor · ${name}`;
+}
+
+/** The status item's tooltip: which interpreter, and why it runs what it runs. */
+export function environmentTooltip(python: string, fromSetting: boolean, probed: Probed | undefined, backend: string): string {
+    const where = fromSetting ? `Jobs run in ${python} (alloDataflow.python).` : `alloDataflow.python is not set: jobs run in the language server's interpreter, ${python}.`;
+    const can = capability(probed);
+    const what =
+        can === "probing" ? "Asking it what it can import…"
+        : can === "broken" ? `It cannot be asked: ${probed!.error}.`
+        : can === "too old" ? `It is Python ${probed!.python}: jobs need ${MINIMUM_PYTHON.join(".")} or later.`
+        : can === "none" ? "Neither Allo nor numpy imports there: simulations and tests cannot run."
+        : can === "allo" && backend !== "reference" ? `Allo ${probed!.allo} runs simulations and tests (alloDataflow.backend: ${backend}).`
+        : backend === "reference" ? "The reference executor runs simulations and tests (alloDataflow.backend: reference)."
+        : "Allo does not import there: the numpy reference executor runs simulations and tests.";
+    return `${where}\n${what}\nClick to choose another interpreter.`;
+}

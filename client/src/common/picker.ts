@@ -1,0 +1,196 @@
+// The Allo environment, as the user sees and chooses it: "Allo: Select Interpreter" (a quick pick
+// like the Python extension's, listing what interpreters.ts finds, each marked with what it can
+// import) stores the choice in `alloDataflow.python`, the interpreter jobs run in; the language
+// server keeps its own interpreter (`alloDataflow.server.python`, or the private environment). A
+// status bar item in Allo files says what jobs run on (`Allo 0.5 · env allo`, or `reference
+// executor · ...`) and opens the picker.
+import { ConfigurationTarget, Disposable, QuickPickItem, QuickPickItemKind, StatusBarItem, window } from "vscode";
+import { AlloFiles } from "./alloFiles";
+import {
+    Candidate,
+    discover,
+    environmentText,
+    environmentTooltip,
+    nameOf,
+    PickerRow,
+    pickerRows,
+    probeAll,
+    Probed,
+    probeInterpreter,
+} from "./interpreters";
+import { traceDebug, traceInfo } from "./logger";
+import { knownEnvironments } from "./python";
+import { ENVIRONMENT_SETTINGS, getJobSettings, SECTION } from "./settings";
+import {
+    activeTextEditor,
+    createStatusBarItem,
+    getConfiguration,
+    isTrusted,
+    onDidChangeActiveTextEditor,
+    onDidChangeConfiguration,
+    workspaceFolderPaths,
+} from "./vscodeapi";
+
+export const SELECT_INTERPRETER = "alloDataflow.selectInterpreter";
+/** What the status bar calls the server's interpreter when `alloDataflow.python` is not set. */
+export const SERVER_ENV = "server env";
+
+interface Row extends QuickPickItem {
+    row: PickerRow;
+}
+
+export class AlloEnvironment implements Disposable {
+    private readonly item: StatusBarItem;
+    private readonly listeners: Disposable[];
+    private serverPython: string | undefined;
+    /** Bumped by each refresh: an older probe that answers late is not shown. */
+    private generation = 0;
+
+    constructor(private readonly files: AlloFiles) {
+        this.item = createStatusBarItem("alloDataflow.environment", "Allo environment");
+        this.item.command = SELECT_INTERPRETER;
+        this.listeners = [
+            onDidChangeConfiguration((e) => {
+                if (ENVIRONMENT_SETTINGS.some((name) => e.affectsConfiguration(`${SECTION}.${name}`))) {
+                    void this.refresh();
+                }
+            }),
+            onDidChangeActiveTextEditor(() => this.updateVisibility()),
+            files.onDidChange(() => this.updateVisibility()),
+        ];
+        void this.refresh();
+    }
+
+    /** The interpreter the server runs in: jobs' when `alloDataflow.python` is empty. */
+    setServerPython(python: string | undefined): void {
+        if (python !== this.serverPython) {
+            this.serverPython = python;
+            void this.refresh();
+        }
+    }
+
+    /** Probes the interpreter jobs use now and shows what it runs. */
+    async refresh(): Promise<void> {
+        const generation = ++this.generation;
+        const { python: configured, backend } = getJobSettings();
+        const python = configured || this.serverPython;
+        if (!python) {
+            this.item.text = "$(chip) Allo";
+            this.item.tooltip = "The language server has not started yet: jobs run in its interpreter until you choose one.\nClick to choose.";
+            this.updateVisibility();
+            return;
+        }
+        const name = configured ? nameOf(python) : SERVER_ENV;
+        this.item.text = environmentText(name, undefined, backend);
+        this.item.tooltip = environmentTooltip(python, Boolean(configured), undefined, backend);
+        this.updateVisibility();
+        const probed = await probeInterpreter(python);
+        if (generation !== this.generation) {
+            return;
+        }
+        this.item.text = environmentText(name, probed, backend);
+        this.item.tooltip = environmentTooltip(python, Boolean(configured), probed, backend);
+        traceInfo(`Allo environment: ${python}: ${describe(probed)}`);
+    }
+
+    private updateVisibility(): void {
+        if (this.files.has(activeTextEditor()?.document)) {
+            this.item.show();
+        } else {
+            this.item.hide();
+        }
+    }
+
+    /** "Allo: Select Interpreter". */
+    async select(): Promise<void> {
+        const current = getJobSettings().python;
+        const picker = window.createQuickPick<Row>();
+        picker.title = "Allo: Select Interpreter: the Allo environment jobs run in";
+        picker.placeholder = current
+            ? `Selected: ${current}`
+            : `Not set: jobs run in the language server's interpreter${this.serverPython ? ` (${this.serverPython})` : ""}`;
+        picker.matchOnDescription = true;
+        picker.matchOnDetail = true;
+        picker.busy = true;
+        const probed = new Map<string, Probed>();
+        let candidates: Candidate[] = [];
+        const render = (): void => {
+            const active = picker.activeItems[0]?.row;
+            const rows = pickerRows(candidates, probed, current);
+            picker.items = rows.map(toItem);
+            const again = picker.items.find((i) => i.row.python === active?.python && i.row.action === active?.action && !i.row.separator);
+            if (again && active) {
+                picker.activeItems = [again];
+            }
+        };
+        render();
+        picker.show();
+        const chosen = new Promise<PickerRow | undefined>((resolve) => {
+            picker.onDidAccept(() => resolve(picker.selectedItems[0]?.row));
+            picker.onDidHide(() => resolve(undefined));
+        });
+        void (async () => {
+            const fromExtension = (await knownEnvironments()).map((e) => ({
+                python: e.python,
+                name: e.name ?? nameOf(e.python),
+                source: "Python extension" as const,
+            }));
+            const found = await discover(fromExtension, workspaceFolderPaths());
+            const setting = current && !found.some((c) => c.python === current) ? [{ python: current, name: nameOf(current), source: "setting" as const }] : [];
+            candidates = [...setting, ...found];
+            traceDebug(`Select Interpreter: ${candidates.length} interpreters: ${candidates.map((c) => c.python).join(", ")}`);
+            render();
+            await probeAll(candidates.map((c) => c.python), (python, result) => {
+                probed.set(python, result);
+                traceDebug(`Select Interpreter: ${python}: ${describe(result)}`);
+                render();
+            });
+            picker.busy = false;
+        })();
+        const row = await chosen;
+        picker.dispose();
+        if (!row) {
+            return;
+        }
+        if (row.action === "enter path") {
+            const typed = await window.showInputBox({
+                title: "Allo: the Allo environment's interpreter",
+                prompt: "The python of the environment where Allo is installed (for example ~/miniconda3/envs/allo/bin/python)",
+                value: current,
+                ignoreFocusOut: true,
+            });
+            if (typed?.trim()) {
+                await store(typed.trim());
+            }
+        } else if (row.action === "use server") {
+            await store(undefined);
+        } else if (row.python) {
+            await store(row.python);
+        }
+    }
+
+    dispose(): void {
+        this.listeners.forEach((l) => l.dispose());
+        this.item.dispose();
+    }
+}
+
+function toItem(row: PickerRow): Row {
+    return row.separator
+        ? { row, label: row.label, kind: QuickPickItemKind.Separator }
+        : { row, label: row.label, description: row.description, detail: row.detail };
+}
+
+/** The choice, in the workspace's settings when a folder is open (as the Python extension keeps one per folder). */
+async function store(python: string | undefined): Promise<void> {
+    const target = workspaceFolderPaths().length && isTrusted() ? ConfigurationTarget.Workspace : ConfigurationTarget.Global;
+    await getConfiguration(SECTION).update("python", python, target);
+    traceInfo(python ? `alloDataflow.python: ${python} (jobs run there)` : "alloDataflow.python cleared: jobs run in the language server's interpreter");
+}
+
+function describe(probed: Probed): string {
+    if (probed.error) {
+        return probed.error;
+    }
+    return `Python ${probed.python}, ${probed.allo ? `allo ${probed.allo}` : "no allo"}, ${probed.numpy ? `numpy ${probed.numpy}` : "no numpy"}`;
+}
