@@ -6,6 +6,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 from paths import EXAMPLES
 from pytest_lsp import LanguageClient
+from waiting import until_notified
 
 
 class Editor:
@@ -72,6 +73,15 @@ class Editor:
         async with self._arrived:
             await asyncio.wait_for(self._arrived.wait_for(ready), timeout)
         return list(ready()[-1].diagnostics)
+
+    async def until_published(self, uri: str, ready, what: str, timeout: float = 20):
+        """`ready()`'s value once a publication makes it truthy; failing, the last one for `uri`."""
+
+        def seen():
+            last = self.published.get(uri, [])[-1:]
+            return [(p.version, [(d.source, d.code, d.message[:100]) for d in p.diagnostics]) for p in last]
+
+        return await until_notified(self._arrived, ready, what=what, seen=seen, timeout=timeout)
 
     async def hover(self, uri: str, line: int, col: int) -> str | None:
         result = await self.client.text_document_hover_async(

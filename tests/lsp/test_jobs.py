@@ -9,6 +9,7 @@ import pytest
 from designs import alive, design, fake_llvm_build_dir, line_of, pids
 from lsprotocol import types as lsp
 from paths import EXAMPLES
+from waiting import any_done, file_poll, notification, until
 
 
 async def open_design(editor, tmp_path, behaviour="ok", extra=""):
@@ -16,6 +17,56 @@ async def open_design(editor, tmp_path, behaviour="ok", extra=""):
     uri = editor.open(path.read_text(), path=path)
     await editor.diagnostics(uri)
     return path, uri
+
+
+def _state(job: asyncio.Future | None) -> str:
+    if job is None or not job.done():
+        return "running"
+    return repr(job.exception()) if job.exception() else repr(job.result())
+
+
+async def runners_up(path, count: int = 1, job: asyncio.Future | None = None) -> None:
+    """`count` runners have imported the design (each writes its pid beside it): the job really
+    runs. Fails at once if `job` (the command) ends first."""
+    await until(lambda: len(pids(path)) >= count or (job is not None and job.done()),
+                what=f"{count} runner pid(s) in {path.parent / 'pid.txt'}", wake=file_poll,
+                seen=lambda: (pids(path), _state(job)))
+    assert len(pids(path)) >= count, f"the job ended before {count} runner(s) were up: {_state(job)}"
+
+
+async def run_problems(editor, uri: str, count: int | None = None) -> list[lsp.Diagnostic]:
+    """The job's diagnostics once a publication has them (`count` of them if given)."""
+    def ready():
+        found = editor.run_diagnostics(uri)
+        return found if found and (count is None or len(found) == count) else None
+
+    what = "the job's diagnostics" + (f" ({count})" if count else "")
+    return await editor.until_published(uri, ready, what)
+
+
+async def change_settings(editor, settings: dict) -> None:
+    """New settings, once the server has them. On didChangeConfiguration it asks for them
+    (workspace/configuration): the client's answer is the event (a fixed half second was a guess).
+    What the test sends next is read after that answer; `click` starts with a lens request, whose
+    round trip leaves the server time to apply them."""
+    client = editor.client
+    answered = asyncio.Event()
+    answer = client.get_configuration
+
+    def answering(**kwargs):
+        value = answer(**kwargs)
+        if kwargs.get("section") == "alloDataflow":
+            answered.set()  # the response is written when this returns, before the test goes on
+        return value
+
+    client.get_configuration = answering
+    try:
+        client.set_configuration(settings, section="alloDataflow")
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+        await until(answered.is_set, what="the server asking for the new settings (workspace/configuration)",
+                    wake=answered.wait)
+    finally:
+        del client.get_configuration  # the class's method again
 
 
 async def test_lenses_before_any_run(job_editor, tmp_path):
@@ -36,10 +87,7 @@ async def test_lenses_follow_edits_and_jobs(job_editor, tmp_path):
     await job_editor.diagnostics(uri, version)
     assert await job_editor.lenses(uri) == moved
     running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
-    for _ in range(200):  # until the runner is up
-        if pids(path):
-            break
-        await asyncio.sleep(0.05)
+    await runners_up(path, job=running)
     assert (await job_editor.lens_titles(uri))[0].startswith("⏳ running")
     await job_editor.client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[]))
     assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
@@ -53,10 +101,7 @@ async def test_simulate_passes_and_the_lens_says_so(job_editor, tmp_path):
     titles = await job_editor.lens_titles(uri)
     assert titles[0].startswith("▶ Simulate: ✓ passed") and titles[0].endswith(" s")
     # The stand-in computes nothing, so the reference executor's outputs differ: a finding.
-    for _ in range(50):
-        if job_editor.run_diagnostics(uri):
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     assert (diag.code, diag.severity) == ("differential", lsp.DiagnosticSeverity.Warning)
     assert "disagree on B" in diag.message
@@ -76,10 +121,7 @@ async def test_failures_leave_a_diagnostic_at_the_line(job_editor, tmp_path, beh
     assert (result["cause"], result["line"]) == (cause, line)
     title = next(t for t in await job_editor.lens_titles(uri) if t.startswith(lens))
     assert title == f"{lens}: ✗ {cause} line {line}"
-    for _ in range(50):
-        if job_editor.run_diagnostics(uri):
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     assert diag.range.start.line == line - 1 and diag.code == cause
     # The next edit clears it.
@@ -119,9 +161,7 @@ async def test_outcomes_in_the_lens(job_editor, tmp_path, behaviour, status, cau
 
 async def test_missing_llvm_build_dir_runs_nothing(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path)
-    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": "", "backend": "allo"}, section="alloDataflow")
-    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await asyncio.sleep(0.5)
+    await change_settings(job_editor, {"debounceMs": 50, "llvmBuildDir": "", "backend": "allo"})
     result = await job_editor.click(uri, "▶ Simulate", "top")
     assert result["cause"] == "environment" and "LLVM_BUILD_DIR is not set" in result["message"]
     assert pids(path) == []
@@ -129,19 +169,14 @@ async def test_missing_llvm_build_dir_runs_nothing(job_editor, tmp_path):
 
 async def test_timeout_and_cancel(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path, "hang")
-    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 2}, section="alloDataflow")
-    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await asyncio.sleep(0.5)
+    await change_settings(job_editor, {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 2})
     result = await job_editor.click(uri, "▶ Simulate", "top")
     assert result["status"] == "timeout" and "OMP_NUM_THREADS=2" in result["message"]
     assert "⏱ timeout" in (await job_editor.lens_titles(uri))[0]
     # A job cancelled while it runs: the progress ends and the process is gone.
-    job_editor.client.set_configuration({"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 60}, section="alloDataflow")
-    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await asyncio.sleep(0.5)
+    await change_settings(job_editor, {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 60})
     running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
-    while len(pids(path)) < 2:
-        await asyncio.sleep(0.05)
+    await runners_up(path, 2, job=running)
     assert (await job_editor.lens_titles(uri))[0].startswith("⏳ running")
     cancelled = await job_editor.client.workspace_execute_command_async(
         lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[])
@@ -157,9 +192,7 @@ async def test_timeout_and_cancel(job_editor, tmp_path):
 
 async def test_untrusted_workspace_runs_nothing(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path)
-    job_editor.client.set_configuration({**{"debounceMs": 50}, "llvmBuildDir": fake_llvm_build_dir(), "trusted": False}, section="alloDataflow")
-    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await asyncio.sleep(0.5)
+    await change_settings(job_editor, {**{"debounceMs": 50}, "llvmBuildDir": fake_llvm_build_dir(), "trusted": False})
     result = await job_editor.click(uri, "▶ Simulate", "top")
     assert result["status"] == "error" and "not trusted" in result["message"]
     assert pids(path) == []
@@ -179,10 +212,7 @@ async def test_run_jobs_are_code_actions_too(job_editor, tmp_path):
 async def test_library_bug_offers_a_reproducer_file(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path, "compiler_bug")
     await job_editor.click(uri, "▶ Simulate", "top")
-    for _ in range(50):
-        if job_editor.run_diagnostics(uri):
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     actions = await job_editor.client.text_document_code_action_async(
         lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), diag.range, lsp.CodeActionContext(diagnostics=[diag]))
@@ -228,11 +258,9 @@ async def test_an_older_build_order_is_an_error_on_the_region(job_editor, tmp_pa
     await job_editor.diagnostics(uri)
     result = await job_editor.click(uri, "MLIR", "top")
     assert result["status"] == "passed"
-    for _ in range(50):
-        mlir = [d for d in job_editor.published[uri][-1].diagnostics if d.source == "allo-lsp mlir"]
-        if mlir:
-            break
-        await asyncio.sleep(0.05)
+    mlir = await job_editor.until_published(
+        uri, lambda: [d for d in job_editor.published[uri][-1].diagnostics if d.source == "allo-lsp mlir"],
+        "the MLIR job's diagnostic")
     (diag,) = mlir
     assert diag.severity == lsp.DiagnosticSeverity.Error and diag.range.start.line == line_of(path, "def top(") - 1
     assert "mod(arr_in, n, arr_out)" in diag.message and "older build" in diag.message
@@ -246,11 +274,12 @@ async def test_auto_build_follows_the_probe(job_editor, tmp_path):
     (before,) = [d for d in await job_editor.diagnostics(uri) if d.code == "ADF003"]
     assert before.severity == lsp.DiagnosticSeverity.Warning
     await job_editor.click(uri, "MLIR", "top")  # the first job starts the probe (a fixed stand-in)
-    for _ in range(200):
+
+    def probed():
         adf003 = [d for d in job_editor.published[uri][-1].diagnostics if d.code == "ADF003"]
-        if adf003 and adf003[0].severity == lsp.DiagnosticSeverity.Information:
-            break
-        await asyncio.sleep(0.05)
+        return adf003 if adf003 and adf003[0].severity == lsp.DiagnosticSeverity.Information else None
+
+    adf003 = await job_editor.until_published(uri, probed, "ADF003 as information once the probe found the build")
     assert adf003[0].severity == lsp.DiagnosticSeverity.Information
 
 
@@ -259,8 +288,7 @@ async def test_cancelling_the_progress_cancels_the_job(job_editor, tmp_path):
         pytest.skip("this client's capabilities have no work-done progress")
     path, uri = await open_design(job_editor, tmp_path, "hang")
     running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
-    while not pids(path):
-        await asyncio.sleep(0.05)
+    await runners_up(path, job=running)
     token = list(job_editor.client.progress_reports)[-1]
     job_editor.client.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
     assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
@@ -269,19 +297,14 @@ async def test_cancelling_the_progress_cancels_the_job(job_editor, tmp_path):
 
 
 async def test_reference_backend_simulates_and_finds_deadlocks(job_editor, tmp_path):
-    job_editor.client.set_configuration({"debounceMs": 50, "backend": "reference"}, section="alloDataflow")
-    job_editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await asyncio.sleep(0.5)
+    await change_settings(job_editor, {"debounceMs": 50, "backend": "reference"})
     path = tmp_path / "deadlock.py"
     path.write_text((EXAMPLES / "pitfall_deadlock_stream.py").read_text())
     uri = job_editor.open(path.read_text(), path=path)
     await job_editor.diagnostics(uri)
     result = await job_editor.click(uri, "▶ Simulate", "top")
     assert (result["status"], result["cause"], result["backend"]) == ("failed", "deadlock", "reference")
-    for _ in range(50):
-        if len(job_editor.run_diagnostics(uri)) == 3:
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri, 3)
     lines = sorted(d.range.start.line + 1 for d in job_editor.run_diagnostics(uri))
     # Each blocked put/get, and the declaration a larger depth lets complete (the re-runs' answer).
     assert lines == [line_of(path, "tap: Stream"), line_of(path, "tap.put("), line_of(path, "pipe.get()")]
@@ -308,11 +331,8 @@ async def test_synthesis_figures_in_place(job_editor, tmp_path):
     # The stand-in's report: worst latency 3,624 cycles, II up to 1,813, LUT 0.32 %, 2.433 ns.
     assert "⚙ 3,624 cycles · II 1,813 · LUT 0.32% · 2.433 ns" in titles and "Report" in titles
     # Negative slack in the report: a warning on the region.
-    for _ in range(50):
-        timing = [d for d in job_editor.run_diagnostics(uri) if d.code == "timing"]
-        if timing:
-            break
-        await asyncio.sleep(0.05)
+    timing = await job_editor.until_published(
+        uri, lambda: [d for d in job_editor.run_diagnostics(uri) if d.code == "timing"], "the timing warning")
     assert timing[0].severity == lsp.DiagnosticSeverity.Warning and "slack -0.05 ns" in timing[0].message
     # Each kernel's PE module: in its hover and as an inlay hint.
     line = line_of(path, "def producer(") - 1
@@ -340,8 +360,9 @@ async def test_repeated_clicks_run_one_job_and_the_running_lens_cancels_it(job_e
     path, uri = await open_design(job_editor, tmp_path, "hang")
     clicks = [asyncio.ensure_future(job_editor.client.workspace_execute_command_async(
         lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]))) for _ in range(50)]
-    while not pids(path) or sum(c.done() for c in clicks) < 49:
-        await asyncio.sleep(0.05)
+    await runners_up(path)
+    await until(lambda: sum(c.done() for c in clicks) >= 49, what="49 of the 50 clicks answered",
+                wake=any_done(clicks), seen=lambda: [c.result() for c in clicks if c.done()][:3])
     answered = [c.result() for c in clicks if c.done()]
     assert len(answered) == 49 and all(a["status"] == "running" for a in answered), answered[:2]
     (lens,) = [lens for lens in await job_editor.lenses(uri) if list(lens.command.arguments[1:]) == ["top", "simulate"]]
@@ -365,15 +386,17 @@ async def test_cancel_request_of_a_running_command_cancels_its_job(job_editor, t
     request = asyncio.ensure_future(protocol.send_request_async(
         lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]),
         msg_id="simulate-top"))
-    while not pids(path):
-        await asyncio.sleep(0.05)
+    await runners_up(path, job=request)
+    logs = job_editor.client.log_messages
+    logged = len(logs)
     protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="simulate-top"))
     with pytest.raises(Exception, match="cancel"):
         await asyncio.wait_for(request, 5)
-    for _ in range(100):  # the job ends: its lens says so
-        if (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled":
-            break
-        await asyncio.sleep(0.05)
+    # The job ends (the request's answer did not wait for it): the server logs its outcome,
+    # then its lens says so.
+    await until(lambda: any(m.message.startswith("[top] cancelled") for m in logs[logged:]),
+                what="the cancelled job's outcome in the log", wake=notification(job_editor.client, lsp.WINDOW_LOG_MESSAGE),
+                seen=lambda: [m.message[:100] for m in logs[logged:]])
     assert (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled"
     assert not any(alive(p) for p in pids(path))
     if job_editor.name == "visual_studio_code":  # it supports work-done progress
@@ -405,10 +428,7 @@ async def test_a_huge_failure_message_is_bounded_in_the_answer_the_diagnostic_an
     logs_before = len(job_editor.client.log_messages)
     result = await job_editor.click(uri, "▶ Run", "test_huge")
     assert result["cause"] == "assertion" and len(result["message"]) < 10_000
-    for _ in range(50):
-        if job_editor.run_diagnostics(uri):
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     assert len(diag.message) < 10_000
     assert max(len(m.message) for m in job_editor.client.log_messages[logs_before:]) < 40_000
@@ -420,18 +440,14 @@ async def test_a_diagnostic_of_a_job_is_for_the_text_it_ran(job_editor, tmp_path
     slow = "\n\ndef test_slow():\n    import time\n    mod = df.build(top, target='simulator')\n    time.sleep(1.0)\n    assert False, 'slow'\n"
     path, uri = await open_design(job_editor, tmp_path, extra=slow)
     running = asyncio.ensure_future(job_editor.click(uri, "▶ Run", "test_slow"))
-    while not pids(path):
-        await asyncio.sleep(0.05)
+    await runners_up(path, job=running)
     version = job_editor.type_at(uri, 0, 0, "#\n")
     await job_editor.diagnostics(uri, version)
-    assert (await running)["cause"] == "assertion"
+    assert (await asyncio.wait_for(running, 30))["cause"] == "assertion"
     assert job_editor.run_diagnostics(uri) == []  # a diagnostic is published before the answer
     # Run again on this text: the diagnostic is shown; then the file is closed and reopened short.
     result = await job_editor.click(uri, "▶ Run", "test_slow")
-    for _ in range(50):
-        if job_editor.run_diagnostics(uri):
-            break
-        await asyncio.sleep(0.05)
+    await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     assert diag.range.start.line == result["line"] - 1
     job_editor.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
