@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from paths import EXAMPLES
+from waiting import until_sync
 
 CLEAN = EXAMPLES / "producer_consumer.py"
 ORDER = EXAMPLES / "pitfall_arg_order.py"
@@ -120,20 +121,19 @@ def test_serve_over_tcp_answers_initialize():
         port = probe.getsockname()[1]
     server = subprocess.Popen([sys.executable, "-m", "allo_lsp", "serve", "--tcp", f"127.0.0.1:{port}"])
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                conn = socket.create_connection(("127.0.0.1", port), timeout=5)
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
+        # Nothing tells when the server listens: connecting is tried until the deadline.
+        conn = until_sync(lambda: socket.create_connection(("127.0.0.1", port), timeout=5),
+                          what=f"the server listening on port {port}", seen=server.poll, timeout=20)
         with conn:
             body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                                "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
             conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
             reply = b""
+            # Each read waits 5 s at most (the socket's timeout); a server trickling bytes
+            # without the result is stopped by the deadline.
+            deadline = time.monotonic() + 20
             while b'"serverInfo"' not in reply:
+                assert time.monotonic() < deadline, f"waited 20 s for the initialize result; got {reply[:300]!r}"
                 chunk = conn.recv(65536)
                 assert chunk, "connection closed before the initialize result"
                 reply += chunk

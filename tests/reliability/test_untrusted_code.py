@@ -18,6 +18,7 @@ import lsp_session
 import pytest
 from lsprotocol import types as lsp
 from paths import ROOT
+from waiting import file_poll, until
 
 SERVER_PACKAGE = ROOT / "server" / "allo_lsp"
 
@@ -480,8 +481,9 @@ async def test_a_job_cannot_forge_another_jobs_result(tmp_path):
         attacker_path = faults.design(tmp_path / "attacker", extra=ATTACKER.format(victim_dir=str(tmp_path / "victim")))
         victim, attacker = await open_file(s, victim_path), await open_file(s, attacker_path)
         victim_job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", victim, "test_victim")))
-        while not (tmp_path / "victim" / "pid.txt").exists():
-            await asyncio.sleep(0.05)
+        await until(lambda: (tmp_path / "victim" / "pid.txt").exists() or victim_job.done(),
+                    what="the victim's runner up (its pid.txt)", wake=file_poll, seen=lambda: victim_job)
+        assert not victim_job.done(), f"the victim's job ended before the attack: {victim_job.result()}"
         attack = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", attacker, "test_attacker"))
         assert attack["status"] == "passed", attack["message"]
         assert (tmp_path / "victim" / "attacked").exists()
