@@ -1,6 +1,7 @@
 """The layering in ARCHITECTURE.md, checked on the imports of every module."""
 
 import ast
+import re
 from pathlib import Path
 
 from paths import ROOT
@@ -183,3 +184,31 @@ def test_features_use_the_servers_public_state():
                 if node.attr.startswith("_"):
                     violations.append(f"{path.name}:{node.lineno} reads ls.{node.attr}")
     assert violations == []
+
+
+# A job result's details are typed per kind (protocol/details.py): read by field, never by key,
+# outside protocol/. The reads by key still in the editor's job handlers, moving out of lsp/
+# (issue 16 item 1), work through the typed details' reading by key until they read the fields.
+DETAILS_BY_KEY = re.compile(r"\.details(\[|\.(get|setdefault|pop)\()|\[\"details\"\]")
+PENDING_DETAIL_READS = {"lsp/jobs.py", "lsp/state.py", "lsp/mlir_view.py", "jobs/editor.py"}
+
+
+def test_details_are_read_by_field_outside_protocol():
+    assert DETAILS_BY_KEY.search('outcome.details.get("report")') and DETAILS_BY_KEY.search('data["details"].pop')
+    violations = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("protocol/") or relative in PENDING_DETAIL_READS:
+            continue
+        violations += [f"{relative}:{n}: {line.strip()}" for n, line in enumerate(path.read_text().splitlines(), 1)
+                       if DETAILS_BY_KEY.search(line)]
+    assert violations == []
+
+
+def test_the_runners_wire_is_written_once():
+    """Its marker lines and options: both sides import protocol/pipes.py."""
+    pipes = PACKAGE / "protocol" / "pipes.py"
+    assert "@@allo-lsp" in pipes.read_text()
+    spelled = [str(p.relative_to(ROOT)) for p in sorted(PACKAGE.rglob("*.py"))
+               if p != pipes and re.search(r"@@allo-lsp|\"--(result-fd|watchdog-fd|warm)\"", p.read_text())]
+    assert spelled == []

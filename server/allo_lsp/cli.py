@@ -169,7 +169,6 @@ def _check(args) -> int:
 
 def _run(args) -> int:
     import asyncio
-    from dataclasses import asdict
     from pathlib import Path
 
     from allo_lsp.analysis import analyze
@@ -197,10 +196,8 @@ def _run(args) -> int:
     else:
         result = asyncio.run(run_target(JobManager(), target, model, config, args.backend, args.seed))
     if args.format == "json":
-        data = asdict(result)
-        for bulky in ("log", "artifact_text", "traceback"):
-            data["details"].pop(bulky, None)
-        print(dumps(data, indent=2))
+        result.details.log = result.details.artifact_text = result.details.traceback = None  # bulky
+        print(dumps(result.to_json(), indent=2))
     else:
         print(_run_text(result, file))
     return 0 if result.status == PASSED else 1
@@ -208,7 +205,6 @@ def _run(args) -> int:
 
 def _synth(args) -> int:
     import asyncio
-    from dataclasses import asdict
     from pathlib import Path
 
     from allo_lsp.analysis import analyze
@@ -230,36 +226,39 @@ def _synth(args) -> int:
     synth = SynthConfig(command=args.vitis_command, part=args.part, clock_ns=args.clock,
                         launcher_prefix=args.launcher_prefix, timeout_s=args.timeout)
     result = asyncio.run(synthesize(JobManager(), Target(file, name, SYNTHESIZE), model, JobConfig(python=args.python), synth))
+    details = result.of_kind(SYNTHESIZE).details
     if args.format == "json":
-        data = asdict(result)
-        for bulky in ("log", "report_markdown"):
-            data["details"].pop(bulky, None)
-        print(dumps(data, indent=2))
+        details.log = details.report_markdown = None  # bulky
+        print(dumps(result.to_json(), indent=2))
     else:
         print(_run_text(result, file))
-        if result.details.get("report_markdown"):
-            print(result.details["report_markdown"])
+        if details.report_markdown:
+            print(details.report_markdown)
     return 0 if result.status == PASSED else 1
 
 
 def _run_text(result, file: str) -> str:
+    from allo_lsp.protocol.details import Differential, SimulateDetails
+
     where = f" ({result.file or file}:{result.line})" if result.line else ""
     cause = f" [{result.cause}]" if result.cause else ""
     lines = [f"{result.status}{cause}{where}: {result.message}",
              f"  backend {result.backend}, {result.duration_s:.2f} s, OMP_NUM_THREADS={result.omp_num_threads}"]
     for out in result.outputs:
         lines.append(f"  {out.name}: {out.dtype}{out.shape} min {out.min} max {out.max} mean {out.mean:.4g} sha {out.checksum}")
-    for blocked in result.details.get("blocked", []):
-        lines.append(f"  blocked: {blocked['pe']} {blocked['op']} {blocked['stream']} (line {blocked['line']}), "
-                     f"FIFO {blocked['occupancy']}/{blocked['depth']}")
-    differential = result.details.get("differential", {})
-    for name, diff in differential.get("max_abs_diff", {}).items():
-        lines.append(f"  reference executor vs Allo on {name}: largest difference {diff:g}")
-    if "error" in differential:
-        lines.append(f"  reference executor could not check this design: {differential['error']}")
-    if result.status != "passed" and result.details.get("log"):
+    details = result.details
+    if isinstance(details, SimulateDetails):
+        for blocked in details.blocked:
+            lines.append(f"  blocked: {blocked.pe} {blocked.op} {blocked.stream} (line {blocked.line}), "
+                         f"FIFO {blocked.occupancy}/{blocked.depth}")
+        differential = details.differential or Differential()
+        for name, diff in differential.max_abs_diff.items():
+            lines.append(f"  reference executor vs Allo on {name}: largest difference {diff:g}")
+        if differential.error is not None:
+            lines.append(f"  reference executor could not check this design: {differential.error}")
+    if result.status != "passed" and details.log:
         lines.append("  --- output (last lines) ---")
-        lines += ["  " + l for l in result.details["log"].strip().splitlines()[-15:]]
+        lines += ["  " + l for l in details.log.strip().splitlines()[-15:]]
     return "\n".join(lines)
 
 

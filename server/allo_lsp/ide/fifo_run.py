@@ -1,7 +1,7 @@
 """What the last reference runs said about a file's FIFOs, in editor terms.
 
-The reference executor's results carry FIFO statistics (`FIFO_STATISTICS`) and, after a
-deadlock, its diagnosis (`FIFO_SIZING`, runner/reference/fifos.py). Here they become the lines a
+The reference executor's results carry FIFO statistics (`SimulateDetails.fifo_statistics`) and,
+after a deadlock, its diagnosis (`SimulateDetails.fifo_sizing`, runner/reference/fifos.py). Here they become the lines a
 stream's hover adds, the diagnostic on a declaration too shallow, and the quick fix that edits
 its depth (`Stream[int32, 4]` -> `Stream[int32, 16]`, `df.pipe(..., depth=4)` -> `depth=16`).
 The fix is computed on the current text: when the declaration no longer reads as the run saw it
@@ -15,7 +15,8 @@ from collections.abc import Iterable
 
 from allo_lsp.analysis.model import Position, Range, Region
 from allo_lsp.ide.types import CodeAction, TextEdit
-from allo_lsp.protocol.messages import FIFO_SIZING, FIFO_STATISTICS, JobResult
+from allo_lsp.protocol.details import DEPTH, FifoSizing, SimulateDetails, StreamStatistics, details_as
+from allo_lsp.protocol.messages import JobResult
 
 CODE = "fifo_depth"  # the code of the diagnostic on a declaration a diagnosis sized
 # The depth in `Stream[T, 4]` (T may hold brackets: `Stream[int16[M, N], 4]`, optionally followed
@@ -24,13 +25,13 @@ _STREAM_DEPTH = re.compile(r"Stream\[(?:[^\[\]]|\[[^\[\]]*\])*?,\s*(\d+)\s*\]")
 _PIPE_DEPTH = re.compile(r"\bdepth\s*=\s*(\d+)")
 
 
-def stream_statistics(outcomes: Iterable[JobResult], region: str, stream: str) -> dict | None:
+def stream_statistics(outcomes: Iterable[JobResult], region: str, stream: str) -> StreamStatistics | None:
     """The newest statistics of `stream` of `region` among the outcomes' runs."""
     found = None
     for outcome in outcomes:
-        for run in outcome.details.get(FIFO_STATISTICS, []):
-            if run.get("region") == region and stream in run.get("streams", {}):
-                found = run["streams"][stream]
+        for run in details_as(outcome.details, SimulateDetails).fifo_statistics:
+            if run.region == region and stream in run.streams:
+                found = run.streams[stream]
     return found
 
 
@@ -48,25 +49,31 @@ def stream_hover_markdown(regions: Iterable[Region], hovered: Range, outcomes: I
     return None
 
 
-def statistics_markdown(stats: dict) -> str:
-    fifos = f" over {stats['fifos']} FIFOs" if stats.get("fifos", 1) > 1 else ""
-    text = (f"\n\n---\nLast reference run: {stats['puts']:,} puts, {stats['gets']:,} gets{fifos}; "
-            f"occupancy at most {stats['max_occupancy']} of depth {stats['depth']}")
-    longest = stats.get("blocked_longest")
+def statistics_markdown(stats: StreamStatistics) -> str:
+    fifos = f" over {stats.fifos} FIFOs" if stats.fifos > 1 else ""
+    text = (f"\n\n---\nLast reference run: {stats.puts:,} puts, {stats.gets:,} gets{fifos}; "
+            f"occupancy at most {stats.max_occupancy} of depth {stats.depth}")
+    longest = stats.blocked_longest
     if longest:
-        state = "full" if longest["op"] == "put" else "empty"
-        text += (f"; blocked longest: `{longest['pe']}` on {longest['op']} of `{longest['fifo']}` ({state}), "
-                 f"{longest['waits']:,} waits, {longest['seconds'] * 1e3:.1f} ms")
+        state = "full" if longest.op == "put" else "empty"
+        text += (f"; blocked longest: `{longest.pe}` on {longest.op} of `{longest.fifo}` ({state}), "
+                 f"{longest.waits:,} waits, {longest.seconds * 1e3:.1f} ms")
     return text
+
+
+def _depth_sizing(outcome: JobResult) -> FifoSizing | None:
+    """The outcome's deadlock diagnosis when it found depths that complete."""
+    sizing = details_as(outcome.details, SimulateDetails).fifo_sizing
+    return sizing if sizing is not None and sizing.kind == DEPTH else None
 
 
 def sizing_diagnostics(outcome: JobResult) -> list[tuple[int, str]]:
     """(0-based line, message) for each declaration the diagnosis deepens."""
-    sizing = outcome.details.get(FIFO_SIZING) or {}
-    if sizing.get("kind") != "depth":
+    sizing = _depth_sizing(outcome)
+    if sizing is None:
         return []
-    return [(s["line"] - 1, f"deadlock: completes with depth of `{s['stream']}` >= {s['depth']} (declared {s['declared']})")
-            for s in sizing.get("streams", []) if s.get("file") in (None, outcome.file)]
+    return [(s.line - 1, f"deadlock: completes with depth of `{s.stream}` >= {s.depth} (declared {s.declared})")
+            for s in sizing.streams if s.file in (None, outcome.file)]
 
 
 def depth_fixes(text: str, outcomes: Iterable[JobResult], range: Range) -> list[CodeAction]:
@@ -75,18 +82,18 @@ def depth_fixes(text: str, outcomes: Iterable[JobResult], range: Range) -> list[
     lines = text.splitlines()
     actions = []
     for outcome in outcomes:
-        sizing = outcome.details.get(FIFO_SIZING) or {}
-        if sizing.get("kind") != "depth":
+        sizing = _depth_sizing(outcome)
+        if sizing is None:
             continue
-        for s in sizing.get("streams", []):
-            line = s["line"] - 1
-            if s.get("file") not in (None, outcome.file) or not (range.start.line <= line <= range.end.line):
+        for s in sizing.streams:
+            line = s.line - 1
+            if s.file not in (None, outcome.file) or not (range.start.line <= line <= range.end.line):
                 continue
             if not 0 <= line < len(lines):
                 continue
-            edit = _depth_edit(lines[line], line, s["stream"], s["declared"], s["depth"])
+            edit = _depth_edit(lines[line], line, s.stream, s.declared, s.depth)
             if edit is not None:
-                title = f"Set the depth of `{s['stream']}` to {s['depth']} (the smallest that does not deadlock)"
+                title = f"Set the depth of `{s.stream}` to {s.depth} (the smallest that does not deadlock)"
                 actions.append(CodeAction(title, "quickfix", (edit,), (CODE,), preferred=True))
     return actions
 

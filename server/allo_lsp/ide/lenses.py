@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range
 from allo_lsp.ide.outcomes import lens_title_after
+from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
@@ -58,7 +59,7 @@ def code_lenses(analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], 
         elif (name, kind) in outcomes:
             title = lens_title_after(title, kind, outcomes[(name, kind)])
         lenses.append(Lens(rng, title, command, name, kind))
-        if kind == SYNTHESIZE and (name, kind) in outcomes and outcomes[(name, kind)].details.get("report"):
+        if kind == SYNTHESIZE and (name, kind) in outcomes and details_as(outcomes[(name, kind)].details, SynthesisDetails).report:
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
     return lenses
 

@@ -13,6 +13,7 @@ from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
 from allo_lsp.ide.fifo_run import sizing_diagnostics
 from allo_lsp.ide.synthesis import lens_title, timing_violation
+from allo_lsp.protocol.details import SimulateDetails, SynthesisDetails, details_as
 from allo_lsp.protocol.messages import (
     CANCELLED,
     DEADLOCK,
@@ -33,8 +34,8 @@ DIFFERENTIAL_TOLERANCE = 1e-4
 def lens_title_after(label: str, kind: str, outcome: JobResult) -> str:
     """The lens of a job once it ended: a synthesis that passed shows its figures, any other job
     `label: outcome` (`▶ Simulate: ✓ passed 1.4 s`)."""
-    report = outcome.details.get("report") if kind == SYNTHESIZE and outcome.status == PASSED else None
-    return lens_title(report) if report else f"{label}: {outcome_title(outcome)}"
+    report = details_as(outcome.details, SynthesisDetails).report if outcome.status == PASSED else None
+    return lens_title(report) if kind == SYNTHESIZE and report else f"{label}: {outcome_title(outcome)}"
 
 
 def outcome_title(outcome: JobResult) -> str:
@@ -56,7 +57,7 @@ def summary(outcome: JobResult) -> str:
 
 def log_text(outcome: JobResult) -> str:
     """The summary and the job's log, for the server's log."""
-    text = bounded(outcome.details.get("log", ""), DETAIL_LIMIT)
+    text = bounded(outcome.details.log or "", DETAIL_LIMIT)
     return summary(outcome) + (f"\n{text}" if text else "")
 
 
@@ -77,10 +78,12 @@ def findings(outcome: JobResult, model: FileModel, name: str) -> list[tuple[int,
     found = _failures(outcome, line_of_target)
     if line_of_target is None:
         return found
-    violation = timing_violation(outcome.details["report"]) if outcome.details.get("report") else None
+    report = details_as(outcome.details, SynthesisDetails).report
+    violation = timing_violation(report) if report else None
     if violation:
         found.append((line_of_target, violation, "timing", Severity.WARNING))
-    differences = outcome.details.get("differential", {}).get("max_abs_diff", {})
+    differential = details_as(outcome.details, SimulateDetails).differential
+    differences = differential.max_abs_diff if differential is not None else {}
     disagree = {n: diff for n, diff in differences.items() if diff > DIFFERENTIAL_TOLERANCE}
     if disagree:
         listed = ", ".join(f"{n} (largest difference {d:g})" for n, d in disagree.items())
@@ -93,12 +96,12 @@ def findings(outcome: JobResult, model: FileModel, name: str) -> list[tuple[int,
 def _failures(outcome: JobResult, line_of_target: int | None) -> list[tuple[int, str, str, Severity]]:
     found = []
     if outcome.cause == DEADLOCK:
-        for b in outcome.details.get("blocked", []):
-            if b.get("line"):
-                state = "full" if b["op"] == "put" else "empty"
-                message = (f"deadlock: {b['pe']} waits forever to {b['op']} {b['stream']} "
-                           f"(FIFO {state}, {b['occupancy']}/{b['depth']})")
-                found.append((b["line"] - 1, message, DEADLOCK, Severity.ERROR))
+        for b in details_as(outcome.details, SimulateDetails).blocked:
+            if b.line:
+                state = "full" if b.op == "put" else "empty"
+                message = (f"deadlock: {b.pe} waits forever to {b.op} {b.stream} "
+                           f"(FIFO {state}, {b.occupancy}/{b.depth})")
+                found.append((b.line - 1, message, DEADLOCK, Severity.ERROR))
         for line, message in sizing_diagnostics(outcome):  # a declaration too shallow: its quick fix
             found.append((line, message, FIFO_DEPTH, Severity.ERROR))
     elif outcome.status not in (PASSED, CANCELLED):

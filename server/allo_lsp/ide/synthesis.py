@@ -7,6 +7,7 @@ instance name (`gemm_0_1`), which is how a report row maps back to a kernel.
 from __future__ import annotations
 
 from allo_lsp.analysis.model import Kernel
+from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import JobResult
 from allo_lsp.reports import ReportError, delta, parse_report
 
@@ -84,7 +85,7 @@ def _range(a, b) -> str:
 
 def newest_report(history: list[JobResult]) -> dict | None:
     """The newest synthesis report (JSON) among a region's synthesis outcomes, if any."""
-    return history[-1].details.get("report") if history else None
+    return details_as(history[-1].details, SynthesisDetails).report if history else None
 
 
 def report_markdown(name: str, history: list[JobResult]) -> str:
@@ -92,7 +93,7 @@ def report_markdown(name: str, history: list[JobResult]) -> str:
     (`history`: the region's synthesis outcomes that produced a report, oldest first)."""
     if not history:
         return f"No synthesis report for '{name}' yet: run ⚙ Synthesize first."
-    markdown = history[-1].details.get("report_markdown", "")
+    markdown = details_as(history[-1].details, SynthesisDetails).report_markdown or ""
     if len(history) < 2:
         return markdown
     try:

@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 from allo_lsp.jobs.environment import PACKAGE_ROOT
+from allo_lsp.protocol.pipes import RESULT_FD, WARM, WATCHDOG_FD
 
 BOOTSTRAP = """\
 import os, sys
@@ -53,8 +54,8 @@ def tool_argv(argv: list[str], watchdog_fd: int) -> list[str]:
 def runner_argv(python: str, result_fd: int, watchdog_fd: int, warm: bool = False) -> list[str]:
     """`-u`: unbuffered output (PYTHONUNBUFFERED is one of the variables `-I` ignores), so that
     progress lines arrive as they are printed."""
-    argv = [python, "-I", "-u", "-c", BOOTSTRAP, "--result-fd", str(result_fd), "--watchdog-fd", str(watchdog_fd)]
-    return argv + (["--warm"] if warm else [])
+    argv = [python, "-I", "-u", "-c", BOOTSTRAP, RESULT_FD, str(result_fd), WATCHDOG_FD, str(watchdog_fd)]
+    return argv + ([WARM] if warm else [])
 
 
 PREFIX = "allo-lsp-job-"

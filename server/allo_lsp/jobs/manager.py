@@ -13,7 +13,6 @@ small concurrency limit, and progress from the phase lines the runner prints.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import secrets
 import shutil
@@ -22,14 +21,13 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from allo_lsp.jobs.isolation import job_dir, remove_orphaned_dirs, runner_argv, tool_argv
 from allo_lsp.jobs.outcome import outcome
-from allo_lsp.protocol.messages import DETAIL_LIMIT, JobRequest, JobResult, read_result
+from allo_lsp.protocol.messages import DETAIL_LIMIT, JobRequest, JobResult
+from allo_lsp.protocol.pipes import JobLine, is_marker, phase_of, read_result
 
-PHASE = b"@@allo-lsp phase "
-READY = b"@@allo-lsp ready"
 _LOG_HEAD = 64 * 1024
 _LOG_TAIL = 1024 * 1024
 _RESULT_LIMIT = 16 * 1024 * 1024  # more on the result pipe is not a result
@@ -176,6 +174,7 @@ class JobManager:
             if self._running.get(spec.key) is job:
                 del self._running[spec.key]
             job.done.set()
+        result.of_kind(spec.request.kind)  # a cancel, a timeout or a crash as well as the runner's result
         result.duration_s = result.duration_s or round(time.monotonic() - started, 3)
         result.omp_num_threads = result.omp_num_threads or spec.omp_threads
         result.target = result.target or spec.request.target
@@ -198,7 +197,7 @@ class JobManager:
             request.project_dir = request.project_dir or os.path.join(workdir, "project")
             os.makedirs(request.project_dir, exist_ok=True)
             nonce = secrets.token_hex(16)
-            log = _Log(progress, _runner_phase)
+            log = _Log(progress, phase_of)
             _send(runner, request, workdir, {name: spec.env.get(name) for name in _PER_JOB_ENV}, nonce)
             job.watchdog, job.marker = runner.watchdog, runner.marker
             if job.cancelled:  # cancelled while it started
@@ -214,7 +213,7 @@ class JobManager:
                 await asyncio.wait_for(runner.result.closed.wait(), 2.0)
             except asyncio.TimeoutError:
                 pass  # something outside the job holds it open: what came before counts
-            result = read_result(runner.result.data(), nonce)
+            result = read_result(runner.result.data(), nonce, request.kind)
             if result is None and not log.phases and returncode is not None and returncode >= 0 and not job.cancelled:
                 final = _not_a_runner(spec.python, returncode, log.text())
             else:
@@ -223,12 +222,14 @@ class JobManager:
                     timed_out=timed_out, timeout_s=spec.timeout_s,
                     omp_threads=spec.omp_threads, pe_count=spec.pe_count,
                 )
-            final.details.setdefault("log", log.text()[-DETAIL_LIMIT:])
+            details = final.details  # the fields of every kind's
+            if details.log is None:
+                details.log = log.text()[-DETAIL_LIMIT:]
             if final.artifact and os.path.isfile(final.artifact):
                 with open(final.artifact, encoding="utf-8", errors="replace") as f:
-                    final.details["artifact_text"] = f.read()
+                    details.artifact_text = f.read()
             if spec.keep_dir:
-                final.details["job_dir"] = workdir
+                details.job_dir = workdir
             return final
         finally:
             runner.stop()
@@ -359,10 +360,9 @@ class JobManager:
 
 def _send(runner: _Runner, request: JobRequest, cwd: str, env: dict[str, str | None], nonce: str) -> None:
     """The job, as one line on the runner's stdin; then stdin is closed."""
-    line = json.dumps({"request": asdict(request), "cwd": cwd, "env": env, "nonce": nonce}) + "\n"
     stdin = runner.process.stdin
     try:
-        stdin.write(line.encode())
+        stdin.write(JobLine(request, cwd, env, nonce).encode())
         stdin.close()  # written out before the pipe closes
     except (BrokenPipeError, ConnectionResetError):
         pass  # the runner is gone: it exits without a result, and that is the outcome
@@ -422,14 +422,6 @@ class ToolRun:
     duration_s: float
 
 
-def _runner_phase(line: bytes) -> str | None:
-    if line.startswith(PHASE):
-        return line[len(PHASE):].decode("utf-8", "replace").strip()
-    if line.startswith(READY):
-        return "started"
-    return None
-
-
 class _Log:
     """The process's output: head and tail kept (a runner may print 100 MB), phases reported."""
 
@@ -457,7 +449,7 @@ class _Log:
             if phase is not None:
                 self.phases += 1
                 self.progress(phase)
-                if line.startswith((PHASE, READY)):
+                if is_marker(line):
                     continue  # the runner's own markers are not part of the user's log
             self._keep(line + b"\n")
 

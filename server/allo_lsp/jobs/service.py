@@ -92,5 +92,5 @@ async def probe(manager: JobManager, config: JobConfig) -> str | None:
         outcome = await run_target(manager, Target(path, PROBE_REGION, PROBE), analyze(PROBE_SOURCE).model, config)
     if outcome.status != PASSED:
         return None
-    reorders = reorders_arguments(outcome.details.get("artifact_text", ""))
+    reorders = reorders_arguments(outcome.details.artifact_text or "")
     return None if reorders is None else ("legacy" if reorders else "fixed")

@@ -22,7 +22,8 @@ from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.environment import JobConfig, SetupError
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager, Progress
-from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, FAILED, PASSED, SYNTHESIZE, TIMEOUT, JobResult
+from allo_lsp.protocol.details import SynthesisDetails, details_as
+from allo_lsp.protocol.messages import DETAIL_LIMIT, ENVIRONMENT, ERROR, FAILED, PASSED, SYNTHESIZE, TIMEOUT, JobResult
 from allo_lsp.reports import ReportError, failed, find_report, format_markdown, parse_report, scan_log
 
 COMMANDS = {
@@ -88,23 +89,23 @@ async def synthesize(manager: JobManager, target: Target, model: FileModel, conf
         argv = tool_argv(synth)
         spec = prepare(Target(target.file, target.name, SYNTHESIZE, target.uri), model, config, backend="allo")
     except SetupError as exc:
-        return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo")
+        return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo").of_kind(SYNTHESIZE)
     spec.keep_dir = True
     generated = await manager.run(spec, progress)
     if generated.status != PASSED:
         return generated
-    project = generated.details["project"]
+    project = details_as(generated.details, SynthesisDetails).project
     tcl = os.path.join(project, "run.tcl")
     if not os.path.isfile(tcl):
-        return JobResult(ERROR, "allo_error", f"Allo wrote no run.tcl into {project}", target=target.name)
+        return JobResult(ERROR, "allo_error", f"Allo wrote no run.tcl into {project}", target=target.name).of_kind(SYNTHESIZE)
     configure_tcl(tcl, synth)
     started = time.time()
     tool = await manager.run_tool(f"{target.key}::vitis", argv, project, spec.env, synth.timeout_s, _phase, progress)
     with open(os.path.join(project, "vitis.log"), "w", encoding="utf-8") as f:
         f.write(tool.log)  # kept with the project, for the user to read
     result = _judge(tool, project, started, target.name)
-    result.details["project"] = project
-    result.details["log"] = tool.log[-20000:]
+    details = result.of_kind(SYNTHESIZE).details
+    details.project, details.log = project, tool.log[-DETAIL_LIMIT:]
     result.duration_s = round(generated.duration_s + tool.duration_s, 3)
     result.backend, result.target = "allo", target.name
     return result
@@ -129,13 +130,13 @@ def _judge(tool, project: str, started: float, name: str) -> JobResult:
             message = f"Vitis HLS exited with status {tool.returncode}"
         else:
             message = "Vitis HLS wrote no csynth.xml in this run"
-        return JobResult(FAILED, SYNTHESIS, message, details={"errors": [_describe(m) for m in errors]})
+        return JobResult(FAILED, SYNTHESIS, message, details=SynthesisDetails(errors=[_describe(m) for m in errors]))
     try:
         report = parse_report(str(path))
     except ReportError as exc:
         return JobResult(ERROR, SYNTHESIS, f"the synthesis report cannot be read: {exc}")
     return JobResult(PASSED, None, f"{name} synthesized", artifact=str(path),
-                     details={"report": report.to_json(), "report_markdown": format_markdown(report)})
+                     details=SynthesisDetails(report=report.to_json(), report_markdown=format_markdown(report)))
 
 
 def _describe(m) -> str:
@@ -150,11 +151,12 @@ def keep_reports(history: list[JobResult], outcome: JobResult) -> None:
     """`outcome` added to a region's synthesis `history` (oldest first) if it has a report; older
     synthesis projects are removed, and so is the project of a synthesis without a report:
     nothing in the editor leads to it (`allo-lsp synth` keeps it and prints where it is)."""
-    if outcome.details.get("report") is None:
-        job_dir = outcome.details.get("job_dir") or os.path.dirname(outcome.details.get("project") or "")
+    details = details_as(outcome.details, SynthesisDetails)
+    if details.report is None:
+        job_dir = details.job_dir or os.path.dirname(details.project or "")
         if os.path.basename(job_dir).startswith("allo-lsp-job-"):
             shutil.rmtree(job_dir, ignore_errors=True)
         return
     history.append(outcome)
     while len(history) > KEPT_REPORTS:
-        shutil.rmtree(os.path.dirname(history.pop(0).details.get("project", "") or "/nonexistent"), ignore_errors=True)
+        shutil.rmtree(os.path.dirname(details_as(history.pop(0).details, SynthesisDetails).project or "/nonexistent"), ignore_errors=True)

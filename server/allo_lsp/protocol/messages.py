@@ -1,16 +1,25 @@
-"""A job's request and result, as JSON-able dataclasses, and how they travel.
+"""A job's request and result, as JSON-able dataclasses (how they travel: `pipes.py`).
 
-Over pipes the runner inherits, never files another job could find: the server writes one
-`Envelope` line (the request, the job's environment and a nonce) to the runner's stdin, and
-reads one result line (`{"nonce": ..., "result": JobResult}`) from a pipe whose write end only
-the runner holds (`--result-fd`). Nothing depends on parsing the runner's stdout.
+`JobResult.details` are typed per job kind (`details.py`, `DETAILS`); `JobResult.to_json` is the
+one encoding of a result, on the runner's result pipe and in `allo-lsp run`/`synth --format json`.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from allo_lsp.protocol.details import FIFO_SIZING as FIFO_SIZING  # the JSON keys of the reference
+from allo_lsp.protocol.details import FIFO_STATISTICS as FIFO_STATISTICS  # executor's findings, also here
+from allo_lsp.protocol.details import (
+    Details,
+    RunDetails,
+    SimulateDetails,
+    SynthesisDetails,
+    decode,
+    details_as,
+    encode,
+)
 
 # What a job does (`JobRequest.kind`).
 SIMULATE = "simulate"  # build a module-level region for the simulator and call it
@@ -33,11 +42,14 @@ CRASH = "crash"
 DEADLOCK = "deadlock"
 UNSUPPORTED = "unsupported"  # a construct the reference executor does not run
 
-# Keys of `JobResult.details` from the reference executor (runner/reference/fifos.py): the FIFO
-# statistics of its runs, and a deadlock's diagnosis, which the editor shows on the stream's hover
-# and turns into a quick fix of the declared depth.
-FIFO_STATISTICS = "fifo_statistics"  # [{region, streams: {name: {line, depth, fifos, puts, gets, max_occupancy, waits, blocked_longest}}}]
-FIFO_SIZING = "fifo_sizing"  # {kind: depth|imbalance|unknown, message, streams: [{stream, file, line, declared, depth}], counts}
+# The class of each kind's `JobResult.details`.
+DETAILS: dict[str, type[Details]] = {
+    SIMULATE: SimulateDetails,
+    RUN: RunDetails,
+    SYNTHESIZE: SynthesisDetails,
+    MLIR: Details,
+    PROBE: Details,
+}
 
 
 @dataclass
@@ -97,13 +109,31 @@ class JobResult:
     outputs: list[Output] = field(default_factory=list)
     reproducer: str | None = None  # a minimal script, for library bugs
     artifact: str | None = None  # a file the job produced (the MLIR text, a report)
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Details = field(default_factory=Details)  # the class of the job's kind: `DETAILS`
+
+    def __post_init__(self) -> None:
+        if isinstance(self.details, dict):  # written by hand, without the job's kind
+            self.details = decode(self.details)
+
+    def of_kind(self, kind: str) -> JobResult:
+        """This result, its details as `kind`'s class (a result made before the kind was known,
+        a timeout or a crash, says only what every job's may)."""
+        self.details = details_as(self.details, DETAILS.get(kind, Details))
+        return self
+
+    def to_json(self) -> dict:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["outputs"] = [asdict(o) for o in self.outputs]
+        data["details"] = encode(self.details)
+        return data
 
     @staticmethod
-    def from_dict(data: dict) -> JobResult:
-        known = {f.name for f in fields(JobResult)}
+    def from_dict(data: dict, kind: str | None = None) -> JobResult:
+        """A result from its JSON; `kind`: its job's kind, which decides the class of its details."""
+        known = {f.name for f in fields(JobResult)} - {"details"}
         result = JobResult(**{k: v for k, v in data.items() if k in known})
         result.outputs = [Output(**o) for o in data.get("outputs", [])]
+        result.details = decode(data.get("details") or {}, DETAILS.get(kind) if kind else None)
         return result
 
 
@@ -119,29 +149,3 @@ def bounded(text: str, limit: int) -> str:
     head = limit * 3 // 4
     tail = limit - head
     return f"{text[:head]}\n[... {len(text) - limit:,} characters not shown ...]\n{text[-tail:]}"
-
-
-def result_line(nonce: str, result: JobResult) -> bytes:
-    """What the runner writes last, on its result pipe."""
-    return (json.dumps({"nonce": nonce, "result": asdict(result)}, default=repr) + "\n").encode()
-
-
-def read_result(data: bytes, nonce: str) -> JobResult | None:
-    """The result in what came through the result pipe: the one line that carries this job's
-    nonce. Only the runner knows the nonce (it came on its stdin, read before the design
-    runs), so lines without it (another job writing into the pipe) are ignored; two lines with
-    it, or a torn one, are no result."""
-    found = []
-    for line in data.split(b"\n"):
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict) and message.get("nonce") == nonce:
-            found.append(message.get("result"))
-    if len(found) != 1 or not isinstance(found[0], dict):
-        return None
-    try:
-        return JobResult.from_dict(found[0])
-    except (TypeError, ValueError, AttributeError):
-        return None

@@ -13,13 +13,22 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
-import json
 import os
 import sys
 import time
 import traceback
 
 from allo_lsp.protocol import classify
+from allo_lsp.protocol.details import (
+    Blocked,
+    Details,
+    Differential,
+    FifoRun,
+    FifoSizing,
+    SimulateDetails,
+    SynthesisDetails,
+    from_json,
+)
 from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ASSERTION,
@@ -28,8 +37,6 @@ from allo_lsp.protocol.messages import (
     ENVIRONMENT,
     ERROR,
     FAILED,
-    FIFO_SIZING,
-    FIFO_STATISTICS,
     LIBRARY_BUG,
     MESSAGE_LIMIT,
     MLIR,
@@ -44,25 +51,22 @@ from allo_lsp.protocol.messages import (
     JobResult,
     Output,
     bounded,
-    result_line,
 )
+from allo_lsp.protocol.pipes import READY, RESULT_FD, WARM, WATCHDOG_FD, JobLine, phase_line, result_line
 from allo_lsp.runner import pytest_marks
 from allo_lsp.runner.watchdog import supervise
 
-PHASE = "@@allo-lsp phase "  # stderr lines the job manager turns into progress
-
 
 def phase(name: str) -> None:
-    print(f"{PHASE}{name}", file=sys.__stderr__, flush=True)
+    """A line the job manager turns into progress."""
+    print(phase_line(name), file=sys.__stderr__, flush=True)
 
 
 class UserFailure(Exception):
     """A problem with the request's target that the user must fix (missing function, ...)."""
 
 
-WARM = "--warm"  # start, import what every job needs, then wait for one job on stdin
-READY = "@@allo-lsp ready"
-USAGE = "usage: python -I -c BOOTSTRAP --result-fd N [--watchdog-fd N] [--warm] < REQUEST-LINE"
+USAGE = f"usage: python -I -c BOOTSTRAP {RESULT_FD} N [{WATCHDOG_FD} N] [{WARM}] < REQUEST-LINE"
 
 
 def main(argv: list[str]) -> int:
@@ -95,13 +99,13 @@ def _options(argv: list[str]) -> tuple[bool, int, int | None]:
         arg = args.pop(0)
         if arg == WARM:
             warm = True
-        elif arg in ("--result-fd", "--watchdog-fd") and args and args[0].isdigit():
+        elif arg in (RESULT_FD, WATCHDOG_FD) and args and args[0].isdigit():
             fds[arg] = int(args.pop(0))
         else:
             raise ValueError(f"unexpected argument {arg!r}")
-    if "--result-fd" not in fds:
-        raise ValueError("--result-fd is required")
-    return warm, fds["--result-fd"], fds.get("--watchdog-fd")
+    if RESULT_FD not in fds:
+        raise ValueError(f"{RESULT_FD} is required")
+    return warm, fds[RESULT_FD], fds.get(WATCHDOG_FD)
 
 
 def _preload() -> None:
@@ -125,14 +129,14 @@ def _receive() -> tuple[JobRequest, str] | None:
     os.close(devnull)
     if not line.strip():
         return None
-    job = json.loads(line)
-    os.chdir(job["cwd"])  # a pre-started runner waited in `/`
-    for name, value in job.get("env", {}).items():  # set before Allo loads OpenMP
+    job = JobLine.decode(line)
+    os.chdir(job.cwd)  # a pre-started runner waited in `/`
+    for name, value in job.env.items():  # set before Allo loads OpenMP
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    return JobRequest.from_dict(job["request"]), job["nonce"]
+    return job.request, job.nonce
 
 
 def run_job(request: JobRequest) -> JobResult:
@@ -153,12 +157,13 @@ def run_job(request: JobRequest) -> JobResult:
             result = JobResult(FAILED, USER_ERROR, f"{type(exc).__name__} (not printable: {inner!r})", request.file)
     finally:
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+    result.of_kind(request.kind)
     result.backend = request.backend
     result.target = request.target
     result.duration_s = round(time.monotonic() - started, 3)
     fifos = sys.modules.get("allo_lsp.runner.reference.fifos")
-    if fifos is not None and fifos.recorded():
-        result.details[FIFO_STATISTICS] = fifos.recorded()
+    if fifos is not None and fifos.recorded() and isinstance(result.details, SimulateDetails):
+        result.details.fifo_statistics = from_json(list[FifoRun], fifos.recorded())
     omp = os.environ.get("OMP_NUM_THREADS")
     result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
     return result
@@ -218,7 +223,8 @@ def run(request: JobRequest) -> JobResult:
         # so that it can use a launcher prefix, stream the log and cancel it.
         phase("generating the HLS project")
         df.build(target, target="vitis_hls", mode="csyn", project=request.project_dir)
-        return JobResult(PASSED, message=f"HLS project of {request.target}", details={"project": request.project_dir})
+        return JobResult(PASSED, message=f"HLS project of {request.target}",
+                         details=SynthesisDetails(project=request.project_dir))
     if request.kind in (MLIR, PROBE):
         phase("customizing")
         text = str(df.customize(target).module)
@@ -232,10 +238,9 @@ def run(request: JobRequest) -> JobResult:
         arrays = inputs(request)
         phase("simulating")
         mod(*arrays)
-        result = JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs_of(request, arrays))
         phase("comparing with the reference executor")
-        result.details["differential"] = differential(request, target, arrays)
-        return result
+        return JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs_of(request, arrays),
+                         details=SimulateDetails(differential=differential(request, target, arrays)))
     raise UserFailure(f"unknown job kind {request.kind!r}")
 
 
@@ -246,7 +251,7 @@ def run_test(target, request: JobRequest) -> JobResult:
     emulated = sys.modules.get("allo_lsp.runner.reference.emulate")
     if emulated is not None and emulated.describe():
         result.message = f"{result.message} ({emulated.describe()})"
-        result.details["emulated"] = emulated.recorded()
+        result.of_kind(RUN).details.emulated = emulated.recorded()
     return result
 
 
@@ -254,7 +259,7 @@ def outputs_of(request: JobRequest, arrays: list) -> list[Output]:
     return [summary(spec.name, a) for spec, a in zip(request.args, arrays) if spec.direction in ("out", "inout")]
 
 
-def differential(request: JobRequest, region, allo_arrays: list) -> dict:
+def differential(request: JobRequest, region, allo_arrays: list) -> Differential:
     """The same seeded inputs through the reference executor: the largest difference per output
     (one of the two is wrong when they disagree)."""
     import numpy as np
@@ -264,13 +269,13 @@ def differential(request: JobRequest, region, allo_arrays: list) -> dict:
     try:
         simulate(region, mine)
     except (Unsupported, Deadlock, Exception) as exc:  # noqa: BLE001 - a finding, not a failure
-        return {"error": f"{type(exc).__name__}: {exc}"}
+        return Differential(error=f"{type(exc).__name__}: {exc}")
     diffs = {}
     for spec, theirs, ours in zip(request.args, allo_arrays, mine):
         if spec.direction in ("out", "inout"):
             a, b = np.asarray(theirs, dtype=np.float64), np.asarray(ours, dtype=np.float64)
             diffs[spec.name] = float(np.max(np.abs(a - b))) if a.size else 0.0
-    return {"max_abs_diff": diffs}
+    return Differential(max_abs_diff=diffs)
 
 
 def load(path: str, source: str | None = None):
@@ -377,9 +382,9 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
         detail = str(exc).strip().splitlines()
         message = f"assertion failed: {detail[0] if detail else 'assert'}"
         return JobResult(FAILED, ASSERTION, bounded(message, MESSAGE_LIMIT), request.file, line,
-                         details={"assertion": bounded(str(exc), DETAIL_LIMIT)})
+                         details=Details(assertion=bounded(str(exc), DETAIL_LIMIT)))
     return JobResult(FAILED, USER_ERROR, bounded(text, MESSAGE_LIMIT), request.file, line,
-                     details={"traceback": _traceback(exc)})
+                     details=Details(traceback=_traceback(exc)))
 
 
 def _is_allo(module: str | None) -> bool:
@@ -419,9 +424,9 @@ def _reference_failure(exc: BaseException, request: JobRequest, line: int | None
     from allo_lsp.runner.reference import Deadlock, Unsupported
 
     if isinstance(exc, Deadlock):
-        blocked = [vars(b) for b in exc.blocked]
-        first = next((b["line"] for b in blocked if b["line"]), line)
-        details = {"blocked": blocked, **({FIFO_SIZING: exc.sizing} if exc.sizing else {})}
+        blocked = [from_json(Blocked, vars(b)) for b in exc.blocked]
+        first = next((b.line for b in blocked if b.line), line)
+        details = SimulateDetails(blocked=blocked, fifo_sizing=from_json(FifoSizing, exc.sizing))
         return JobResult(FAILED, DEADLOCK, str(exc), request.file, first, details=details)
     if isinstance(exc, Unsupported):
         return JobResult(ERROR, UNSUPPORTED, str(exc), request.file, exc.line or line)

@@ -3,7 +3,7 @@
 - `@pytest.mark.skip(reason=...)`, and `skipif(condition, reason=...)` when the condition holds:
   the test is not run and ends `skipped` with its reason (never `passed`);
 - `@pytest.mark.parametrize(names, values, ids=...)` (stacked marks multiply): every parameter
-  set runs and is reported in `details["parameters"]`; the job fails with the first failure;
+  set runs and is reported in `RunDetails.parameters`; the job fails with the first failure;
 - a parameter that no mark provides is a fixture, which the runner does not provide: refused by
   name, not called with something made up.
 Only the marks are read (`fn.pytestmark`, which pytest's decorators set); pytest itself need not
@@ -17,7 +17,8 @@ import itertools
 import re
 import sys
 
-from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, SKIPPED, UNSUPPORTED, JobResult
+from allo_lsp.protocol.details import ParameterCase, RunDetails
+from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, RUN, SKIPPED, UNSUPPORTED, JobResult
 
 GENERIC = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[")
 
@@ -54,17 +55,17 @@ def run_test(fn, name: str, classify) -> JobResult:
     for case_id, kwargs in cases:
         try:
             fn(**kwargs)
-            reports.append({"id": case_id, "status": PASSED})
+            reports.append(ParameterCase(case_id, PASSED))
         except Exception as exc:  # noqa: BLE001 - each parameter set is reported
             result = classify(exc)
-            reports.append({"id": case_id, "status": result.status, "cause": result.cause, "message": result.message})
+            reports.append(ParameterCase(case_id, result.status, result.cause, result.message))
             first = first or result
-    passed = sum(r["status"] == PASSED for r in reports)
+    passed = sum(r.status == PASSED for r in reports)
     summary = f"{passed} of {len(reports)} parameter sets of {name}() passed"
     if first is None:
-        return JobResult(PASSED, message=summary, details={"parameters": reports})
+        return JobResult(PASSED, message=summary, details=RunDetails(parameters=reports))
     first.message = f"{summary}; first failure: {first.message}"
-    first.details = {**(first.details or {}), "parameters": reports}
+    first.of_kind(RUN).details.parameters = reports
     if first.status == PASSED:
         first.status = FAILED
     return first

@@ -1,0 +1,264 @@
+"""What a finished job carries besides its status, typed per job kind, and its one JSON encoding.
+
+`JobResult.details` is one of these classes: `Details` (what any job's result may carry), with
+`SimulateDetails`, `RunDetails` and `SynthesisDetails` adding what those kinds find
+(`messages.DETAILS` maps each job kind to its class). Readers use the fields; the JSON (the runner's result pipe,
+`allo-lsp run` and `synth --format json`) has one key per field, named as the field, with the
+keys those outputs always had (`log`, `differential`, `fifo_statistics`, `fifo_sizing`, ...).
+A field that is None or an empty list or dict is left out of the JSON, and decoding gives it
+back, so a result says only what its job found.
+
+Stdlib only: the runner imports this inside the user's Allo interpreter.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field, fields, is_dataclass
+from functools import cache
+from typing import Any
+
+# The JSON keys of the reference executor's findings (runner/reference/fifos.py), which the
+# editor shows on a stream's hover and turns into a quick fix of the declared depth.
+FIFO_STATISTICS = "fifo_statistics"
+FIFO_SIZING = "fifo_sizing"
+
+
+@dataclass
+class Blocked:
+    """A PE that waits forever when a deadlock is declared (runner/reference/scheduler.Blocked)."""
+
+    pe: str = ""
+    stream: str = ""
+    op: str = ""  # put, get, or poll (a try_get/try_put that never succeeds)
+    line: int | None = None  # 1-based, in the user's file
+    occupancy: int = 0
+    depth: int = 0
+
+
+@dataclass
+class SizedStream:
+    """A declaration a deadlock's diagnosis deepens: the smallest depth that completes."""
+
+    stream: str = ""
+    file: str | None = None
+    line: int = 0  # 1-based
+    declared: int = 0
+    depth: int = 0
+
+
+@dataclass
+class PutsAndGets:
+    """How many items one PE put into and got from a stream declaration (a put/get imbalance)."""
+
+    stream: str = ""
+    pe: str = ""
+    puts: int = 0
+    gets: int = 0
+
+
+DEPTH, IMBALANCE, UNKNOWN = "depth", "imbalance", "unknown"  # `FifoSizing.kind`
+
+
+@dataclass
+class FifoSizing:
+    """A deadlock's diagnosis: a larger depth completes (`DEPTH`, `streams`), no depth up to
+    `bound` does (`IMBALANCE`, `counts`), or the re-runs found no answer (`UNKNOWN`)."""
+
+    kind: str = ""
+    message: str = ""
+    streams: list[SizedStream] = field(default_factory=list)
+    bound: int | None = None
+    counts: list[PutsAndGets] = field(default_factory=list)
+    largest_depth: int | None = None
+
+
+@dataclass
+class LongestBlock:
+    """The PE that waited longest on one FIFO of a stream declaration."""
+
+    pe: str = ""
+    op: str = ""
+    fifo: str = ""
+    waits: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class StreamStatistics:
+    """One stream declaration's figures in one run (a stream array sums its FIFOs)."""
+
+    line: int | None = None
+    depth: int = 0
+    fifos: int = 0
+    puts: int = 0
+    gets: int = 0
+    max_occupancy: int = 0
+    waits: int = 0  # times a PE parked on it (full on put, empty on get)
+    blocked_longest: LongestBlock | None = None
+
+
+@dataclass
+class FifoRun:
+    """The FIFO statistics of one region's run in the reference executor."""
+
+    region: str = ""
+    streams: dict[str, StreamStatistics] = field(default_factory=dict)
+
+
+@dataclass
+class Differential:
+    """The same seeded inputs through the reference executor after Allo's simulator: the largest
+    difference per output, or why the executor could not run the design."""
+
+    max_abs_diff: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class ParameterCase:
+    """One parameter set of a parametrized test (runner/pytest_marks.py)."""
+
+    id: str = ""
+    status: str = ""
+    cause: str | None = None
+    message: str | None = None
+
+
+class _MappingRead:
+    """The reading by key of the untyped dict `details` was: the field's JSON. Kept only for
+    readers outside this package's typed code (lsp/ until it reads the fields); new code reads
+    the fields."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = getattr(self, key, None) if key in _names(type(self)) else None
+        return default if _absent(value) else to_json(value)
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+
+@dataclass
+class Details(_MappingRead):
+    """What the result of any job may carry."""
+
+    log: str | None = None  # the end of what the job printed
+    job_dir: str | None = None  # its directory, when kept (a synthesis project)
+    artifact_text: str | None = None  # the text of `JobResult.artifact` (the MLIR of an mlir or probe job)
+    assertion: str | None = None  # the full text of a failed assertion
+    traceback: str | None = None  # of an exception from the design
+
+
+@dataclass
+class SimulateDetails(Details):
+    """A module-level region simulated: the reference executor's FIFO figures and deadlock
+    diagnosis, and, after Allo's simulator, the differential run."""
+
+    differential: Differential | None = None
+    fifo_statistics: list[FifoRun] = field(default_factory=list)
+    blocked: list[Blocked] = field(default_factory=list)
+    fifo_sizing: FifoSizing | None = None
+
+
+@dataclass
+class RunDetails(SimulateDetails):
+    """A test function run: what a simulation finds, per parameter set, and what ran emulated."""
+
+    parameters: list[ParameterCase] = field(default_factory=list)
+    emulated: list[str] = field(default_factory=list)  # e.g. aie, run functionally by the reference executor
+
+
+@dataclass
+class SynthesisDetails(Details):
+    """Vitis HLS synthesis: the project, and the report when one was written."""
+
+    project: str | None = None  # the HLS project directory Allo wrote
+    report: dict | None = None  # the report as `allo-lsp report --format json` prints it (reports/)
+    report_markdown: str | None = None
+    errors: list[str] = field(default_factory=list)  # the ERROR lines of the tool's log
+
+
+def encode(details: Details) -> dict:
+    """The JSON of `details`."""
+    return to_json(details)
+
+
+def decode(data: dict, cls: type[Details] | None = None) -> Details:
+    """`Details` from their JSON: as `cls`, or (None: details written by hand, without their job's
+    kind) as the first class that has every key. Unknown keys are ignored."""
+    if not isinstance(data, dict):
+        raise TypeError(f"details must be an object, not {type(data).__name__}")
+    if cls is None:
+        keys = set(data)
+        classes = (Details, SimulateDetails, RunDetails, SynthesisDetails)
+        cls = next((c for c in classes if keys <= _names(c)), None)
+        cls = cls or max(classes, key=lambda c: len(keys & _names(c)))
+    return from_json(cls, data)
+
+
+def details_as(details: Details, cls: type[D]) -> D:
+    """`details` as a `cls` (themselves when they are one; else a new one), what they say kept (a failure's details made before its job's kind
+    was known: the common fields)."""
+    if isinstance(details, cls):
+        return details
+    names = _names(cls)
+    return cls(**{f.name: getattr(details, f.name) for f in fields(details) if f.name in names})
+
+
+def to_json(value: Any) -> Any:
+    """Records as objects without their absent fields; lists and dicts element by element."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(v) for f in fields(value) if not _absent(v := getattr(value, f.name))}
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    return value
+
+
+def from_json(hint: Any, data: Any) -> Any:
+    """`data` read as `hint` (a record class, `list[X]`, `dict[str, X]`, `X | None` or a plain
+    type, which is taken as it comes)."""
+    if data is None:
+        return None
+    if isinstance(hint, type) and is_dataclass(hint):
+        if not isinstance(data, dict):
+            raise TypeError(f"{hint.__name__} must be an object, not {type(data).__name__}")
+        hints = _hints(hint)
+        return hint(**{k: from_json(hints[k], v) for k, v in data.items() if k in hints})
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        records = [a for a in args if a is not type(None)]
+        return from_json(records[0], data) if len(records) == 1 else data
+    if origin is list and args:
+        return [from_json(args[0], v) for v in _checked(data, list)]
+    if origin is dict and len(args) == 2:
+        return {k: from_json(args[1], v) for k, v in _checked(data, dict).items()}
+    return data
+
+
+def _checked(data: Any, kind: type) -> Any:
+    if not isinstance(data, kind):
+        raise TypeError(f"expected a JSON {'array' if kind is list else 'object'}, not {type(data).__name__}")
+    return data
+
+
+def _absent(value: Any) -> bool:
+    return value is None or (isinstance(value, (list, dict)) and not value)
+
+
+D = typing.TypeVar("D", bound=Details)
+
+
+@cache
+def _names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
