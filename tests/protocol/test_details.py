@@ -109,6 +109,8 @@ def test_details_of_the_wrong_shape_are_no_result():
     line = result_line("n", JobResult(PASSED)).replace(b'"details": {}', b'"details": {"blocked": "everything"}')
     assert read_result(line, "n", SIMULATE) is None
     assert read_result(line, "n", MLIR) is not None  # not a field of an mlir job's: ignored
+    line = result_line("n", JobResult(PASSED)).replace(b'"details": {}', b'"details": {"blocked": [{"line": "7"}]}')
+    assert read_result(line, "n", SIMULATE) is None
 
 
 def test_a_result_made_before_its_kind_was_known_keeps_what_it_says():

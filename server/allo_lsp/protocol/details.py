@@ -2,9 +2,9 @@
 
 `JobResult.details` is one of these classes: `Details` (what any job's result may carry), with
 `SimulateDetails`, `RunDetails` and `SynthesisDetails` adding what those kinds find
-(`messages.DETAILS` maps each job kind to its class). Readers use the fields; the JSON (the runner's result pipe,
-`allo-lsp run` and `synth --format json`) has one key per field, named as the field, with the
-keys those outputs always had (`log`, `differential`, `fifo_statistics`, `fifo_sizing`, ...).
+(`messages.DETAILS` maps each job kind to its class). Readers use the fields. The JSON (the
+runner's result pipe, `allo-lsp run` and `synth --format json`) has one key per field, named as
+the field: the keys those outputs always had (`log`, `differential`, `fifo_statistics`, ...).
 A field that is None or an empty list or dict is left out of the JSON, and decoding gives it
 back, so a result says only what its job found.
 
@@ -13,8 +13,10 @@ Stdlib only: the runner imports this inside the user's Allo interpreter.
 
 from __future__ import annotations
 
+import numbers
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from typing import Any
@@ -200,9 +202,12 @@ def decode(data: dict, cls: type[Details] | None = None) -> Details:
     return from_json(cls, data)
 
 
+D = typing.TypeVar("D", bound=Details)
+
+
 def details_as(details: Details, cls: type[D]) -> D:
-    """`details` as a `cls` (themselves when they are one; else a new one), what they say kept (a failure's details made before its job's kind
-    was known: the common fields)."""
+    """`details` read as a `cls`: themselves when they are one, else a new one with what they say
+    that a `cls` has (the details of a failure made before its job's kind was known, say)."""
     if isinstance(details, cls):
         return details
     names = _names(cls)
@@ -211,39 +216,72 @@ def details_as(details: Details, cls: type[D]) -> D:
 
 def to_json(value: Any) -> Any:
     """Records as objects without their absent fields; lists and dicts element by element."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(v) for f in fields(value) if not _absent(v := getattr(value, f.name))}
-    if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    cls = type(value)
+    if cls in _PLAIN:
+        return value
+    if cls is list or cls is tuple:
         return [to_json(v) for v in value]
-    return value
+    if cls is dict:
+        return {k: to_json(v) for k, v in value.items()}
+    names = _record_fields(cls)
+    if names is None:
+        return value
+    out = {}
+    for name in names:
+        v = getattr(value, name)
+        if not _absent(v):
+            out[name] = to_json(v)
+    return out
 
 
 def from_json(hint: Any, data: Any) -> Any:
-    """`data` read as `hint` (a record class, `list[X]`, `dict[str, X]`, `X | None` or a plain
-    type, which is taken as it comes)."""
-    if data is None:
-        return None
+    """`data` read as `hint`: a record class, `list[X]`, `dict[str, X]`, `X | None`, a scalar
+    (checked) or anything else (`dict`: taken as it comes). TypeError when it does not fit."""
+    return _decoder(hint)(data)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+# What each scalar type of a field accepts: JSON writes an integral float as an int, and the
+# runner's own figures may be numpy numbers before they are written.
+_SCALARS = {str: str, int: numbers.Integral, float: numbers.Real, bool: bool}
+
+
+@cache
+def _decoder(hint: Any) -> Callable[[Any], Any]:
+    """The reading of `hint`, made once per type: a result may hold thousands of records."""
     if isinstance(hint, type) and is_dataclass(hint):
-        if not isinstance(data, dict):
-            raise TypeError(f"{hint.__name__} must be an object, not {type(data).__name__}")
-        hints = _hints(hint)
-        return hint(**{k: from_json(hints[k], v) for k, v in data.items() if k in hints})
+        readers = {name: _decoder(h) for name, h in typing.get_type_hints(hint).items()}
+
+        def record(data: Any) -> Any:
+            if data is None:
+                return None
+            _checked(data, dict, hint.__name__)
+            return hint(**{k: readers[k](v) for k, v in data.items() if k in readers})
+
+        return record
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (types.UnionType, typing.Union):
-        records = [a for a in args if a is not type(None)]
-        return from_json(records[0], data) if len(records) == 1 else data
+        others = [a for a in args if a is not type(None)]
+        return _decoder(others[0]) if len(others) == 1 else _as_it_comes
     if origin is list and args:
-        return [from_json(args[0], v) for v in _checked(data, list)]
+        item = _decoder(args[0])
+        return lambda data: None if data is None else [item(v) for v in _checked(data, list, "array")]
     if origin is dict and len(args) == 2:
-        return {k: from_json(args[1], v) for k, v in _checked(data, dict).items()}
+        value = _decoder(args[1])
+        return lambda data: None if data is None else {k: value(v) for k, v in _checked(data, dict, "object").items()}
+    if hint in _SCALARS:
+        accepted = _SCALARS[hint]
+        return lambda data: data if data is None or type(data) is hint else _checked(data, accepted, hint.__name__)
+    return _as_it_comes
+
+
+def _as_it_comes(data: Any) -> Any:
     return data
 
 
-def _checked(data: Any, kind: type) -> Any:
+def _checked(data: Any, kind: type, name: str) -> Any:
     if not isinstance(data, kind):
-        raise TypeError(f"expected a JSON {'array' if kind is list else 'object'}, not {type(data).__name__}")
+        raise TypeError(f"expected {name}, not {type(data).__name__}")
     return data
 
 
@@ -251,14 +289,11 @@ def _absent(value: Any) -> bool:
     return value is None or (isinstance(value, (list, dict)) and not value)
 
 
-D = typing.TypeVar("D", bound=Details)
+@cache
+def _record_fields(cls: type) -> tuple[str, ...] | None:
+    return tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
 
 
 @cache
 def _names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(cls))
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
