@@ -7,7 +7,7 @@ server that stalls, since CI machines are shared.
 import soak
 
 OPERATIONS = 1000
-P99_BOUND_MS = 250.0
+P99_BOUND_MS = 1000.0  # a stall, not a slow machine: 518 ms was seen with both cores busy elsewhere
 RSS_GROWTH_BOUND_KIB = 20 * 1024
 
 
