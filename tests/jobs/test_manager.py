@@ -7,6 +7,7 @@ from allo_lsp.analysis import analyze
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager
+from allo_lsp.protocol.details import RunDetails, SimulateDetails
 from allo_lsp.protocol.messages import RUN, SIMULATE
 from designs import alive, design, fake_llvm_build_dir, pids, until_phase
 from paths import STANDIN
@@ -88,6 +89,20 @@ async def test_huge_and_invalid_output_is_bounded(tmp_path):
     assert (result.status, result.cause) == ("failed", "user_error")
     assert "after the noise" in result.message
     assert len(result.details["log"]) <= 20000 and "\ufffd" in result.details["log"]
+
+
+async def test_a_result_has_the_details_of_its_kind_whatever_ended_the_job(tmp_path):
+    extra = ("\n\nimport pytest\n\n@pytest.mark.parametrize('n', [1, 2])\n"
+             "def test_cases(n):\n    print('case', n)\n    assert n == 1\n")
+    path = design(tmp_path, extra=extra)
+    ran = await JobManager().run(spec_for(path, "test_cases", RUN, llvm=fake_llvm_build_dir()))
+    assert (ran.status, type(ran.details)) == ("failed", RunDetails)
+    assert [(case.id, case.status) for case in ran.details.parameters] == [("1", "passed"), ("2", "failed")]
+    assert "case 2" in ran.details.log
+    (tmp_path / "hang").mkdir()
+    hung = design(tmp_path / "hang", "hang")
+    timed_out = await JobManager().run(spec_for(hung, llvm=fake_llvm_build_dir(), timeout=1))
+    assert (timed_out.status, type(timed_out.details)) == ("timeout", SimulateDetails)
 
 
 async def test_missing_interpreter_is_a_clear_error(tmp_path):

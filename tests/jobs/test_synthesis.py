@@ -38,6 +38,17 @@ def test_synthesis_passes_with_the_report_and_keeps_the_project(tmp_path):
     assert "Finished generating all RTL models" in open(os.path.join(project, "vitis.log")).read()
 
 
+def test_the_synthesis_result_carries_the_report_as_allo_lsp_report_prints_it():
+    """One encoding: `synth --format json` holds the report `report --format json` prints."""
+    result, rc = synth(f"{EXAMPLES / 'producer_consumer.py'}::top")
+    assert rc == 0, result["message"]
+    out = subprocess.run([sys.executable, "-m", "allo_lsp", "report", result["artifact"], "--format", "json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == result["details"]["report"]
+    assert "log" not in result["details"] and "report_markdown" not in result["details"]  # left out as bulky
+
+
 def test_vitis_run_command_of_newer_vitis():
     result, _ = synth(f"{EXAMPLES / 'producer_consumer.py'}::top", "--vitis-command", "vitis-run")
     assert result["status"] == "passed"
