@@ -68,6 +68,33 @@ def notification(client, method: str) -> Callable[[], Awaitable[Any]]:
     return wake
 
 
+async def reconfigured(client, section: str, send: Callable[[], None], timeout: float = TIMEOUT_S) -> None:
+    """`send()` a settings change, then wait until the client has answered the server's
+    `workspace/configuration` for `section` (on didChangeConfiguration the server asks for its
+    settings): a fixed half second was a guess.
+
+    What the test sends next reaches the server after that answer. The event is set one turn of
+    the loop after the answer is made, so that an asynchronous handler (pygls sends its result
+    from the task's done callback, queued behind it) has written it too."""
+    loop = asyncio.get_running_loop()
+    answered = asyncio.Event()
+    answer = client.get_configuration
+
+    def answering(**kwargs):
+        value = answer(**kwargs)
+        if kwargs.get("section") == section:
+            loop.call_soon(answered.set)
+        return value
+
+    client.get_configuration = answering
+    try:
+        send()
+        await until(answered.is_set, what=f"the server asking for the new settings ({section})",
+                    wake=answered.wait, timeout=timeout)
+    finally:
+        del client.get_configuration  # the class's method again
+
+
 def any_done(futures: Iterable[asyncio.Future]) -> Callable[[], Awaitable[Any]]:
     """A wake when one more of `futures` is done."""
     futures = list(futures)

@@ -9,7 +9,7 @@ import pytest
 from designs import alive, design, fake_llvm_build_dir, line_of, pids
 from lsprotocol import types as lsp
 from paths import EXAMPLES
-from waiting import any_done, file_poll, notification, until
+from waiting import any_done, file_poll, notification, reconfigured, until
 
 
 async def open_design(editor, tmp_path, behaviour="ok", extra=""):
@@ -45,28 +45,15 @@ async def run_problems(editor, uri: str, count: int | None = None) -> list[lsp.D
 
 
 async def change_settings(editor, settings: dict) -> None:
-    """New settings, once the server has them. On didChangeConfiguration it asks for them
-    (workspace/configuration): the client's answer is the event (a fixed half second was a guess).
-    What the test sends next is read after that answer; `click` starts with a lens request, whose
-    round trip leaves the server time to apply them."""
+    """New settings, once the server has them (`click` then starts with a lens request, whose
+    round trip leaves the server time to apply them)."""
     client = editor.client
-    answered = asyncio.Event()
-    answer = client.get_configuration
 
-    def answering(**kwargs):
-        value = answer(**kwargs)
-        if kwargs.get("section") == "alloDataflow":
-            answered.set()  # the response is written when this returns, before the test goes on
-        return value
-
-    client.get_configuration = answering
-    try:
+    def send():
         client.set_configuration(settings, section="alloDataflow")
         client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-        await until(answered.is_set, what="the server asking for the new settings (workspace/configuration)",
-                    wake=answered.wait)
-    finally:
-        del client.get_configuration  # the class's method again
+
+    await reconfigured(client, "alloDataflow", send)
 
 
 async def test_lenses_before_any_run(job_editor, tmp_path):

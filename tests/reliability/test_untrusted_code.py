@@ -18,7 +18,7 @@ import lsp_session
 import pytest
 from lsprotocol import types as lsp
 from paths import ROOT
-from waiting import file_poll, until
+from waiting import file_poll, reconfigured, until, until_notified
 
 SERVER_PACKAGE = ROOT / "server" / "allo_lsp"
 
@@ -88,6 +88,16 @@ async def open_file(s, path: Path) -> str:
     return uri
 
 
+async def configure(s, settings: dict, analysed_again: bool = False) -> None:
+    """New settings, once the server has asked for them; with `analysed_again`, also once the
+    analysis they cause (of the open documents) is published, under whatever URI."""
+    published = sum(len(p) for p in s.published.values())
+    await reconfigured(s.client, "alloDataflow", lambda: s.configure(settings))
+    if analysed_again:
+        await until_notified(s.arrived, lambda: sum(len(p) for p in s.published.values()) > published,
+                             what="the analysis the new settings cause", seen=lambda: list(s.published))
+
+
 async def test_nothing_executes_on_open_hover_lenses_actions_or_check(tmp_path):
     marks = tmp_path / "marks"
     marks.mkdir()
@@ -116,8 +126,7 @@ async def test_nothing_executes_on_open_hover_lenses_actions_or_check(tmp_path):
             lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
             [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="# edited\n")]))
         await s.diagnostics(uri, 2)
-        s.configure({**faults.job_settings(20), "alloBuild": "legacy"})
-        await asyncio.sleep(0.5)
+        await configure(s, {**faults.job_settings(20), "alloBuild": "legacy"}, analysed_again=True)
         for fmt in ("text", "json", "sarif", "github"):
             subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path), "--format", fmt],
                            capture_output=True, timeout=60)
@@ -146,8 +155,7 @@ async def test_an_untrusted_workspace_runs_nothing_until_trusted(tmp_path):
         assert os.listdir(marks) == [] and os.listdir(tmpdir) == []
         assert any("not trusted" in m.message for m in s.client.messages)
         # Trusting the workspace enables the jobs without a restart.
-        s.configure({**untrusted, "trusted": True})
-        await asyncio.sleep(0.5)
+        await configure(s, {**untrusted, "trusted": True})
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
         assert result["status"] == "passed" and "test" in os.listdir(marks)
 
@@ -261,8 +269,7 @@ async def test_no_shell_runs_the_synthesis_launcher_prefix(tmp_path):
         # Started by its watchdog (our runner/watchdog.py, which the server started), no shell.
         assert record["grandparent"] == s.pid and "run_command" in record["parent_cmdline"], record
         # A prefix with shell syntax: the words reach the launcher as they are.
-        s.configure({**settings, "vitis": {"launcherPrefix": f"{launcher} ; touch {marks}/pwned"}})
-        await asyncio.sleep(0.5)
+        await configure(s, {**settings, "vitis": {"launcherPrefix": f"{launcher} ; touch {marks}/pwned"}})
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", uri, "top"))
         assert result["status"] != "passed"
         assert records(log)[-1]["argv"][:4] == [str(launcher), ";", "touch", f"{marks}/pwned"]
@@ -289,8 +296,7 @@ async def test_a_file_whose_uri_is_percent_encoded_is_analysed_and_runs(tmp_path
         hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
             text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line, 5)))
         assert hover is not None and "region `top`" in hover.contents.value
-        s.configure({**faults.job_settings(20), "alloBuild": "fixed"})
-        await asyncio.sleep(0.5)
+        await configure(s, {**faults.job_settings(20), "alloBuild": "fixed"}, analysed_again=True)
         assert set(s.published) == {uri}  # never under another spelling of it
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_here"))
         assert result["status"] == "passed", result["message"]
@@ -347,8 +353,7 @@ async def test_job_directories_are_private_and_removed_whatever_the_outcome(tmp_
         for behaviour in ("segfault", "hang"):
             (tmp_path / behaviour).mkdir()
             other = await open_file(s, faults.design(tmp_path / behaviour, behaviour))
-            s.configure(faults.job_settings(2))
-            await asyncio.sleep(0.3)
+            await configure(s, faults.job_settings(2))
             await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("simulate", other, "top"))
         left = [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")]
         assert left == [], left
