@@ -70,14 +70,12 @@ def _module_name(path: Path) -> str:
 def _imported_modules(path: Path, modules: set[str]) -> set[str]:
     """The package's modules `path` imports (anywhere in it, functions included), each resolved to
     the module itself (`from allo_lsp.lsp import convert` is `allo_lsp.lsp.convert`). Imports under
-    `if TYPE_CHECKING:` are left out: annotations only, nothing runs."""
+    `if TYPE_CHECKING:` count too: a circle of annotations is still two modules that need each other."""
     me = _module_name(path)
     found = set()
 
     def visit(node) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                continue
             if isinstance(child, ast.Import):
                 found.update(a.name for a in child.names)
             elif isinstance(child, ast.ImportFrom):

@@ -8,17 +8,12 @@ call only reads its arguments, as Allo's library functions return their results.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-from allo_lsp.analysis.evaluate import FunctionRef, RegionRef
+from allo_lsp.analysis.context import Context
+from allo_lsp.analysis.evaluate import FunctionRef, RegionRef, Scope
 from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
-
-if TYPE_CHECKING:
-    from allo_lsp.analysis.evaluate import Scope
-    from allo_lsp.analysis.extract import _Extractor
 
 META = ("meta_if", "meta_elif", "meta_else", "meta_for")
 _BRANCHES = ("meta_if", "meta_elif", "meta_else")
@@ -30,11 +25,11 @@ _COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
 
 
-def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ex: _Extractor, scope: Scope) -> None:
+def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: Context, scope: Scope) -> None:
     own = [p.name for p in kernel.params]
     # Region parameters the body names directly (captured from the region's scope, not bound).
     free = [p.name for p in region.params if p.name not in own]
-    scanner = _Scanner(ex, scope, own + free, kernel.name, region, 0)
+    scanner = _Scanner(ctx, scope, own + free, kernel.name, region, 0)
     fn.body.visit(scanner)
     for p in kernel.params:
         p.access = scanner.access[p.name]
@@ -44,16 +39,16 @@ def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ex: _E
     kernel.subregions = scanner.subregions
 
 
-def _helper_access(fn: cst.FunctionDef, ex: _Extractor, scope: Scope, depth: int) -> list[Access]:
+def _helper_access(fn: cst.FunctionDef, ctx: Context, scope: Scope, depth: int) -> list[Access]:
     params = [p.name.value for p in list(fn.params.posonly_params) + list(fn.params.params)]
-    scanner = _Scanner(ex, scope, params, None, None, depth)
+    scanner = _Scanner(ctx, scope, params, None, None, depth)
     fn.body.visit(scanner)
     return [scanner.access[p] for p in params]
 
 
 class _Scanner(cst.CSTVisitor):
-    def __init__(self, ex, scope, params, kernel, region, depth) -> None:
-        self.ex = ex
+    def __init__(self, ctx, scope, params, kernel, region, depth) -> None:
+        self.ctx = ctx
         self.scope = scope
         self.access = {p: Access() for p in params}
         self.kernel = kernel
@@ -82,7 +77,7 @@ class _Scanner(cst.CSTVisitor):
             root = root.value
         if isinstance(root, cst.Name) and root.value in self.access:
             access = self.access[root.value]
-            access.uses.append(self.ex.range(root))
+            access.uses.append(self.ctx.range(root))
             # `A[i] = x` and `A += x` write the array; a bare `A = x` only rebinds the name.
             if root is not target or also_read:
                 access.writes = True
@@ -112,7 +107,7 @@ class _Scanner(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.access:
             self.access[node.value].reads = True
-            self.access[node.value].uses.append(self.ex.range(node))
+            self.access[node.value].uses.append(self.ctx.range(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter
@@ -141,7 +136,7 @@ class _Scanner(cst.CSTVisitor):
                 mine = self.access[value.value]
                 mine.reads |= callee[i].reads
                 mine.writes |= callee[i].writes
-                mine.uses.append(self.ex.range(value))
+                mine.uses.append(self.ctx.range(value))
             else:
                 arg.visit(self)
         for arg in node.args:
@@ -153,7 +148,7 @@ class _Scanner(cst.CSTVisitor):
         node = func.value if isinstance(func, cst.Subscript) else func  # `inner[2, 2](...)`
         if not isinstance(node, cst.Name) or self.depth >= _MAX_HELPER_DEPTH:
             return None
-        value = self.ex.evaluator.lookup(node.value, self.scope, self.ex.line(func))
+        value = self.ctx.evaluator.lookup(node.value, self.scope, self.ctx.line(func))
         if isinstance(value, RegionRef):
             self.subregions.append(value.region)
             out = []
@@ -167,7 +162,7 @@ class _Scanner(cst.CSTVisitor):
                 out.append(Access(reads, writes))
             return out
         if isinstance(value, FunctionRef):
-            return _helper_access(value.node, self.ex, value.scope, self.depth + 1)
+            return _helper_access(value.node, self.ctx, value.scope, self.depth + 1)
         return None
 
     # -- streams, get_pid, meta ----------------------------------------------------------
@@ -192,8 +187,8 @@ class _Scanner(cst.CSTVisitor):
                 stream=root.value,
                 op=op,
                 kernel=self.kernel,
-                range=self.ex.range(root),
-                call_range=self.ex.range(node),
+                range=self.ctx.range(root),
+                call_range=self.ctx.range(node),
                 arg_count=len(node.args),
                 indexed=indexed,
             )
@@ -218,8 +213,15 @@ class _Scanner(cst.CSTVisitor):
         op = "get" if name == "gather" else "put"
         for item, root in zip(items, roots):
             self.region.stream_uses.append(
-                StreamUse(root.value, op, self.kernel, self.ex.range(root), self.ex.range(node), 1,
-                          isinstance(item, cst.Subscript))
+                StreamUse(
+                    root.value,
+                    op,
+                    self.kernel,
+                    self.ctx.range(root),
+                    self.ctx.range(node),
+                    1,
+                    isinstance(item, cst.Subscript),
+                )
             )
         return True
 
@@ -231,14 +233,16 @@ class _Scanner(cst.CSTVisitor):
             return
         target = node.targets[0].target
         count = len(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else 1
-        self.pid_unpacks.append(PidUnpack(count, self.ex.range(target)))
+        self.pid_unpacks.append(PidUnpack(count, self.ctx.range(target)))
 
     def visit_With(self, node: cst.With) -> None:
         metas = [(call, name) for call, name in map(_meta_call, node.items) if name is not None]
         for call, name in metas:
             func = call.func
-            qualified = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "allo"
-            self.meta_uses.append(MetaUse(name, qualified, self._branch(name), self.ex.range(func)))
+            qualified = (
+                isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "allo"
+            )
+            self.meta_uses.append(MetaUse(name, qualified, self._branch(name), self.ctx.range(func)))
         if metas:
             self._levels.append(MetaLevel())
             self._meta_bodies.add(id(node))
