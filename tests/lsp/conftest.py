@@ -29,8 +29,10 @@ def make_client() -> LanguageClient:
         return None  # editors accept dynamic registrations; pytest-lsp's client has no handler
 
     @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
-    def refresh_lenses(params):
+    async def refresh_lenses(params):
         client.lens_refreshes = getattr(client, "lens_refreshes", 0) + 1
+        if client.editor is not None:
+            await client.editor.on_lens_refresh()
 
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     async def publish(params: lsp.PublishDiagnosticsParams):

@@ -18,10 +18,16 @@ class Editor:
         self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = {}
         self.versions: dict[str, int] = {}
         self.texts: dict[str, str] = {}
-        self._arrived = asyncio.Condition()
+        self.lens_refreshes = 0  # workspace/codeLens/refresh requests of the server
+        self._arrived = asyncio.Condition()  # a publication or a lens refresh
 
     async def on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
         self.published.setdefault(params.uri, []).append(params)
+        async with self._arrived:
+            self._arrived.notify_all()
+
+    async def on_lens_refresh(self) -> None:
+        self.lens_refreshes += 1
         async with self._arrived:
             self._arrived.notify_all()
 
@@ -73,6 +79,11 @@ class Editor:
         async with self._arrived:
             await asyncio.wait_for(self._arrived.wait_for(ready), timeout)
         return list(ready()[-1].diagnostics)
+
+    async def until_lenses_refreshed(self, count: int, timeout: float = 20) -> None:
+        """Until the server has asked for the lenses again `count` times in all."""
+        await until_notified(self._arrived, lambda: self.lens_refreshes >= count,
+                             what=f"{count} codeLens/refresh requests", seen=lambda: self.lens_refreshes, timeout=timeout)
 
     async def until_published(self, uri: str, ready, what: str, timeout: float = 20):
         """`ready()`'s value once a publication makes it truthy; failing, the last one for `uri`."""

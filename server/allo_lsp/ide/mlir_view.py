@@ -16,7 +16,7 @@ from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.types import Symbol
-from allo_lsp.mlir import compare_signature, kernel_of
+from allo_lsp.mlir import compare_signature, kernel_of, parse_functions
 
 MLIR_SOURCE = "allo-lsp mlir"
 
@@ -39,6 +39,23 @@ def signature_problems(parsed, region: Region) -> list[Problem]:
     if mismatch is None:
         return []
     return [Problem("mlir-signature", Severity.ERROR, region.range, mismatch.message)]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled module as the editor shows it: the problems of its top function against the
+    region, and its functions for the client's view."""
+
+    problems: list[Problem]
+    functions: list[dict]
+    parse_error: str | None
+
+
+def compiled(text: str, region: Region | None) -> Compiled:
+    """The MLIR text of a region's compiled module (`region`: None if it is gone from the file)."""
+    parsed = parse_functions(text)
+    problems = signature_problems(parsed, region) if region is not None and parsed.error is None else []
+    return Compiled(problems, view_functions(parsed, region), parsed.error)
 
 
 def view_functions(parsed, region: Region | None) -> list[dict]:

@@ -19,9 +19,19 @@ from allo_lsp.jobs.environment import (
     resolve_python,
 )
 from allo_lsp.jobs.manager import JobSpec
-from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, ArgSpec, JobRequest
+from allo_lsp.protocol.messages import ALLO_ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, UNSUPPORTED, ArgSpec, JobRequest
 
 BACKENDS = ("auto", "allo", "reference")
+
+
+class DesignError(SetupError):
+    """The job cannot start because of the design (what Allo would reject at build), at `line`
+    (1-based): a design error, not a broken environment."""
+
+    def __init__(self, message: str, line: int | None = None, cause: str = ALLO_ERROR) -> None:
+        super().__init__(message)
+        self.line = line
+        self.cause = cause
 
 
 @dataclass(frozen=True)
@@ -88,13 +98,15 @@ def arg_specs(region: Region) -> list[ArgSpec]:
     specs = []
     for p in region.params:
         t = p.type
+        line = p.range.start.line + 1
         if t is None or not t.fully_resolved:
-            raise SetupError(
+            raise DesignError(
                 f"cannot make an input for '{p.name}': its type ({p.annotation or 'missing'}) does not "
-                "fold to a constant shape here; write a test function that builds and calls the region"
+                "fold to a constant shape here; write a test function that builds and calls the region",
+                line, UNSUPPORTED,
             )
         if t.is_scalar:
-            raise SetupError(f"'{p.name}' is a bare scalar (ADF001): declare it {p.annotation}[1] first")
+            raise DesignError(f"'{p.name}' is a bare scalar (ADF001): declare it {p.annotation}[1] first", line)
         specs.append(ArgSpec(p.name, t.dtype.numpy, list(t.shape), p.direction.value))  # type: ignore[arg-type]
     return specs
 

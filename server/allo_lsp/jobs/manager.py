@@ -106,6 +106,7 @@ class JobManager:
         self._warm: dict[tuple, _Runner] = {}
         self._warming: set[tuple] = set()  # being started: a second start would stay idle forever
         self._warm_starts: set[asyncio.Task] = set()
+        self._settings_changes = 0  # a runner started before the last change is let go when up
         self._closed = False
         if prestart:
             # A server killed by SIGKILL left its job directories (with the editor's outputs).
@@ -119,14 +120,21 @@ class JobManager:
         jobs = list(self._running.values())
         for key in list(self._running):
             self.cancel(key)
-        for runner in self._warm.values():
-            _discard(runner)
-        self._warm.clear()
+        self.discard_warm()
         if jobs:
             await asyncio.wait([asyncio.ensure_future(job.done.wait()) for job in jobs], timeout=wait_s)
 
     def running(self) -> list[str]:
         return list(self._running)
+
+    def discard_warm(self) -> None:
+        """Let the pre-started runners go, and those being started: the interpreter or the
+        environment they were started for is no longer the configured one, and a runner left
+        would wait, unused, as long as the server lives."""
+        self._settings_changes += 1
+        for runner in self._warm.values():
+            _discard(runner)
+        self._warm.clear()
 
     async def prestarting(self) -> int:
         """Wait for the runners being pre-started; the number of those waiting for a job."""
@@ -308,6 +316,7 @@ class JobManager:
         if self._closed or key in self._warm or key in self._warming:
             return
         self._warming.add(key)
+        changes = self._settings_changes
         try:
             env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
             runner = await self._start_runner(spec.python, env, None)
@@ -315,7 +324,7 @@ class JobManager:
             return  # the next job starts cold and says what is wrong
         finally:
             self._warming.discard(key)
-        if self._closed or key in self._warm:
+        if self._closed or key in self._warm or changes != self._settings_changes:
             _discard(runner)
         else:
             self._warm[key] = runner

@@ -10,7 +10,7 @@ from pathlib import Path
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.environment import JobConfig, SetupError
-from allo_lsp.jobs.launch import Target, prepare
+from allo_lsp.jobs.launch import DesignError, Target, prepare
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.reproducer import reproducer
 from allo_lsp.mlir import PROBE_SOURCE, reorders_arguments
@@ -51,6 +51,8 @@ async def run_target(
     try:
         spec = prepare(target, model, config, backend, seed)
         spec.request.source = source
+    except DesignError as exc:
+        return JobResult(ERROR, exc.cause, str(exc), target.file, exc.line, target=target.name, backend=backend)
     except SetupError as exc:
         return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend=backend)
     result = await manager.run(spec, progress)

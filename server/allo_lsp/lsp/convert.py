@@ -58,12 +58,12 @@ class Converter:
     def location(self, uri: str, r: Range) -> lsp.Location:
         return lsp.Location(uri, self.range(r))
 
-    def lens_json(self, uri: str, lens: Lens) -> dict:
-        """A code lens as JSON, for answers encoded once (`encoded.py`); a running job's lens
-        (which cancels it) names the job's kind too."""
+    def lens_json(self, uri: str, lens: Lens, at: Range) -> dict:
+        """A code lens as JSON, at `at` (its range moved to the current text), for answers
+        encoded once (`encoded.py`); a running job's lens (which cancels it) names the job's kind too."""
         arguments = [uri, lens.name, lens.kind] if lens.command == CANCEL else [uri, lens.name]
         command = {"title": lens.title, "command": lens.command, "arguments": arguments}
-        return {"range": self.range_json(lens.range), "command": command}
+        return {"range": self.range_json(at), "command": command}
 
     def hover(self, h: HoverResult) -> lsp.Hover:
         return lsp.Hover(

@@ -4,13 +4,21 @@ and converts. Requests are answered from the newest analysis, moved to the curre
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from allo_lsp.analysis import lsp_newlines
+from allo_lsp.analysis import Analysis, lsp_newlines
 from allo_lsp.ide.code_actions import code_actions
-from allo_lsp.ide.document import DocumentAnalysis, hint_forward, position_back, range_forward, symbol_forward
+from allo_lsp.ide.document import (
+    DocumentAnalysis,
+    LineShift,
+    hint_forward,
+    position_back,
+    range_forward,
+    symbol_forward,
+)
 from allo_lsp.ide.fifo_run import depth_fixes
 from allo_lsp.ide.hover import hover
 from allo_lsp.ide.inlay_hints import inlay_hints
@@ -57,7 +65,6 @@ def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
 
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
     ls.forget_finished()
-    ls.job_diagnostics.pop(params.text_document.uri, None)
     # Analysed, or its first analysis still running (which this edit supersedes): a document
     # that is not analysed at all (an MLIR view) is in neither.
     if ls.is_analysed(params.text_document.uri):
@@ -69,23 +76,33 @@ def did_close(ls: AlloLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
     ls.text_document_publish_diagnostics(convert.published(params.text_document.uri, []))
 
 
-def view(ls: AlloLanguageServer, uri: str):
-    """(analysis, converter on the current text, shift) or None before the first analysis."""
+@dataclass(frozen=True)
+class View:
+    """What answers a request on the document's current `text`: the newest analysis, the shift
+    from its text to this one (None: the same), and a converter on this one."""
+
+    analysis: Analysis
+    shift: LineShift | None
+    converter: object  # convert.Converter
+    text: str
+
+
+def view(ls: AlloLanguageServer, uri: str) -> View | None:
+    """None before the first analysis."""
     result = ls.analyses.get(uri)
     if result is None:
         return None
     text = lsp_newlines(ls.document(uri).source)
     analysis, _, shift = result.view(text)
-    return analysis, ls.converter(uri, text), shift
+    return View(analysis, shift, ls.converter(uri, text), text)
 
 
 def _at(ls: AlloLanguageServer, uri: str, position: lsp.Position):
     found = view(ls, uri)
     if found is None:
         return None
-    analysis, converter, shift = found
-    pos = position_back(shift, converter.from_position(position))
-    return None if pos is None else (analysis, pos, converter, shift)
+    pos = position_back(found.shift, found.converter.from_position(position))
+    return None if pos is None else (found.analysis, pos, found.converter, found.shift)
 
 
 def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
@@ -94,7 +111,8 @@ def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | Non
     if found is None:
         return None
     analysis, pos, converter, shift = found
-    result = hover(analysis, pos, ls.jobs.reports_of(uri), ls.jobs.outcomes_of(uri))
+    ran = ls.outcomes_of(uri).outcomes(lsp_newlines(ls.document(uri).source))
+    result = hover(analysis, pos, ls.jobs.reports_of(uri), list(ran.values()))
     moved = range_forward(shift, result.range) if result else None
     return converter.hover(type(result)(moved, result.markdown)) if moved is not None else None
 
@@ -145,20 +163,18 @@ def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolParams)
     found = view(ls, params.text_document.uri)
     if found is None:
         return []
-    analysis, converter, shift = found
-    moved = (symbol_forward(shift, s) for s in document_symbols(analysis))
-    return [converter.symbol(s) for s in moved if s is not None]
+    moved = (symbol_forward(found.shift, s) for s in document_symbols(found.analysis))
+    return [found.converter.symbol(s) for s in moved if s is not None]
 
 
 def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
     found = view(ls, params.text_document.uri)
     if found is None:
         return []
-    analysis, converter, shift = found
-    window = converter.from_range(params.range)
-    hints = inlay_hints(analysis, reports=ls.jobs.reports_of(params.text_document.uri))
-    moved = (hint_forward(shift, h) for h in hints)
-    return [converter.inlay_hint(h) for h in moved if h is not None and window.contains(h.position)]
+    window = found.converter.from_range(params.range)
+    hints = inlay_hints(found.analysis, reports=ls.jobs.reports_of(params.text_document.uri))
+    moved = (hint_forward(found.shift, h) for h in hints)
+    return [found.converter.inlay_hint(h) for h in moved if h is not None and window.contains(h.position)]
 
 
 async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
@@ -175,7 +191,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     where = converter.from_range(params.range)
     # Off the event loop: a fix parses the whole file (the first time for this text).
     actions = await asyncio.to_thread(code_actions, text, result.current, where)
-    actions += depth_fixes(text, ls.jobs.outcomes_of(uri), where)
+    actions += depth_fixes(text, list(ls.outcomes_of(uri).outcomes(text).values()), where)
     out = [converter.code_action(uri, version, a, params.context.diagnostics) for a in actions]
     out += _reproducer_actions(ls, uri, params.context.diagnostics)
     # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).

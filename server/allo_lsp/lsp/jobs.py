@@ -1,81 +1,36 @@
 """Jobs from the editor: code lenses, commands, progress, outcomes shown in place.
 
 A job runs only when the user asks (a lens, a command, a code action) and only in a trusted
-workspace. It runs the editor's text of the file (saved or not) in an isolated process; its
-outcome becomes the lens title and, when it points at a line, a diagnostic (source
-`allo-lsp run`, `ide/outcomes.py`) until the next run or edit.
+workspace. It runs the editor's text of the file (saved or not) in an isolated process
+(`jobs/editor.py`); its outcome becomes the lens title and, where it points at a line, problems
+(`ide/job_outcomes.py`), kept until the next run of the same job or an edit that invalidates them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
-from dataclasses import asdict, replace
-from urllib.parse import urlsplit
+from dataclasses import asdict
 
 from lsprotocol import types as lsp
 
+from allo_lsp.analysis import lsp_newlines
 from allo_lsp.ide import outcomes
 from allo_lsp.ide.document import range_forward
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
-from allo_lsp.ide.synthesis import report_markdown
-from allo_lsp.jobs.environment import JobConfig
+from allo_lsp.ide.synthesis import newest_report, report_markdown
+from allo_lsp.jobs.editor import answer, not_runnable, running_answer
 from allo_lsp.jobs.launch import Target
-from allo_lsp.jobs.service import run_target
-from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.encoded import Encoded
 from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
-from allo_lsp.protocol.messages import (
-    CRASH,
-    ENVIRONMENT,
-    ERROR,
-    MESSAGE_LIMIT,
-    MLIR,
-    RUN,
-    SIMULATE,
-    SYNTHESIZE,
-    JobResult,
-    bounded,
-)
+from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult, bounded
 
-log = logging.getLogger(__name__)
-RUNNING = "running"  # the answer to a job command whose target is running already
 SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
 _tokens = itertools.count(1)
-
-
-def job_config(ls: AlloLanguageServer) -> JobConfig:
-    s = ls.settings
-    return JobConfig(python=s.python, llvm_build_dir=s.llvm_build_dir, omp_threads=s.omp_threads, timeout_s=s.timeout,
-                     extra_env={"ALLO_LSP_EMULATE": s.emulate} if s.emulate else {})
-
-
-def synth_config(ls: AlloLanguageServer) -> SynthConfig:
-    s = ls.settings
-    return SynthConfig(command=s.vitis_command, part=s.vitis_part, clock_ns=s.vitis_clock_ns,
-                       launcher_prefix=s.vitis_launcher_prefix, timeout_s=s.vitis_timeout)
-
-
-# Documents that are not files on disk: what to say instead of running them.
-_NOT_FILES = {
-    "untitled": "save the file first: a job runs a file on disk (with your unsaved edits)",
-    "vscode-notebook-cell": "notebook cells are not supported: put the design in a .py file",
-    "vscode-notebook": "notebooks are not supported: put the design in a .py file",
-}
-
-
-def _not_runnable(uri: str) -> str | None:
-    """Why a document cannot run, or None: only `file:` URIs run (an `http:` document is
-    someone else's text)."""
-    scheme = urlsplit(uri).scheme
-    if scheme == "file":
-        return None
-    return _NOT_FILES.get(scheme, f"only files on disk run: {bounded(uri, 200)} is not one")
 
 
 async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
@@ -86,7 +41,7 @@ async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
         return "the editor has not sent its settings (workspace trust among them): nothing is run yet"
     if not ls.settings.trusted:
         return "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)"
-    why = _not_runnable(uri)
+    why = not_runnable(uri)
     if why is not None:
         return why
     if not ls.document(uri).path:
@@ -102,71 +57,44 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
         return asdict(JobResult(ERROR, ENVIRONMENT, why))
-    jobs, key = ls.jobs, (name, kind)
-    if key in jobs.running.get(uri, set()):
-        # One job per target: a second click (or the palette) while it runs starts nothing;
-        # the running lens cancels it.
-        return {"status": RUNNING, "message": f"'{name}' ({kind}) is already running: its lens cancels it",
-                "target": name, "kind": kind}
+    if not ls.jobs.claim(uri, (name, kind)):
+        return running_answer(name, kind)  # one job per target: its running lens cancels it
     result, doc = ls.analyses[uri], ls.document(uri)
-    analysis = result.good()[0] or result.current
-    jobs.running.setdefault(uri, set()).add(key)
-    ls.job_diagnostics.pop(uri, None)  # cleared by the next run
-    _refresh(ls, uri)
-    ran_on = (doc, doc.version)  # the text the job runs: its diagnostics are for that text only
-    outcome = await _run(ls, Target(doc.path, name, kind, uri), analysis.model, doc.source)
-    outcome.message = bounded(outcome.message, MESSAGE_LIMIT)
-    jobs.outcomes.setdefault(uri, {})[key] = outcome
-    if kind == SYNTHESIZE:
-        keep_reports(jobs.synthesis.setdefault((uri, name), []), outcome)
-    if outcome.reproducer:
-        jobs.reproducers[uri] = (name, outcome.reproducer)
-    current = ls.document(uri) if uri in ls.open_uris() else None
-    _show(ls, uri, name, outcome, analysis.model, still=current is ran_on[0] and current.version == ran_on[1])
-    _refresh(ls, uri)
-    data = asdict(outcome)
-    data["kind"] = kind
-    data.pop("details", None)
+    model, text = (result.good()[0] or result.current).model, lsp_newlines(doc.source)
+    outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source)
+    if ls.is_open(uri):  # a closed document's outcomes went with it
+        ls.outcomes_of(uri).record((name, kind), outcome, model, text)
+    _show(ls, uri, outcome)
+    ls.refresh_lenses(uri)
+    data = answer(outcome, kind)
     if kind == MLIR:
-        data.update(await after_mlir_job(ls, uri, name, outcome))
+        data.update(await after_mlir_job(ls, uri, name, model, outcome, text))
     return data
 
 
 async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> JobResult:
     """The job's outcome, whatever happens; its progress shown while it runs."""
-    jobs = ls.jobs
-    _cancel_with_request(ls, target.key)
+    ls.refresh_lenses(target.uri)
+    ls.when_request_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
+    config = ls.settings.job_config()
     if ls.settings.allo_build == "auto" and ls.probed_build is None:
-        asyncio.ensure_future(probe_build(ls, jobs.manager, job_config(ls)))
-    token = None
+        asyncio.ensure_future(probe_build(ls, ls.jobs.manager, config))
+    token = await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
+
+    def progress(phase: str) -> None:
+        if token is not None:
+            ls.work_done_progress.report(token, convert.progress_report(phase))
+
     try:
-        token = await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
-
-        def progress(phase: str) -> None:
-            if token is not None:
-                ls.work_done_progress.report(token, convert.progress_report(phase))
-
-        if target.kind == SYNTHESIZE:
-            return await synthesize(jobs.manager, target, model, job_config(ls), synth_config(ls), progress)
-        return await run_target(jobs.manager, target, model, job_config(ls), ls.settings.backend, 0, progress,
-                                source=source)
-    except Exception as exc:  # the server keeps answering whatever a job does
-        log.exception("job %s failed", target.key)
-        return JobResult(ERROR, CRASH, f"allo-lsp could not run the job: {exc!r}", target=target.name)
+        return await ls.jobs.run(target, model, source, config, ls.settings.synth_config(), ls.settings.backend,
+                                 progress)
     finally:
         if token is not None:
             ls.work_done_progress.end(token, convert.progress_end("done"))
-            jobs.progress.pop(str(token), None)
-        jobs.running.get(target.uri, set()).discard((target.name, target.kind))
+            ls.jobs.progress.pop(token, None)
 
 
-def _cancel_with_request(ls: AlloLanguageServer, key: str) -> None:
-    """`$/cancelRequest` of this `executeCommand` cancels its job."""
-    manager = ls.jobs.manager
-    ls.when_request_cancelled(lambda: manager.cancel(key))
-
-
-async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
+async def _begin_progress(ls: AlloLanguageServer, title: str, key: str) -> str | None:
     caps = ls.client_capabilities.window
     if not (caps and caps.work_done_progress):
         return None
@@ -180,37 +108,15 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str):
     return token
 
 
-def _show(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult, model, still: bool) -> None:
-    """The outcome in the log, a failure that points at no line in a message, and the problems
-    it points at as diagnostics if the document is `still` open at the text the job ran (lines
-    of another text would be wrong)."""
+def _show(ls: AlloLanguageServer, uri: str, outcome: JobResult) -> None:
+    """The outcome in the log, a failure that points at no line in a message, and the
+    document's problems again (this job's replace its last run's, whether it found any)."""
     ls.window_log_message(convert.log_message(outcomes.log_text(outcome)))
     if outcomes.failed_without_line(outcome):
         ls.window_show_message(convert.show_message(f"allo-lsp: {outcomes.summary(outcome)}", error=True))
-    found = outcomes.findings(outcome, model, name)
-    if not found or not still:
-        return
-    document = ls.document(uri)
-    converter = ls.converter(uri, document.source)
-    problems = outcomes.placed(found, list(document.lines))
-    ls.job_diagnostics[uri] = [converter.diagnostic(p, outcomes.RUN_SOURCE) for p in problems]
     current = ls.analyses.get(uri)
-    if current is not None:
+    if current is not None and ls.is_open(uri):
         ls.publish(uri, current)
-
-
-def _refresh(ls: AlloLanguageServer, uri: str) -> None:
-    ls.jobs.lens_changes[uri] = ls.jobs.lens_changes.get(uri, 0) + 1  # lens titles change
-    caps = ls.client_capabilities.workspace
-    if caps and caps.code_lens and caps.code_lens.refresh_support:
-        asyncio.ensure_future(_refresh_async(ls))
-
-
-async def _refresh_async(ls: AlloLanguageServer) -> None:
-    try:
-        await ls.workspace_code_lens_refresh_async(None)
-    except Exception as exc:  # noqa: BLE001 - a client that cannot refresh asks again on its own
-        log.info("codeLens/refresh failed: %r", exc)
 
 
 def _args(args) -> tuple[str, str]:
@@ -232,19 +138,13 @@ def show_report(ls: AlloLanguageServer, *args) -> dict:
     uri, name = _args(args)
     history = ls.jobs.synthesis.get((uri, name), [])
     markdown = report_markdown(name, history)
-    return {"markdown": markdown, "report": history[-1].details["report"]} if history else {"markdown": markdown}
+    return {"markdown": markdown, "report": newest_report(history)} if history else {"markdown": markdown}
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
     """Cancel one job ([uri, name, kind]) or, with no arguments, every running job. Answers at
     once: the job's processes are being killed, and its own command answers "cancelled"."""
-    manager = ls.jobs.manager
-    if len(args) >= 3 and all(isinstance(a, str) for a in args[:3]):
-        return manager.cancel(Target("", args[1], args[2], args[0]).key)
-    keys = manager.running()
-    for key in keys:
-        manager.cancel(key)
-    return bool(keys)
+    return ls.jobs.cancel(args)
 
 
 async def on_shutdown(ls: AlloLanguageServer, params) -> None:
@@ -259,22 +159,21 @@ def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCance
 
 def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded | list:
     """Encoded once per analysis, document version and change of the jobs' state: editors ask
-    again on every scroll and focus, and a large file has a thousand lenses."""
+    again on every scroll and focus, and a large file has a thousand lenses. A lens on a line
+    being edited is left out until the analysis of the new text, which then refreshes them."""
     uri = params.text_document.uri
     result = ls.analyses.get(uri)
     if result is None:
         return []
-    jobs = ls.jobs
-    key = (ls.document(uri).version, jobs.lens_changes.get(uri, 0))
+    key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
     if result.lenses is not None and result.lenses[0] == key:
         return result.lenses[1]
-    analysis, converter, shift = view(ls, uri)
-    out = []
-    for lens in code_lenses(analysis, jobs.outcomes.get(uri, {}), jobs.running.get(uri, set())):
-        moved = range_forward(shift, lens.range)
-        if moved is not None:
-            out.append(converter.lens_json(uri, replace(lens, range=moved)))
-    encoded = Encoded(out)
+    seen = view(ls, uri)
+    lenses = code_lenses(seen.analysis, ls.outcomes_of(uri).outcomes(seen.text), ls.jobs.running.get(uri, set()))
+    moved = [(lens, r) for lens in lenses if (r := range_forward(seen.shift, lens.range)) is not None]
+    if len(moved) < len(lenses):
+        ls.lenses_to_refresh.add(uri)
+    encoded = Encoded([seen.converter.lens_json(uri, lens, r) for lens, r in moved])
     result.lenses = (key, encoded)
     return encoded
 

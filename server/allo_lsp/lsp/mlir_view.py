@@ -10,35 +10,32 @@ from __future__ import annotations
 
 import asyncio
 
-from allo_lsp.ide.mlir_view import MLIR_SOURCE, MlirView, signature_problems, view_functions, view_uri
+from allo_lsp.analysis.model import FileModel
+from allo_lsp.ide.mlir_view import MLIR_SOURCE, MlirView, compiled, view_uri
 from allo_lsp.jobs.service import probe
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
-from allo_lsp.mlir import parse_functions
-from allo_lsp.protocol.messages import PASSED, JobResult
+from allo_lsp.protocol.messages import MLIR, PASSED, JobResult
 
 _PROBED = {None: "could not tell", "legacy": "orders arguments by kernel (an older build)",
            "fixed": "keeps the declaration order (a fixed build)"}
 
 
-async def after_mlir_job(ls: AlloLanguageServer, uri: str, region_name: str, outcome: JobResult) -> dict:
-    """Check the compiled signature against the region and register the view. Returns what the
-    client needs to open the view."""
+async def after_mlir_job(ls: AlloLanguageServer, uri: str, name: str, model: FileModel, outcome: JobResult,
+                         ran: str) -> dict:
+    """Check the compiled signature against region `name` of the text the job `ran` (`model`),
+    and register the view. Returns what the client needs to open the view."""
     text = outcome.details.get("artifact_text")
     if outcome.status != PASSED or text is None:
         return {}
-    doc = ls.document(uri)
-    mlir_uri = view_uri(doc.path or uri, region_name)
-    ls.mlir_views[mlir_uri] = MlirView(uri, region_name, text)
-    parsed = await asyncio.to_thread(parse_functions, text)
+    mlir_uri = view_uri(ls.document(uri).path or uri, name)
+    ls.mlir_views[mlir_uri] = MlirView(uri, name, text)
+    found = await asyncio.to_thread(compiled, text, model.module_region(name))
+    ls.outcomes_of(uri).add_problems((name, MLIR), MLIR_SOURCE, found.problems, ran)
     result = ls.analyses.get(uri)
-    region = (result.good()[0] or result.current).model.module_region(region_name) if result else None
-    if region is not None and parsed.error is None:
-        converter = ls.converter(uri, doc.source)
-        shown = [converter.diagnostic(p, MLIR_SOURCE) for p in signature_problems(parsed, region)]
-        ls.job_diagnostics[uri] = [d for d in ls.job_diagnostics.get(uri, []) if d.source != MLIR_SOURCE] + shown
+    if result is not None and ls.is_open(uri):
         ls.publish(uri, result)
-    return {"mlirUri": mlir_uri, "mlir": text, "functions": view_functions(parsed, region), "parseError": parsed.error}
+    return {"mlirUri": mlir_uri, "mlir": text, "functions": found.functions, "parseError": found.parse_error}
 
 
 async def probe_build(ls: AlloLanguageServer, manager, config) -> None:

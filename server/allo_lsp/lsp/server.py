@@ -22,10 +22,11 @@ from pygls.workspace import TextDocument, Workspace
 from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.document import DocumentAnalysis
+from allo_lsp.ide.job_outcomes import JobOutcomes
+from allo_lsp.jobs.editor import EditorJobs
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
-from allo_lsp.lsp.state import JobsState
 from allo_lsp.lsp.wire import Protocol, serve
 
 log = logging.getLogger(__name__)
@@ -44,11 +45,11 @@ class AlloLanguageServer(LanguageServer):
         self.analyses: dict[str, DocumentAnalysis] = {}
         self._recent: list[str] = []  # the documents analysed last, newest first
         self._pending: dict[str, asyncio.Task] = {}
-        # Diagnostics of the last job per document (source "allo-lsp run"), until an edit or rerun.
-        self.job_diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        self.job_outcomes: dict[str, JobOutcomes] = {}  # what each open document shows of its jobs
+        self.lenses_to_refresh: set[str] = set()  # documents whose last lenses left one out (an edited line)
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> ide.mlir_view.MlirView
         self.probed_build: str | None = None  # what the probe found the configured Allo does
-        self.jobs = JobsState()
+        self.jobs = EditorJobs()
         self.input_error: str | None = None  # why the client's input could not be read (`wire`)
 
     def _start_io_async(self, stdin=None, stdout=None) -> None:
@@ -103,13 +104,13 @@ class AlloLanguageServer(LanguageServer):
         return uri in self.analyses or uri in self._pending
 
     def forget(self, uri: str) -> None:
-        """A closed document: its analysis, pending or done, and its jobs' diagnostics (for the
-        text its job ran: gone with the document)."""
+        """A closed document: its analysis, pending or done, and its jobs' outcomes (for the
+        text its jobs ran: gone with the document)."""
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
         self.analyses.pop(uri, None)
-        self.job_diagnostics.pop(uri, None)
+        self.job_outcomes.pop(uri, None)
 
     def count_lines_as_lsp(self) -> None:
         """pygls made the workspace just before `initialize`: its documents must count lines as
@@ -132,11 +133,31 @@ class AlloLanguageServer(LanguageServer):
             log.error("analysis of %s failed", uri, exc_info=task.exception())
             self.window_log_message(convert.log_message(f"analysis of {uri} failed: {task.exception()!r}", error=True))
 
+    def outcomes_of(self, uri: str) -> JobOutcomes:
+        return self.job_outcomes.setdefault(uri, JobOutcomes())
+
     def publish(self, uri: str, result: DocumentAnalysis) -> None:
+        """The analysis' problems and those of the jobs whose outcomes hold on its text."""
         converter = self.converter(uri, result.text)
         diagnostics = [converter.diagnostic(p) for p in result.problems]
-        diagnostics += self.job_diagnostics.get(uri, [])
+        diagnostics += [converter.diagnostic(p.problem, p.source) for p in self.outcomes_of(uri).problems(result.text)]
         self.text_document_publish_diagnostics(convert.published(uri, diagnostics, result.version))
+        if uri in self.lenses_to_refresh:  # the lenses on its edited lines are back
+            self.lenses_to_refresh.discard(uri)
+            self.refresh_lenses(uri)
+
+    def refresh_lenses(self, uri: str) -> None:
+        """The lenses of `uri` change: asked again by a client that can be told."""
+        self.jobs.changed(uri)
+        caps = self.client_capabilities.workspace
+        if caps and caps.code_lens and caps.code_lens.refresh_support:
+            asyncio.ensure_future(self._refresh_lenses())
+
+    async def _refresh_lenses(self) -> None:
+        try:
+            await self.workspace_code_lens_refresh_async(None)
+        except Exception as exc:  # noqa: BLE001 - a client that cannot refresh asks again on its own
+            log.info("codeLens/refresh failed: %r", exc)
 
     def forget_finished(self) -> None:
         """pygls (2.1, `JsonRPCProtocol`) keeps the future of every notification it handled in
@@ -184,6 +205,8 @@ class AlloLanguageServer(LanguageServer):
         changed = settings != self.settings
         if settings.python != self.settings.python or settings.allo_build != self.settings.allo_build:
             self.probed_build = None  # another Allo: probe again when it matters
+        if settings.runner_environment() != self.settings.runner_environment():
+            self.jobs.manager.discard_warm()  # started for another interpreter or environment
         self.settings = settings
         if changed:
             for uri in self.open_uris():

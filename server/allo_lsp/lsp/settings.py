@@ -9,6 +9,9 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from allo_lsp.jobs.environment import JobConfig
+from allo_lsp.jobs.synthesis import SynthConfig
+
 SECTION = "alloDataflow"
 # The choices of the settings that have them (package.json's `enum`s: tests/lsp/test_tables.py).
 ALLO_BUILDS = ("auto", "fixed", "legacy")
@@ -59,6 +62,18 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
                 raise ValueError("must be a non-negative number")
+
+    def job_config(self) -> JobConfig:
+        return JobConfig(python=self.python, llvm_build_dir=self.llvm_build_dir, omp_threads=self.omp_threads,
+                         timeout_s=self.timeout, extra_env={"ALLO_LSP_EMULATE": self.emulate} if self.emulate else {})
+
+    def synth_config(self) -> SynthConfig:
+        return SynthConfig(command=self.vitis_command, part=self.vitis_part, clock_ns=self.vitis_clock_ns,
+                           launcher_prefix=self.vitis_launcher_prefix, timeout_s=self.vitis_timeout)
+
+    def runner_environment(self) -> tuple:
+        """What a pre-started runner was started with: a change lets it go."""
+        return self.python, self.llvm_build_dir, self.emulate
 
 
 def _snake(name: str) -> str:

@@ -1,0 +1,111 @@
+"""The jobs an editor's server runs for its documents: one per target at a time, each to an
+outcome whatever happens, with what later requests read (synthesis histories, reproducers).
+
+Which job ran and how it ended is plain data here; the server shows it (`lsp/jobs.py`), the
+`ide` layer says what it means on the text.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit
+
+from allo_lsp.analysis.model import FileModel
+from allo_lsp.jobs.environment import JobConfig
+from allo_lsp.jobs.launch import Target
+from allo_lsp.jobs.manager import JobManager, Progress
+from allo_lsp.jobs.service import run_target
+from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
+from allo_lsp.protocol.messages import CRASH, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
+
+log = logging.getLogger(__name__)
+RUNNING = "running"  # the answer to a job command whose target is running already
+
+# Documents that are not files on disk: what to say instead of running them.
+_NOT_FILES = {
+    "untitled": "save the file first: a job runs a file on disk (with your unsaved edits)",
+    "vscode-notebook-cell": "notebook cells are not supported: put the design in a .py file",
+    "vscode-notebook": "notebooks are not supported: put the design in a .py file",
+}
+
+
+def not_runnable(uri: str) -> str | None:
+    """Why a document cannot run, or None: only `file:` URIs run (an `http:` document is
+    someone else's text)."""
+    scheme = urlsplit(uri).scheme
+    if scheme == "file":
+        return None
+    return _NOT_FILES.get(scheme, f"only files on disk run: {bounded(uri, 200)} is not one")
+
+
+def answer(outcome: JobResult, kind: str) -> dict:
+    """A job's outcome as its command answers it (the details stay with the server)."""
+    data = asdict(outcome)
+    data["kind"] = kind
+    data.pop("details", None)
+    return data
+
+
+def running_answer(name: str, kind: str) -> dict:
+    return {"status": RUNNING, "message": f"'{name}' ({kind}) is already running: its lens cancels it",
+            "target": name, "kind": kind}
+
+
+@dataclass
+class EditorJobs:
+    # After the user's first job, a runner is pre-started so the next one begins at once.
+    manager: JobManager = field(default_factory=lambda: JobManager(prestart=True, owns_kept_dirs=True))
+    running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # uri -> (name, kind)
+    progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
+    lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
+    # Synthesis runs that produced a report, per (uri, region): the newest two.
+    synthesis: dict[tuple[str, str], list[JobResult]] = field(default_factory=dict)
+    reproducers: dict[str, tuple[str, str]] = field(default_factory=dict)  # uri -> (target, script) of a library bug
+
+    def claim(self, uri: str, job: tuple[str, str]) -> bool:
+        """Mark `job` running, unless it is (False): one job per target at a time. `run` ends it."""
+        running = self.running.setdefault(uri, set())
+        if job in running:
+            return False
+        running.add(job)
+        return True
+
+    def changed(self, uri: str) -> None:
+        """The lens titles of `uri` change (a job started or ended)."""
+        self.lens_changes[uri] = self.lens_changes.get(uri, 0) + 1
+
+    async def run(self, target: Target, model: FileModel, source: str, config: JobConfig, synth: SynthConfig,
+                  backend: str, progress: Progress) -> JobResult:
+        """Run the `claim`ed job to its outcome (a failure of ours too is one), keeping what
+        later requests read."""
+        try:
+            if target.kind == SYNTHESIZE:
+                outcome = await synthesize(self.manager, target, model, config, synth, progress)
+            else:
+                outcome = await run_target(self.manager, target, model, config, backend, 0, progress, source=source)
+        except Exception as exc:  # the server keeps answering whatever a job does
+            log.exception("job %s failed", target.key)
+            outcome = JobResult(ERROR, CRASH, f"allo-lsp could not run the job: {exc!r}", target=target.name)
+        finally:
+            self.running.get(target.uri, set()).discard((target.name, target.kind))
+        outcome.message = bounded(outcome.message, MESSAGE_LIMIT)
+        if target.kind == SYNTHESIZE:
+            keep_reports(self.synthesis.setdefault((target.uri, target.name), []), outcome)
+        if outcome.reproducer:
+            self.reproducers[target.uri] = (target.name, outcome.reproducer)
+        return outcome
+
+    def cancel(self, args: tuple) -> bool:
+        """Cancel one job ([uri, name, kind]) or, with no arguments, every running job."""
+        if len(args) >= 3 and all(isinstance(a, str) for a in args[:3]):
+            return self.manager.cancel(Target("", args[1], args[2], args[0]).key)
+        keys = self.manager.running()
+        for key in keys:
+            self.manager.cancel(key)
+        return bool(keys)
+
+    def reports_of(self, uri: str) -> dict[str, dict]:
+        """Region name -> its newest synthesis report, for the document."""
+        return {name: history[-1].details["report"] for (u, name), history in self.synthesis.items()
+                if u == uri and history and history[-1].details.get("report")}
