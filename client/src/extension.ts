@@ -52,7 +52,11 @@ export async function activate(context: ExtensionContext): Promise<void> {
             },
         },
         // The MLIR view is open in the server for go to definition and its outline: it is not Python to check.
-        handleDiagnostics: (uri, diagnostics, next) => next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics),
+        handleDiagnostics: (uri, diagnostics, next) => {
+            next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics);
+            // A new analysis: lenses asked for before it (a file just opened) were none.
+            jobs.refreshLenses();
+        },
     };
 
     // Set by "Install" (the prompt's button or the status item): the next start installs without asking.

@@ -46,7 +46,12 @@ def artifacts_dir(name: str) -> Path:
 
 @pytest.fixture(scope="session")
 def vsix() -> Path:
-    """The extension, built as `./dev.sh demo` builds it (npm ci, typecheck, bundle, wheel, vsce)."""
+    """The extension, built as `./dev.sh demo` builds it (npm ci, typecheck, bundle, wheel, vsce).
+    `ALLO_E2E_VSIX=path`: that .vsix instead (a build made elsewhere, while another one runs here)."""
+    prebuilt = os.environ.get("ALLO_E2E_VSIX")
+    if prebuilt:
+        assert Path(prebuilt).is_file(), f"ALLO_E2E_VSIX={prebuilt} is not a file"
+        return Path(prebuilt)
     require(shutil.which("node") and shutil.which("npm"), "Node.js 20 and npm are needed to build the extension")
     built = subprocess.run(["./dev.sh", "vsix"], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, f"./dev.sh vsix failed:\n{built.stdout[-4000:]}\n{built.stderr[-4000:]}"

@@ -20,7 +20,8 @@ from conftest import APT_PACKAGES, E2E, artifacts_dir, missing_apt_packages, req
 from paths import EXAMPLES, ROOT, STANDIN
 
 CODE_SERVER = ROOT / ".cache" / "code-server" / "node_modules" / ".bin" / "code-server"
-SERVER_PYTHON = ROOT / ".venv" / "bin" / "python"
+# ALLO_E2E_SERVER_PYTHON: another interpreter to run the server (a snapshot of the tree, say).
+SERVER_PYTHON = Path(os.environ.get("ALLO_E2E_SERVER_PYTHON", ROOT / ".venv" / "bin" / "python"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 USER_SETTINGS = {
@@ -79,9 +80,10 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def code_server(vsix: Path, home: Path, name: str, settings: dict):
+def code_server(vsix: Path, home: Path, name: str, settings: dict, extra_env: dict | None = None):
     """code-server on a free loopback port with the extension installed, its own user data and a
-    copy of examples/ as the workspace; yields what the UI script needs."""
+    copy of examples/ as the workspace (`extra_env`: variables set in its environment); yields what the
+    UI script needs."""
     require(Path(CHROMIUM).exists(), "headless Chromium is needed (apt-get install chromium)")
     require(SERVER_PYTHON.exists(), "the repository's .venv is needed (./dev.sh test creates it)")
     install_code_server()
@@ -102,6 +104,7 @@ def code_server(vsix: Path, home: Path, name: str, settings: dict):
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
     env = dict(os.environ, XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"),
                PYTHONPATH=str(STANDIN))
+    env.update(extra_env or {})
     env.pop("LLVM_BUILD_DIR", None)
     common = [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(user), "--extensions-dir", str(extensions)]
     installed = subprocess.run(common + ["--install-extension", str(vsix)], capture_output=True, text=True, env=env, timeout=120)
@@ -129,6 +132,7 @@ def run_ui_script(script: str, server: dict) -> None:
         ALLO_E2E_WORKSPACE=str(server["workspace"]),
         ALLO_E2E_ARTIFACTS=str(server["artifacts"]),
         ALLO_E2E_CHROMIUM=CHROMIUM,
+        **{f"ALLO_E2E_{key.upper()}": str(value) for key, value in server.items() if key not in ("url", "workspace", "artifacts")},
     )
     run = subprocess.run(["node", E2E / script], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     (server["artifacts"] / f"{script}.log").write_text(run.stdout + run.stderr)
@@ -145,3 +149,40 @@ def test_untrusted_workspace_analyses_and_runs_nothing_until_trusted(vsix, tmp_p
     untrusted = {"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never"}
     with code_server(vsix, tmp_path, "vscode-trust", untrusted) as server:
         run_ui_script("vscode_trust.test.mjs", server)
+
+
+def make_env(path: Path, allo_version: str | None) -> Path:
+    """A venv without pip at `path`. With `allo_version`: the stand-in Allo (as that version of the
+    `allo` distribution) and numpy (the repository venv's site-packages) import there; without it,
+    neither does. Returns its python."""
+    subprocess.run([str(SERVER_PYTHON), "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    if allo_version:
+        site = next((path / "lib").glob("python3*/site-packages"))
+        ours = subprocess.run([str(SERVER_PYTHON), "-c", "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        (site / "allo_and_numpy.pth").write_text(f"{STANDIN}\n{ours}\n")
+        dist = site / f"allo-{allo_version}.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: allo\nVersion: {allo_version}\n")
+    return path / "bin" / "python"
+
+
+def test_select_interpreter_and_the_job_commands(vsix, tmp_path):
+    """Allo: Select Interpreter lists a conda environment (`conda env list --json` of a stand-in
+    conda, found through CONDA_EXE) and the workspace's .venv, marked with what each imports; the
+    choice goes to alloDataflow.python, the status bar says it, and jobs run there. Also the job
+    commands' context menu (D7), one status item per job whose words are the running lens's (D12)."""
+    conda_root = tmp_path / "conda"
+    allo_env = make_env(conda_root / "envs" / "allo", "0.5.1")
+    conda = conda_root / "bin" / "conda"
+    conda.parent.mkdir(parents=True)
+    conda.write_text(f"#!/bin/sh\necho '{json.dumps({'envs': [str(conda_root / 'envs' / 'allo')], 'root_prefix': str(conda_root)})}'\n")
+    conda.chmod(0o755)
+    # Allo only where the user installed it, not on every job's PYTHONPATH. (This machine's pyenv
+    # versions, if any, are listed too: the workbench takes PYENV_ROOT from the login shell.)
+    env = {"CONDA_EXE": str(conda), "PYTHONPATH": ""}
+    settings = {"security.workspace.trust.enabled": False, "alloDataflow.backend": "auto"}
+    with code_server(vsix, tmp_path / "home", "vscode-interpreter", settings, env) as server:
+        make_env(server["workspace"] / ".venv", None)
+        server["allo_env"] = allo_env
+        run_ui_script("vscode_interpreter.test.mjs", server)

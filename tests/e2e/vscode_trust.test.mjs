@@ -1,6 +1,7 @@
-// Workspace trust, through the UI: in Restricted Mode the analysis works and nothing runs; once the
-// user trusts the folder, the same lens runs the job without a restart (the extension tells the
-// server, which re-reads `trusted`). Run by tests/e2e/test_vscode.py.
+// Workspace trust, through the UI: in Restricted Mode the analysis works and nothing runs (the job
+// lenses are locked, and the refusal offers "Manage Workspace Trust"); once the user trusts the
+// folder, the same lens runs the job without a restart (the extension tells the server, which
+// re-reads `trusted`). Run by tests/e2e/test_vscode.py.
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { command, editor, openFile, page, SECOND, uiTest, useWorkbench, waitUntil } from "./workbench.mjs";
@@ -14,10 +15,21 @@ describe("Allo Dataflow in an untrusted workspace", { timeout: 10 * 60 * SECOND 
         await page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first().waitFor({ timeout: 30 * SECOND });
         await openFile("pitfall_arg_order.py");
         await editor().locator(".squiggly-warning").first().waitFor({ timeout: 60 * SECOND });
+        // The lens shows that it runs nothing here (D11): locked, with a tooltip that says why.
+        await simulateLens().locator(".codicon-lock").waitFor({ timeout: 30 * SECOND });
+        assert.match(await simulateLens().getAttribute("title"), /Restricted Mode/);
         await simulateLens().click();
         const refusal = page.locator(".notification-toast", { hasText: "not trusted" });
         await refusal.first().waitFor({ timeout: 30 * SECOND });
-        assert.equal(await simulateLens().innerText(), "▶ Simulate");
+        // Nothing ran: the lens shows no outcome.
+        assert.doesNotMatch(await simulateLens().innerText(), /[✓✗⏱]|running/);
+    });
+
+    uiTest("the refusal offers to manage the workspace's trust", async () => {
+        const manage = page.locator(".notification-toast", { hasText: "not trusted" }).locator(".monaco-button", { hasText: "Manage Workspace Trust" });
+        await manage.first().waitFor({ timeout: 10 * SECOND });
+        await manage.first().click();
+        await page.locator(".workspace-trust-editor").first().waitFor({ timeout: 30 * SECOND });
     });
 
     uiTest("once trusted, the lens runs the job", async () => {

@@ -69,7 +69,7 @@ export type Exec = (command: string, args: string[], timeoutMs: number) => Promi
 /** Runs a program (never a shell) from the temporary directory; rejects with what went wrong. */
 export const execProgram: Exec = (command, args, timeoutMs) =>
     new Promise((resolve, reject) => {
-        execFile(command, args, { timeout: timeoutMs, cwd: os.tmpdir(), maxBuffer: 1024 * 1024 }, (error, stdout) => {
+        execFile(command, args, { timeout: timeoutMs, cwd: os.tmpdir(), maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
             if (!error) {
                 resolve(stdout);
             } else if ((error as NodeJS.ErrnoException).code === "ENOENT") {
@@ -77,7 +77,9 @@ export const execProgram: Exec = (command, args, timeoutMs) =>
             } else if (error.killed) {
                 reject(new Error(`did not answer within ${Math.round(timeoutMs / 1000)} s`));
             } else {
-                reject(new Error(`exited with ${error.code ?? error.signal}`));
+                // Its first words say why (Python 2: "Unknown option: -I", then its usage).
+                const why = stderr.trim().split("\n")[0]?.slice(0, 200);
+                reject(new Error(`exited with ${error.code ?? error.signal}${why ? `: ${why}` : ""}`));
             }
         });
     });
@@ -206,6 +208,7 @@ export function pyenvVersions(machine: Machine): Candidate[] {
     const versions = path.join(root, "versions");
     return machine
         .listDir(versions)
+        .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
         .map((version) => ({ python: envPython(path.join(versions, version)), name: `pyenv ${version}`, source: "pyenv" as const }))
         .filter((c) => machine.exists(c.python));
 }

@@ -164,10 +164,10 @@ test("without conda, pyenv or venvs the list is the Python extension's alone (or
 });
 
 test("PYENV_ROOT and CONDA_EXE are where pyenv and conda are looked for first", async () => {
-    const machine = fakeMachine(["/p/versions/3.11.7/bin/python", "/c/bin/conda"], { "/c/bin/conda": JSON.stringify({ envs: ["/c/envs/x"] }) },
+    const machine = fakeMachine(["/p/versions/3.11.7/bin/python", "/p/versions/3.9.18/bin/python", "/c/bin/conda"], { "/c/bin/conda": JSON.stringify({ envs: ["/c/envs/x"] }) },
         { PYENV_ROOT: "/p", CONDA_EXE: "/c/bin/conda" });
     const found = await discover([], [], machine);
-    assert.deepEqual(found.map((c) => c.name), ["env x", "pyenv 3.11.7"]);
+    assert.deepEqual(found.map((c) => c.name), ["env x", "pyenv 3.9.18", "pyenv 3.11.7"]); // versions in version order
     assert.equal(machine.ran[0], "/c/bin/conda env list --json");
 });
 
@@ -288,6 +288,10 @@ test("an interpreter that does not answer in time, or does not exist, is marked 
         writeFileSync(notPython, "#!/bin/sh\necho hello\n");
         chmodSync(notPython, 0o755);
         assert.deepEqual(await probeInterpreter(notPython), { error: "is not a Python this extension can ask" });
+        const python2 = join(dir, "python2");
+        writeFileSync(python2, "#!/bin/sh\necho 'Unknown option: -I' >&2\necho 'Try python -h' >&2\nexit 2\n");
+        chmodSync(python2, 0o755);
+        assert.deepEqual(await probeInterpreter(python2), { error: "exited with 2: Unknown option: -I" });
     } finally {
         rmSync(dir, { recursive: true, force: true });
     }
