@@ -81,7 +81,8 @@ vsix() {
 }
 
 # The platform's .vsix carries the wheels of every dependency of allo-lsp for each CPython it
-# supports, so the extension installs its private environment with `pip --no-index` (install.ts).
+# supports, and pip's, so the extension installs its private environment with `pip --no-index`
+# run from that wheel (install.ts).
 PLATFORM=linux-x64
 PLATFORM_TAGS=(--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64)
 PYTHON_VERSIONS=(3.10 3.11 3.12 3.13)
@@ -102,7 +103,7 @@ platform_vsix() {
     fi
     echo "== wheels for CPython $version ($PLATFORM), resolved by $python"
     PIP_DISABLE_PIP_VERSION_CHECK=1 "$python" -m pip download -q --only-binary=:all: "${PLATFORM_TAGS[@]}" \
-      --implementation cp --python-version "$version" --dest "$deps" "$wheel" 2> >(grep -v "is ignored: it is neither" >&2)
+      --implementation cp --python-version "$version" --dest "$deps" "$wheel" pip 2> >(grep -v "is ignored: it is neither" >&2)
     covered+=("$version")
   done
   [ "${#covered[@]}" -gt 0 ] || { echo "dev.sh: no CPython ${PYTHON_VERSIONS[*]} to resolve the wheels with" >&2; exit 2; }

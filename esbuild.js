@@ -1,14 +1,16 @@
 // Bundles the client into dist/extension.js (one file, `vscode` left to the host).
 // node esbuild.js [--production] [--watch]
-// node esbuild.js --tests: the unit tests into dist-test/ (with a stub for `vscode`).
+// node esbuild.js --tests: the unit tests (client/src/test/*.test.ts, one bundle each: node --test
+// runs each in its own process, so a test file may fill in the stub for `vscode`) into dist-test/.
 const esbuild = require("esbuild");
+const fs = require("fs");
 
 const production = process.argv.includes("--production");
 const watch = process.argv.includes("--watch");
 
 async function buildTests() {
   await esbuild.build({
-    entryPoints: ["client/src/test/unit.test.ts"],
+    entryPoints: fs.readdirSync("client/src/test").filter((f) => f.endsWith(".test.ts")).map((f) => `client/src/test/${f}`),
     bundle: true,
     format: "cjs",
     platform: "node",

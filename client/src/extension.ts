@@ -8,7 +8,8 @@ import { clientChannel, registerLogger, traceError, traceInfo } from "./common/l
 import { AlloEnvironment, SELECT_INTERPRETER } from "./common/picker";
 import { onDidChangeInterpreter } from "./common/python";
 import { serverArgs } from "./common/isolation";
-import { createClient, IServerInfo, resolveServerPython, ServerContext } from "./common/server";
+import { IServerInfo, resolveServerPython, ServerContext } from "./common/resolve";
+import { createClient } from "./common/server";
 import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
 import { INSTALL_COMMAND, Status } from "./common/status";
 import { usesAlloDataflow } from "./common/targets";

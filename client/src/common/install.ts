@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { ProgressLocation, window } from "vscode";
 import { ISOLATED } from "./isolation";
-import { traceError, traceInfo } from "./logger";
+import { commandLine, traceError, traceInfo } from "./logger";
 
 export function venvPython(storageDir: string): string {
     const venv = path.join(storageDir, "venv");
@@ -44,17 +44,28 @@ export function pythonTag(version: string | undefined): string | undefined {
     return m ? `cp3${m[1]}` : undefined;
 }
 
+/** pip's own wheel among the bundled ones: it runs from the wheel file (`python pip.whl/pip`), so the
+ * environment is made without pip (`venv --without-pip`: ensurepip's install of pip is most of the
+ * time `venv` takes). */
+export function bundledPip(dependencies: string | undefined): string | undefined {
+    const pip = dependencies ? fs.readdirSync(dependencies).filter((f) => /^pip-.*\.whl$/.test(f)).sort().pop() : undefined;
+    return pip && path.join(dependencies!, pip);
+}
+
 /** pip's arguments: from the bundled wheels only when there are some (`--no-index`: the index is
- * never asked, so a machine without network installs as fast as one with), else from the index. */
-export function pipInstallArgs(wheel: string, dependencies: string | undefined): string[] {
+ * never asked, so a machine without network installs as fast as one with), else from the index.
+ * `--no-compile`: byte-compiling numpy's thousand modules would take longer than installing them;
+ * Python writes the cache of what it imports. */
+export function pipInstallArgs(wheel: string, dependencies: string | undefined, pipWheel?: string): string[] {
     const source = dependencies ? ["--no-index", "--find-links", dependencies] : [];
-    return ["-m", "pip", "install", "--disable-pip-version-check", "--upgrade", ...source, wheel];
+    const pip = pipWheel ? [path.join(pipWheel, "pip")] : ["-m", "pip"];
+    return [...pip, "install", "--disable-pip-version-check", "--no-compile", "--upgrade", ...source, wheel];
 }
 
 export class InstallError extends Error {}
 
 export function run(command: string, args: string[], timeoutMs = 600_000): Promise<string> {
-    traceInfo(`> ${command} ${args.join(" ")}`);
+    traceInfo(`> ${commandLine(command, args)}`);
     return new Promise((resolve, reject) => {
         execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
             if (stdout.trim()) {
@@ -85,10 +96,12 @@ export async function installPrivateServer(
         { location: ProgressLocation.Notification, title: "Allo: installing the language server" },
         async (progress) => {
             fs.mkdirSync(storageDir, { recursive: true });
+            const pipWheel = bundledPip(dependencies);
             if (!fs.existsSync(python)) {
                 progress.report({ message: `creating a virtual environment with ${basePython}` });
+                const withoutPip = pipWheel ? ["--without-pip"] : [];
                 try {
-                    await run(basePython, [...ISOLATED, "-m", "venv", path.dirname(path.dirname(python))]);
+                    await run(basePython, [...ISOLATED, "-m", "venv", ...withoutPip, path.dirname(path.dirname(python))]);
                 } catch (error: any) {
                     throw new InstallError(
                         `${basePython} -m venv failed (${error.detail}). Install the venv module ` +
@@ -100,7 +113,7 @@ export async function installPrivateServer(
             const from = dependencies ? "the wheels this extension carries" : "the package index";
             progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from ${from}` });
             try {
-                await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies)]);
+                await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies, pipWheel)]);
             } catch (error: any) {
                 const check = dependencies
                     ? "The bundled wheels did not install"

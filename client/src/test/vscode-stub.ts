@@ -8,3 +8,6 @@ export const StatusBarAlignment = {};
 export const LanguageStatusSeverity = {};
 export const LogLevel = {};
 export class EventEmitter {}
+// Set by the tests that call into them (install.test.ts: the Python extension, the settings, the notifications).
+export const extensions = {};
+export const ProgressLocation = {};
