@@ -64,6 +64,12 @@ export const traceWarn = (...parts: unknown[]): void => write("warn", parts);
 export const traceError = (...parts: unknown[]): void => write("error", parts);
 export const traceDebug = (...parts: unknown[]): void => write("debug", parts);
 
+/** A command line for the log: a `-c` script as its size, not its text (the log is read, not run). */
+export function commandLine(command: string, args: readonly string[]): string {
+    const shown = args.map((arg, i) => (args[i - 1] === "-c" ? `<script, ${arg.trim().split("\n").length} lines>` : arg));
+    return [command, ...shown].join(" ");
+}
+
 function tracing(): boolean {
     return getConfiguration("alloDataflow").get<string>("trace.server", "off") !== "off";
 }

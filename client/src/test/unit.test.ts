@@ -20,9 +20,10 @@ import {
     Probed,
 } from "../common/interpreters";
 import { serverArgs } from "../common/isolation";
-import { asLevel, shouldLog } from "../common/logger";
+import { asLevel, clientChannel, commandLine, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
 import { withTrust } from "../common/settings";
 import { jobsText } from "../common/status";
+import { changeSettings, EventEmitter, LogLevel } from "./vscode-stub";
 import {
     explicitTarget,
     fileName,
@@ -337,4 +338,77 @@ test("logLevel: what is written at each setting; anything else is info", () => {
     assert.equal(asLevel("debug"), "debug");
     assert.equal(asLevel("verbose"), "info");
     assert.equal(asLevel(undefined), "info");
+});
+
+/** An output channel that keeps what is written to it, at the level VS Code would show it at. */
+function fakeOutput(level = LogLevel.Info) {
+    const lines: string[] = [];
+    const levelChanged = new EventEmitter<LogLevel>();
+    const at = (name: string, min: LogLevel) => (message: string) => void (level <= min && lines.push(`${name} ${message}`));
+    const output = {
+        name: "Allo Dataflow",
+        get logLevel() {
+            return level;
+        },
+        onDidChangeLogLevel: levelChanged.event,
+        trace: at("trace", LogLevel.Trace),
+        debug: at("debug", LogLevel.Debug),
+        info: at("info", LogLevel.Info),
+        warn: at("warn", LogLevel.Warning),
+        error: at("error", LogLevel.Error),
+        append: (v: string) => lines.push(`append ${v}`),
+        appendLine: (v: string) => lines.push(`line ${v}`),
+    };
+    return { output: output as any, lines, setLevel: (l: LogLevel) => ((level = l), levelChanged.fire(l)) };
+}
+
+test("logLevel decides what the client and the server (through the client's channel) write", () => {
+    const { output, lines } = fakeOutput();
+    const logger = registerLogger(output);
+    const lsp = clientChannel(output);
+    try {
+        changeSettings({ logLevel: "warn" });
+        traceInfo("client info");
+        lsp.info("server info");
+        lsp.warn("server warning");
+        lsp.error("server error");
+        assert.deepEqual(lines, ["warn server warning", "error server error"]);
+        lines.length = 0;
+        changeSettings({ logLevel: "debug" });
+        traceDebug("client debug"); // the channel's own level (Info) would hide a debug line
+        lsp.debug("server debug");
+        assert.deepEqual(lines, ["info [debug] client debug", "info [debug] server debug"]);
+    } finally {
+        changeSettings({ logLevel: undefined });
+        lsp.dispose();
+        logger.dispose();
+    }
+});
+
+test("trace.server alone turns the protocol trace on: the client library sees Trace, and its lines are written", () => {
+    const { output, lines } = fakeOutput(LogLevel.Info);
+    const lsp = clientChannel(output);
+    const seen: LogLevel[] = [];
+    const watching = lsp.onDidChangeLogLevel((l) => seen.push(l));
+    try {
+        assert.equal(lsp.logLevel, LogLevel.Info);
+        lsp.trace("[Trace] Sending request 'initialize - (0)'");
+        assert.deepEqual(lines, []);
+        changeSettings({ "trace.server": "messages" });
+        assert.deepEqual(seen, [LogLevel.Trace]); // vscode-languageclient asks the server to trace on this event
+        assert.equal(lsp.logLevel, LogLevel.Trace);
+        lsp.trace("[Trace] Sending request 'initialize - (0)'");
+        assert.deepEqual(lines, ["info [Trace] Sending request 'initialize - (0)'"]);
+        changeSettings({ "trace.server": "off" });
+        assert.deepEqual(seen, [LogLevel.Trace, LogLevel.Info]);
+    } finally {
+        changeSettings({ "trace.server": undefined });
+        watching.dispose();
+        lsp.dispose();
+    }
+});
+
+test("a command line in the log shows a -c script as its size", () => {
+    assert.equal(commandLine("/v/bin/python", ["-I", "-c", "import a\nimport b\nprint(1)\n", "allo_lsp"]), "/v/bin/python -I -c <script, 3 lines> allo_lsp");
+    assert.equal(commandLine("python3", ["-m", "venv", "/x"]), "python3 -m venv /x");
 });
