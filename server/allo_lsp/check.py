@@ -17,7 +17,6 @@ from allo_lsp.analysis.problems import Problem
 from allo_lsp.analysis.rules import BY_CODE, RULES
 from allo_lsp.finite_json import dumps
 
-FORMATS = ("text", "json", "sarif", "github")
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", "build", "dist"}
 
 

@@ -7,8 +7,7 @@ import sys
 
 from allo_lsp import __version__
 from allo_lsp.finite_json import dumps
-
-ALLO_BUILDS = ("auto", "fixed", "legacy")
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, EMULATIONS, VITIS_COMMANDS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,13 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="simulate a region, or run a function that builds one, in an isolated process")
     run.add_argument("target", metavar="FILE::TARGET", help="a module-level region (simulated) or function (run)")
-    run.add_argument("--backend", choices=("auto", "allo", "reference"), default="auto")
+    run.add_argument("--backend", choices=BACKENDS, default="auto")
     run.add_argument("--python", default="", help="the Allo environment's interpreter (default: this one)")
     run.add_argument("--llvm-build-dir", default="", help="LLVM build for the simulator (default: $LLVM_BUILD_DIR)")
     run.add_argument("--omp-threads", type=int, default=0, help="OpenMP threads (default: the design's PE count)")
     run.add_argument("--timeout", type=float, default=300.0, help="seconds before the job is killed")
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    run.add_argument("--emulate", choices=("aie", "csim", "aie,csim"), default="",
+    run.add_argument("--emulate", choices=[e for e in EMULATIONS if e], default="",
                      help="reference backend: run aie / vitis_hls csim modules functionally on the executor")
     run.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -50,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     synth = sub.add_parser("synth", help="synthesize a region with Vitis HLS in an isolated process")
     synth.add_argument("target", metavar="FILE::REGION")
     synth.add_argument("--python", default="", help="the Allo environment's interpreter (default: this one)")
-    synth.add_argument("--vitis-command", choices=("vitis_hls", "vitis-run"), default="vitis_hls")
+    synth.add_argument("--vitis-command", choices=VITIS_COMMANDS, default="vitis_hls")
     synth.add_argument("--part", default="", help="FPGA part (default: what Allo writes)")
     synth.add_argument("--clock", type=float, default=0.0, help="clock period in ns (default: what Allo writes)")
     synth.add_argument("--launcher-prefix", default="", help="e.g. 'srun -p fpga -t 4:00:00' or 'ssh build-host'")

@@ -1,15 +1,37 @@
-"""The server's commands and settings' choices against package.json, the client's declaration of
-them: one list each, the client's and the server's kept equal."""
+"""The vocabulary table (`protocol/vocabulary.py`) against everything that lists its words:
+package.json (the client's commands, menus and settings' enums), the CLI's parser, the server's
+registered commands and lenses, its settings' checks and the job code's own tables."""
 
+import argparse
 import json
 
-from allo_lsp.ide.lenses import CANCEL, COMMANDS
+import pytest
+from allo_lsp.analysis import analyze
+from allo_lsp.cli import build_parser
+from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
+from allo_lsp.jobs import launch, synthesis
 from allo_lsp.lsp import create_server
-from allo_lsp.lsp.settings import ALLO_BUILDS, BACKENDS, EMULATIONS, SECTION, VITIS_COMMANDS
+from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
+from allo_lsp.protocol import vocabulary as v
 from paths import ROOT
 
 PACKAGE = json.loads((ROOT / "package.json").read_text())
 CLIENT_ONLY = {"alloDataflow.restartServer", "alloDataflow.showOutput", "alloDataflow.selectInterpreter"}  # the client answers these itself
+# Setting (package.json key after the section) -> its choices in the table.
+SETTING_CHOICES = {"alloBuild": v.ALLO_BUILDS, "backend": v.BACKENDS, "emulate": v.EMULATIONS,
+                   "vitis.command": v.VITIS_COMMANDS}
+
+
+def _properties() -> dict:
+    configuration = PACKAGE["contributes"]["configuration"]
+    return (configuration if isinstance(configuration, dict) else configuration[0])["properties"]
+
+
+def _cli_choices() -> dict[tuple[str, str], tuple]:
+    """(subcommand, option) -> the option's choices, read from the parser the CLI runs."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {(name, option): tuple(action.choices) for name, parser in sub.choices.items()
+            for action in parser._actions if action.choices for option in action.option_strings}
 
 
 def test_the_server_handles_every_command_package_json_declares_for_it():
@@ -18,9 +40,57 @@ def test_the_server_handles_every_command_package_json_declares_for_it():
     assert declared == registered == set(COMMANDS.values()) | {CANCEL}
 
 
+def test_package_json_declares_the_tables_commands_and_its_menus_name_no_other():
+    declared = [c["command"] for c in PACKAGE["contributes"]["commands"]]
+    assert sorted(declared) == sorted(v.SERVER_COMMANDS + v.CLIENT_COMMANDS)
+    in_menus = {item["command"] for items in PACKAGE["contributes"]["menus"].values() for item in items}
+    assert in_menus <= set(declared)
+    assert set(v.CLIENT_COMMANDS) == CLIENT_ONLY
+
+
+def test_the_server_registers_the_tables_server_commands_and_its_lenses_use_them():
+    assert sorted(create_server().protocol.fm.commands) == sorted(v.SERVER_COMMANDS)
+    assert {kind: COMMANDS[kind] for kind in v.JOB_KINDS} == v.JOB_COMMANDS
+    assert (COMMANDS[REPORT], CANCEL) == (v.SHOW_REPORT, v.CANCEL_JOB)
+    assert set(COMMANDS) == set(v.JOB_KINDS) | {REPORT}
+    text = (ROOT / "examples" / "producer_consumer.py").read_text()
+    lenses = code_lenses(analyze(text), {}, set())
+    assert lenses and {lens.kind for lens in lenses} <= set(v.JOB_KINDS)
+    assert {lens.command for lens in lenses} <= set(v.JOB_COMMANDS.values())
+
+
+def test_every_command_and_setting_is_in_the_section():
+    assert SECTION == v.SECTION
+    commands = [c["command"] for c in PACKAGE["contributes"]["commands"]]
+    assert all(c.startswith(f"{v.SECTION}.") for c in commands + list(_properties()))
+
+
 def test_the_settings_choices_are_package_jsons():
-    configuration = PACKAGE["contributes"]["configuration"]
-    properties = (configuration if isinstance(configuration, dict) else configuration[0])["properties"]
-    enums = {key.removeprefix(f"{SECTION}."): tuple(p["enum"]) for key, p in properties.items() if "enum" in p}
-    assert {k: enums[k] for k in ("alloBuild", "backend", "emulate", "vitis.command")} == {
-        "alloBuild": ALLO_BUILDS, "backend": BACKENDS, "emulate": EMULATIONS, "vitis.command": VITIS_COMMANDS}
+    enums = {key.removeprefix(f"{SECTION}."): tuple(p["enum"]) for key, p in _properties().items() if "enum" in p}
+    assert {k: enums[k] for k in SETTING_CHOICES} == SETTING_CHOICES
+
+
+@pytest.mark.parametrize("key", sorted(SETTING_CHOICES))
+def test_the_server_accepts_each_of_a_settings_choices_and_nothing_else(key):
+    outer, _, inner = key.rpartition(".")
+    nest = (lambda value: {outer: {inner: value}}) if outer else (lambda value: {key: value})
+    for choice in SETTING_CHOICES[key]:
+        settings, warnings = parse_settings(nest(choice))
+        assert warnings == [] and choice in vars(settings).values(), choice
+    settings, warnings = parse_settings(nest("not-a-choice"))
+    assert len(warnings) == 1 and settings == Settings()
+
+
+def test_the_cli_offers_the_tables_choices():
+    choices = _cli_choices()
+    assert choices[("check", "--allo-build")] == v.ALLO_BUILDS
+    assert choices[("run", "--backend")] == v.BACKENDS
+    assert ("",) + choices[("run", "--emulate")] == v.EMULATIONS  # the empty choice is the option's absence
+    assert choices[("synth", "--vitis-command")] == v.VITIS_COMMANDS
+
+
+def test_the_job_code_knows_the_same_backends_and_vitis_commands():
+    assert launch.BACKENDS == v.BACKENDS
+    assert tuple(synthesis.COMMANDS) == v.VITIS_COMMANDS
+    assert Settings().backend in v.BACKENDS and Settings().allo_build in v.ALLO_BUILDS
+    assert Settings().vitis_command in v.VITIS_COMMANDS and Settings().emulate in v.EMULATIONS

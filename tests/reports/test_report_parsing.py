@@ -180,7 +180,7 @@ def _report_dir(solution: Path) -> Path:
 
 
 def test_reports_is_pure_standard_library():
-    # DESIGN.md: reports/ is pure parsing; the language server and the CLI both build on it.
+    # reports/ is pure parsing (ARCHITECTURE.md): the language server and the CLI both build on it.
     import ast
     import sys
 

@@ -9,9 +9,7 @@ from allo_lsp.analysis.context import Context
 from allo_lsp.analysis.evaluate import ModuleRef, RegionRef, Scope
 from allo_lsp.analysis.model import Build, CallArg, ModuleCall, Range
 from allo_lsp.analysis.syntax import string
-
-# The target platform `df.build` builds for when no `target=` is passed.
-DEFAULT_TARGET = "vitis_hls"
+from allo_lsp.protocol.vocabulary import DEFAULT_PLATFORM
 
 
 class Builds:
@@ -60,7 +58,7 @@ class Builds:
             module=None,
             region=ref.region,
             range=ctx.range(node),
-            target=string(keywords.get("target")) if "target" in keywords else DEFAULT_TARGET,
+            target=string(keywords.get("target")) if "target" in keywords else DEFAULT_PLATFORM,
             mode=string(keywords.get("mode")),
             has_num_output_args=configs is not None and "num_output_args" in ctx.text(configs),
             scope_path=path,

@@ -1,6 +1,6 @@
 """Allo's types as the analysis sees them: element types, arrays, streams.
 
-Names follow the spec (`ALLO_DATAFLOW.md` section 1): `int32`, `UInt(16)`, `Fixed(12, 4)`; the
+Names follow Allo's (`allo.ir.types`): `int32`, `UInt(16)`, `Fixed(12, 4)`; the
 printed names Allo uses in messages (`i32`, `ui16`, `fixed(12, 4)`), the MLIR types it compiles them
 to, and the `itypes` character of each.
 """

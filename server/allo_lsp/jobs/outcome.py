@@ -1,4 +1,4 @@
-"""A finished process, turned into one `JobResult` (the table in issue 4 / ALLO_DATAFLOW.md 5).
+"""A finished process, turned into one `JobResult` (an outcome: status, cause, message, line).
 
 The runner's result is believed only from a runner that then exited 0 in time: an exit status
 other than 0, a signal, a timeout or a cancel overrides whatever it says (a design that wrote a

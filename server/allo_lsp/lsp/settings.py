@@ -11,13 +11,7 @@ from typing import Any
 
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.synthesis import SynthConfig
-
-SECTION = "alloDataflow"
-# The choices of the settings that have them (package.json's `enum`s: tests/lsp/test_tables.py).
-ALLO_BUILDS = ("auto", "fixed", "legacy")
-BACKENDS = ("auto", "allo", "reference")
-EMULATIONS = ("", "aie", "csim", "aie,csim")
-VITIS_COMMANDS = ("vitis_hls", "vitis-run")
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, SECTION, VITIS_COMMANDS
 
 
 @dataclass(frozen=True, kw_only=True)

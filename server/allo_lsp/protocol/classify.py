@@ -1,4 +1,4 @@
-"""What a failure means, in terms the user can act on (ALLO_DATAFLOW.md sections 4-5).
+"""What a failure means, in terms the user can act on (the causes of `messages.JobResult`).
 
 Used by the runner on the text of exceptions that Allo raised, and by the job manager on the
 last lines a process printed before a signal killed it (an LLVM abort): the same words, one
