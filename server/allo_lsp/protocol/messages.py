@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from allo_lsp.protocol.details import FIFO_SIZING as FIFO_SIZING  # the JSON keys of the reference
-from allo_lsp.protocol.details import FIFO_STATISTICS as FIFO_STATISTICS  # executor's findings, also here
+# The JSON keys of the reference executor's findings, importable from here as before.
+from allo_lsp.protocol.details import FIFO_SIZING as FIFO_SIZING
+from allo_lsp.protocol.details import FIFO_STATISTICS as FIFO_STATISTICS
 from allo_lsp.protocol.details import (
     Details,
     RunDetails,
@@ -116,12 +117,13 @@ class JobResult:
             self.details = decode(self.details)
 
     def of_kind(self, kind: str) -> JobResult:
-        """This result, its details as `kind`'s class (a result made before the kind was known,
-        a timeout or a crash, says only what every job's may)."""
+        """This result, its details made `kind`'s class in place, what they say kept (a result made
+        before the kind was known, a timeout or a crash, says only what every job's may)."""
         self.details = details_as(self.details, DETAILS.get(kind, Details))
         return self
 
     def to_json(self) -> dict:
+        """Every field, the details without their absent ones (`details.encode`)."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["outputs"] = [asdict(o) for o in self.outputs]
         data["details"] = encode(self.details)
