@@ -64,7 +64,6 @@ def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> N
 
 
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    ls.forget_finished()
     # Analysed, or its first analysis still running (which this edit supersedes): a document
     # that is not analysed at all (an MLIR view) is in neither.
     if ls.is_analysed(params.text_document.uri):

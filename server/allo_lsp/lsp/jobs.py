@@ -21,8 +21,8 @@ from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
 from allo_lsp.ide.synthesis import newest_report, report_markdown
 from allo_lsp.jobs.editor import answer, not_runnable, running_answer
 from allo_lsp.jobs.launch import Target
+from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert
-from allo_lsp.lsp.encoded import Encoded
 from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
@@ -75,7 +75,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
 async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> JobResult:
     """The job's outcome, whatever happens; its progress shown while it runs."""
     ls.refresh_lenses(target.uri)
-    ls.when_request_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
+    ls.protocol.when_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
     config = ls.settings.job_config()
     if ls.settings.allo_build == "auto" and ls.probed_build is None:
         asyncio.ensure_future(probe_build(ls, ls.jobs.manager, config))

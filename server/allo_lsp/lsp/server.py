@@ -8,8 +8,8 @@ published only if the document is still at the version that was analysed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import re
 import sys
 from threading import Event
 from urllib.parse import unquote
@@ -23,11 +23,13 @@ from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.job_outcomes import JobOutcomes
+from allo_lsp.ide.text_edit import apply_edit, lsp_lines
 from allo_lsp.jobs.editor import EditorJobs
+from allo_lsp.jsonrpc.frames import serve
+from allo_lsp.jsonrpc.protocol import Protocol, dispatch
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
-from allo_lsp.lsp.wire import Protocol, serve
 
 log = logging.getLogger(__name__)
 _CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited most recently)
@@ -50,14 +52,15 @@ class AlloLanguageServer(LanguageServer):
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> ide.mlir_view.MlirView
         self.probed_build: str | None = None  # what the probe found the configured Allo does
         self.jobs = EditorJobs()
-        self.input_error: str | None = None  # why the client's input could not be read (`wire`)
+        self.input_error: str | None = None  # why the client's input could not be read (`jsonrpc.frames`)
 
     def _start_io_async(self, stdin=None, stdout=None) -> None:
-        """pygls' stdio loop, with frames read and checked by `wire` instead of `pygls.io_`."""
+        """pygls' stdio loop, with frames read and checked by `jsonrpc` instead of `pygls.io_`."""
         self._stop_event = Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            self.input_error = asyncio.run(serve(stdin or sys.stdin.buffer, self.protocol, self._stop_event, self.thread_pool))
+            handle = functools.partial(dispatch, self.protocol)
+            self.input_error = asyncio.run(serve(stdin or sys.stdin.buffer, handle, self._stop_event, self.thread_pool))
         except BrokenPipeError:
             log.error("the client has gone: stopping")
         except (KeyboardInterrupt, SystemExit):
@@ -159,28 +162,6 @@ class AlloLanguageServer(LanguageServer):
         except Exception as exc:  # noqa: BLE001 - a client that cannot refresh asks again on its own
             log.info("codeLens/refresh failed: %r", exc)
 
-    def forget_finished(self) -> None:
-        """pygls (2.1, `JsonRPCProtocol`) keeps the future of every notification it handled in
-        `_request_futures` forever: drop the finished ones, or a long session leaks one per edit."""
-        futures = self.protocol._request_futures
-        for msg_id in [k for k, f in futures.items() if f.done()]:
-            futures.pop(msg_id, None)
-
-    def when_request_cancelled(self, callback) -> None:
-        """`callback()` once the client cancels the request being handled (`$/cancelRequest`):
-        pygls answers it "cancelled" but lets the handler's coroutine run on (pygls 2.1,
-        `JsonRPCProtocol._handle_cancel_notification` cancels only a request not started)."""
-        request = self.protocol._request_futures.get(self.protocol.msg_id)
-        if request is None:
-            return
-        loop = asyncio.get_running_loop()
-
-        def cancelled(future) -> None:
-            if future.cancelled():
-                loop.call_soon_threadsafe(callback)
-
-        request.add_done_callback(cancelled)
-
     def open_uris(self) -> set[str]:
         """Open documents that are analysed (Python files), by the URI the client wrote
         (`file:///my%20designs/top.py`), under which diagnostics reach the client."""
@@ -224,17 +205,14 @@ class AlloLanguageServer(LanguageServer):
         self.apply_settings(result[0] if result else None)
 
 
-_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
 class _LspLinesDocument(TextDocument):
-    """A document whose lines end where LSP says (`\\r\\n`, `\\r`, `\\n`). pygls splits them with
-    `str.splitlines`, which also breaks at `\\f`, `\\v`, `\\x1c`-`\\x1e`, `\\x85`, `\\u2028` and
-    `\\u2029`: after a form feed, an incremental edit landed lines away from the client's."""
+    """A document whose lines end where LSP says (`ide/text_edit.py`), and whose edits apply as
+    VS Code applies them to its own text: pygls dropped or misplaced an edit out of range, and the
+    server's text silently left the client's."""
 
     @property
     def lines(self):
-        return tuple(_LSP_LINE.findall(self.source))
+        return lsp_lines(self.source)
 
     @property
     def source(self) -> str:
@@ -244,57 +222,13 @@ class _LspLinesDocument(TextDocument):
         return self._source or ""
 
     def _apply_incremental_change(self, change) -> None:
-        """The edit applied as VS Code applies it to its own text: a position past the end of a
-        line or of the document is clamped to that end, a reversed range is swapped. pygls
-        dropped the text or misplaced it there, and the server's text silently left the
-        client's."""
-        text = self.source
-        (start, clamped_start), (end, clamped_end) = (_offset(text, p, self._position_codec)
-                                                      for p in (change.range.start, change.range.end))
-        if clamped_start or clamped_end or start > end:
-            log.warning("%s: the edit at %s is %s: applied as an editor does (clamped to the text, ends in order)",
-                        self.uri, _shown(change.range), "reversed" if start > end else "out of range")
-        start, end = min(start, end), max(start, end)
-        self._source = text[:start] + change.text + text[end:]
-
-
-_LSP_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def _line_span(text: str, line: int) -> tuple[int, int] | None:
-    """(start, end before its line break) of LSP line `line`, None past the last line. Split at
-    most `line` times: the rest of the text starts at that line (no list of every line start:
-    on each keystroke of a 100,000-line file that cost 80 ms)."""
-    if line == 0:  # (re.split's maxsplit=0 means no limit)
-        parts = [text]
-    else:
-        parts = text.split("\n", line) if "\r" not in text else _LSP_BREAK.split(text, maxsplit=line)
-    if len(parts) <= line:
-        return None
-    start = len(text) - len(parts[-1])
-    following = _LSP_BREAK.search(text, start)
-    return start, following.start() if following else len(text)
-
-
-def _offset(text: str, position: lsp.Position, codec) -> tuple[int, bool]:
-    """(offset in `text` of an LSP position, whether it had to be clamped)."""
-    span = _line_span(text, position.line)
-    if span is None:
-        return len(text), True
-    begin, stop = span
-    content = text[begin:stop]
-    if content.isascii() or codec.encoding == lsp.PositionEncodingKind.Utf32:
-        return begin + min(position.character, len(content)), position.character > len(content)
-    units = 0
-    for column, char in enumerate(content):
-        if units >= position.character:  # inside a surrogate pair: after it, as pygls does
-            return begin + column, False
-        units += codec.client_num_units(char)
-    return stop, units < position.character
-
-
-def _shown(r: lsp.Range) -> str:
-    return f"{r.start.line}:{r.start.character}-{r.end.line}:{r.end.character}"
+        codec, r = self._position_codec, change.range
+        units_of = None if codec.encoding == lsp.PositionEncodingKind.Utf32 else codec.client_num_units
+        self._source, why = apply_edit(self.source, (r.start.line, r.start.character), (r.end.line, r.end.character),
+                                       change.text, units_of)
+        if why is not None:
+            log.warning("%s: the edit at %s:%s-%s:%s is %s: applied as an editor does (clamped to the text, ends in "
+                        "order)", self.uri, r.start.line, r.start.character, r.end.line, r.end.character, why)
 
 
 class _LspLinesWorkspace(Workspace):

@@ -3,7 +3,7 @@
 pygls turns every result into JSON through cattrs, field by field: for the ~1,000 lenses of a
 10,000-line file that costs tens of milliseconds per request, though the answer only changes
 with the analysis or a job. A result wrapped in `Encoded` was turned into JSON once, when it
-was computed, and is written as it is (`wire.Protocol`).
+was computed, and is written as it is (`protocol.Protocol`).
 """
 
 from __future__ import annotations
