@@ -53,7 +53,9 @@ export class Views implements Disposable {
             return; // the job did not produce a module: the server already said why
         }
         if (parseError) {
-            traceWarn(`The MLIR of ${mlirUri} did not parse: ${parseError}`);
+            // Said where the user looks: missing MLIR bindings (allo-lsp[mlir]) come with the command that installs them.
+            traceWarn(`The MLIR of ${mlirUri} was not checked: ${parseError}`);
+            void window.showWarningMessage(`The MLIR view opens without its signature check: ${parseError}`);
         }
         const uri = Uri.parse(mlirUri);
         this.serverUris.set(uri.toString(), mlirUri);

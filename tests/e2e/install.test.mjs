@@ -1,0 +1,100 @@
+// The first run, through the UI (run by tests/e2e/test_install.py): a bad alloDataflow.server.python
+// and its advice; clearing it restarts the server (D4); the install question left unanswered leaves
+// a status that says what is needed and offers Install (D14); "Install" -> first diagnostics, timed;
+// Simulate (reference executor) in the private environment.
+// Environment, besides workbench.mjs's:
+//   ALLO_E2E_SETTINGS           the remote (machine) settings.json, which holds the bad server.python
+//   ALLO_E2E_INSTALL_LIMIT_S    the most seconds "Install" -> first diagnostics may take (empty: no limit)
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe } from "node:test";
+import { command, editor, openFile, page, SECOND, uiTest, useWorkbench, waitUntil } from "./workbench.mjs";
+
+const SETTINGS = process.env.ALLO_E2E_SETTINGS;
+const LIMIT_S = Number(process.env.ALLO_E2E_INSTALL_LIMIT_S || 0);
+
+const toast = (text) => page.locator(".notifications-toasts .notification-toast", { hasText: text });
+// The language status entry ({} in the status bar) reads out every item: "Editor Language Status: ...".
+const languageStatus = () => page.locator("#status\\.languageStatus");
+
+async function languageStatusLabel() {
+    return (await languageStatus().first().getAttribute("aria-label").catch(() => null)) ?? "";
+}
+
+describe("Allo Dataflow's first run in VS Code (code-server)", { timeout: 10 * 60 * SECOND }, () => {
+    useWorkbench();
+
+    uiTest("a bad server.python says what works (D4)", async () => {
+        await openFile("pitfall_bare_scalar.py");
+        const error = toast("alloDataflow.server.python is /nonexistent/bin/python3");
+        await error.first().waitFor({ timeout: 60 * SECOND });
+        const text = await error.first().innerText();
+        console.log(`server.python advice: ${text}`);
+        // allo-lsp is not on PyPI: `pip install allo-lsp` would fail.
+        assert.doesNotMatch(text, /pip install allo-lsp/);
+        assert.match(text, /Clear the setting/);
+        await error.first().hover();
+        await error.first().locator(".codicon-notifications-clear").first().click().catch(() => undefined);
+    });
+
+    uiTest("clearing server.python restarts the server, which asks to install (D4)", async () => {
+        // As a user does it: the Settings editor, the setting's field emptied. A machine-scoped setting
+        // of a remote window (code-server's) is in the Remote tab.
+        await command("Preferences: Open Remote Settings");
+        const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .suggest-input-container input").first();
+        await search.waitFor({ timeout: 30 * SECOND });
+        await search.fill("alloDataflow.server.python");
+        const field = page.locator(".settings-editor .setting-item-contents", { hasText: "Server: Python" }).locator("input").first();
+        await field.waitFor({ timeout: 30 * SECOND });
+        assert.equal(await field.inputValue(), "/nonexistent/bin/python3");
+        await field.fill("");
+        await field.press("Tab");
+        await waitUntil("the setting to be cleared in settings.json", async () =>
+            !("alloDataflow.server.python" in JSON.parse(readFileSync(SETTINGS, "utf8"))), 30 * SECOND);
+        await toast("Install it into a private environment").first().waitFor({ timeout: 60 * SECOND });
+        // Back to the Python file: the language status shows for the active editor's language only.
+        await page.locator(".tab", { hasText: "pitfall_bare_scalar.py" }).first().click();
+        await page.locator(".tab.active", { hasText: "pitfall_bare_scalar.py" }).waitFor({ timeout: 10 * SECOND });
+    });
+
+    uiTest("the unanswered question leaves a status that says what is needed and offers Install (D14)", async () => {
+        const label = await waitUntil("the language status to say the server is not installed", async () => {
+            const text = await languageStatusLabel();
+            return /not installed/.test(text) ? text : undefined;
+        }, 30 * SECOND);
+        console.log(`language status: ${label}`);
+        assert.doesNotMatch(label, /Allo: starting/);
+        await languageStatus().first().hover();
+        const action = page.locator(".monaco-hover a, .workbench-hover a, .monaco-hover .monaco-link, .workbench-hover .monaco-link",
+            { hasText: /^Install$/ });
+        await action.first().waitFor({ timeout: 15 * SECOND });
+        await page.mouse.move(5, 5);
+    });
+
+    uiTest("Install: the first diagnostics", async () => {
+        const install = toast("Install it into a private environment").first().locator(".monaco-button", { hasText: /^Install$/ });
+        await install.waitFor({ timeout: 10 * SECOND });
+        const clicked = Date.now();
+        await install.click();
+        await editor().locator(".squiggly-error").first().waitFor({ timeout: 300 * SECOND });
+        const seconds = (Date.now() - clicked) / SECOND;
+        console.log(`Install -> first diagnostics: ${seconds.toFixed(1)} s`);
+        if (LIMIT_S) {
+            assert.ok(seconds <= LIMIT_S, `the first diagnostics came ${seconds.toFixed(1)} s after Install (at most ${LIMIT_S} s)`);
+        }
+        assert.equal(await editor().locator(".squiggly-error").count(), 1);
+    }, 330 * SECOND);
+
+    uiTest("Simulate runs on the reference executor in the private environment", async () => {
+        await openFile("pitfall_arg_order.py");
+        const lens = editor().locator(".codelens-decoration a", { hasText: "Simulate" }).first();
+        await lens.waitFor({ timeout: 30 * SECOND });
+        await lens.click();
+        const title = await waitUntil("the lens to show an outcome", async () => {
+            const text = await lens.innerText().catch(() => "");
+            return /Simulate: [✓✗⏱]/.test(text) ? text : undefined;
+        }, 180 * SECOND);
+        console.log(`Simulate lens: ${title}`);
+        assert.match(title, /✓ passed/);
+    }, 240 * SECOND);
+});

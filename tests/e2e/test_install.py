@@ -1,0 +1,98 @@
+"""The first run of the extension as a new user has it, in code-server: no server environment made
+beforehand, no interpreter setting that works, no Python extension. install.test.mjs starts with a
+bad `alloDataflow.server.python` (its advice, and clearing it restarts the server: D4), ignores the
+install question (the status says what is needed and offers Install: D14), then installs.
+
+Offline: the linux-x64 .vsix with the package index unreachable (PIP_INDEX_URL on a closed loopback
+port, no proxy, no pip configuration or find-links of this machine): the private environment comes
+from the wheels in the .vsix, first diagnostics within 10 s of "Install", and Simulate (reference
+executor) passes there. Online (only where PyPI answers): the universal .vsix, from the index.
+Both print the time from "Install" to the first diagnostics."""
+
+import json
+import os
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import E2E
+from paths import ROOT
+from test_vscode import CHROMIUM, code_server
+
+# Building both .vsix files (when a source changed), code-server's start and the whole first run.
+pytestmark = pytest.mark.timeout(1500)
+
+# Issue 17: first diagnostics within 10 s of "Install" with no network. ALLO_E2E_INSTALL_LIMIT_S
+# raises it on a machine busy with other work (the time is printed either way).
+OFFLINE_LIMIT_S = float(os.environ.get("ALLO_E2E_INSTALL_LIMIT_S") or 10)
+PROXIES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released: connections are refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def index_reachable() -> bool:
+    try:
+        with urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=10):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def vsix_files(vsix) -> dict[str, Path]:
+    """Both builds of `./dev.sh vsix` (the `vsix` fixture built them; its last line is the universal
+    one), or of ALLO_E2E_VSIX and the linux-x64 one beside it."""
+    platform = vsix.parent / vsix.name.replace("allo-dataflow-", "allo-dataflow-linux-x64-")
+    assert platform.is_file(), f"./dev.sh vsix did not build {platform.name}"
+    return {"universal": vsix, "linux-x64": platform}
+
+
+def run_install_script(server: dict, settings_file: Path, limit_s: float | None) -> str:
+    env = dict(
+        os.environ,
+        ALLO_E2E_URL=server["url"],
+        ALLO_E2E_WORKSPACE=str(server["workspace"]),
+        ALLO_E2E_ARTIFACTS=str(server["artifacts"]),
+        ALLO_E2E_CHROMIUM=CHROMIUM,
+        ALLO_E2E_SETTINGS=str(settings_file),
+        ALLO_E2E_INSTALL_LIMIT_S=str(limit_s or ""),
+    )
+    run = subprocess.run(["node", E2E / "install.test.mjs"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    (server["artifacts"] / "install.test.mjs.log").write_text(run.stdout + run.stderr)
+    assert run.returncode == 0, f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    return run.stdout
+
+
+@pytest.mark.parametrize("mode", ["offline", "online"])
+def test_first_run_installs_and_simulates(mode, vsix_files, tmp_path, monkeypatch):
+    if mode == "offline":
+        monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{closed_port()}/simple")
+        # This machine's pip configuration adds local wheel directories: without it only the .vsix's wheels remain.
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_FIND_LINKS", "")
+        monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
+        for name in PROXIES:
+            monkeypatch.delenv(name, raising=False)
+        vsix, limit = vsix_files["linux-x64"], OFFLINE_LIMIT_S
+    else:
+        if not index_reachable():
+            pytest.skip("PyPI cannot be reached from here: the online install is not measured")
+        vsix, limit = vsix_files["universal"], None
+    # A bad interpreter setting first (D4), where a remote window (code-server's) keeps machine
+    # settings; none in the user settings, unlike the other e2e tests (they name the repository's .venv).
+    machine = tmp_path / "user" / "Machine" / "settings.json"
+    machine.parent.mkdir(parents=True)
+    machine.write_text(json.dumps({"alloDataflow.server.python": "/nonexistent/bin/python3"}))
+    settings = {"security.workspace.trust.enabled": False, "alloDataflow.server.python": ""}
+    with code_server(vsix, tmp_path, f"install-{mode}", settings) as server:
+        out = run_install_script(server, machine, limit)
+    timing = [line for line in out.splitlines() if "Install -> first diagnostics" in line]
+    assert timing, out[-3000:]
+    print(f"{mode} ({vsix.name}, {vsix.stat().st_size / 1e6:.1f} MB): {timing[0]}")
