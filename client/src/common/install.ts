@@ -62,6 +62,15 @@ export function pipInstallArgs(wheel: string, dependencies: string | undefined, 
     return [...pip, "install", "--disable-pip-version-check", "--no-compile", "--upgrade", ...source, wheel];
 }
 
+/** Whether the environment has pip installed in it (`venv --without-pip` made it without). */
+export function hasPip(venv: string): boolean {
+    if (fs.existsSync(path.join(venv, "Lib", "site-packages", "pip"))) {
+        return true; // Windows
+    }
+    const lib = path.join(venv, "lib");
+    return fs.existsSync(lib) && fs.readdirSync(lib).some((d) => fs.existsSync(path.join(lib, d, "site-packages", "pip")));
+}
+
 export class InstallError extends Error {}
 
 export function run(command: string, args: string[], timeoutMs = 600_000): Promise<string> {
@@ -97,11 +106,16 @@ export async function installPrivateServer(
         async (progress) => {
             fs.mkdirSync(storageDir, { recursive: true });
             const pipWheel = bundledPip(dependencies);
+            const venv = path.dirname(path.dirname(python));
+            if (!pipWheel && fs.existsSync(python) && !hasPip(venv)) {
+                // Made from a linux-x64 .vsix's wheels (no pip of its own), now updated from the index: made again.
+                fs.rmSync(venv, { recursive: true, force: true });
+            }
             if (!fs.existsSync(python)) {
                 progress.report({ message: `creating a virtual environment with ${basePython}` });
                 const withoutPip = pipWheel ? ["--without-pip"] : [];
                 try {
-                    await run(basePython, [...ISOLATED, "-m", "venv", ...withoutPip, path.dirname(path.dirname(python))]);
+                    await run(basePython, [...ISOLATED, "-m", "venv", ...withoutPip, venv]);
                 } catch (error: any) {
                     throw new InstallError(
                         `${basePython} -m venv failed (${error.detail}). Install the venv module ` +

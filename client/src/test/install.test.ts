@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as vscode from "vscode";
-import { bundledDependencies, bundledPip, pipInstallArgs, pythonTag } from "../common/install";
+import { bundledDependencies, bundledPip, hasPip, pipInstallArgs, pythonTag } from "../common/install";
 import { resolveServerPython, ServerContext } from "../common/resolve";
 
 const WHEEL = "allo_lsp-0.1.0-py3-none-any.whl";
@@ -80,6 +80,14 @@ test("with bundled wheels pip never asks the index, and runs from its own wheel"
     const online = pipInstallArgs("/x/allo_lsp.whl", undefined);
     assert.deepEqual(online.slice(0, 3), ["-m", "pip", "install"]);
     assert.ok(!online.includes("--no-index"));
+});
+
+test("an environment made without pip (from the bundled wheels) is told from one with pip", () => {
+    const venv = mkdtempSync(join(tmpdir(), "allo-venv-"));
+    mkdirSync(join(venv, "lib", "python3.11", "site-packages"), { recursive: true });
+    assert.equal(hasPip(venv), false);
+    mkdirSync(join(venv, "lib", "python3.11", "site-packages", "pip"));
+    assert.equal(hasPip(venv), true);
 });
 
 test("a start that needs the install returns with the question at once, never waiting on it (D14)", async () => {
