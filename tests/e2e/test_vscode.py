@@ -181,8 +181,15 @@ def test_select_interpreter_and_the_job_commands(vsix, tmp_path):
     # Allo only where the user installed it, not on every job's PYTHONPATH. (This machine's pyenv
     # versions, if any, are listed too: the workbench takes PYENV_ROOT from the login shell.)
     env = {"CONDA_EXE": str(conda), "PYTHONPATH": ""}
-    settings = {"security.workspace.trust.enabled": False, "alloDataflow.backend": "auto"}
+    settings = {"security.workspace.trust.enabled": False, "alloDataflow.backend": "auto", "alloDataflow.trace.server": "messages"}
     with code_server(vsix, tmp_path / "home", "vscode-interpreter", settings, env) as server:
         make_env(server["workspace"] / ".venv", None)
         server["allo_env"] = allo_env
         run_ui_script("vscode_interpreter.test.mjs", server)
+    # D9: the log names file and region on job lines, shows no probe script, and traces the
+    # protocol with trace.server alone (the output's log level left at its default, Info).
+    log = "\n".join(p.read_text() for p in (server["artifacts"] / "logs").rglob("Allo Dataflow.log"))
+    assert "simulate slow_design.py::top: started" in log, log[-3000:]
+    assert "simulate slow_design.py::top: cancelled" in log, log[-3000:]
+    assert "import importlib" not in log and "<script, " in log, log[:3000]
+    assert "Sending request 'initialize" in log, log[:3000]

@@ -171,7 +171,9 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         assert.equal(await editor().locator(".squiggly-error, .squiggly-warning").count(), 0);
         await signature.locator("span", { hasText: /^@top$/ }).first().click();
         await page.keyboard.press("F12");
-        await page.locator(".tab.active", { hasText: "pitfall_arg_order.py" }).waitFor({ timeout: 30 * SECOND });
+        // In the MLIR view's group (the source's own group has it active too: matching both tabs
+        // passed before F12 had done anything, or failed as ambiguous once it had).
+        await page.locator(".editor-group-container.active .tab.active", { hasText: "pitfall_arg_order.py" }).waitFor({ timeout: 30 * SECOND });
         const region = find("pitfall_arg_order.py", "def top(");
         await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${region.line},` }).waitFor({ timeout: 10 * SECOND });
     }, 180 * SECOND);
