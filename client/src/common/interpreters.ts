@@ -222,6 +222,15 @@ export function workspaceVenvs(folders: readonly string[], machine: Machine): Ca
     );
 }
 
+/**
+ * The candidates not inside these folders. An untrusted workspace's interpreters are the
+ * workspace's code: in Restricted Mode they are neither listed nor run to be asked.
+ */
+export function outside(candidates: readonly Candidate[], folders: readonly string[]): Candidate[] {
+    const roots = folders.map((f) => path.resolve(f) + path.sep);
+    return candidates.filter((c) => !roots.some((root) => path.resolve(c.python).startsWith(root)));
+}
+
 /** Every candidate, the Python extension's first (its names are the ones the user knows). */
 export async function discover(pythonExtension: readonly Candidate[], folders: readonly string[], machine: Machine = thisMachine): Promise<Candidate[]> {
     const conda = await condaEnvironments(machine);

@@ -12,6 +12,7 @@ import {
     environmentText,
     environmentTooltip,
     nameOf,
+    outside,
     PickerRow,
     pickerRows,
     probeAll,
@@ -28,6 +29,7 @@ import {
     isTrusted,
     onDidChangeActiveTextEditor,
     onDidChangeConfiguration,
+    onDidGrantWorkspaceTrust,
     workspaceFolderPaths,
 } from "./vscodeapi";
 
@@ -56,6 +58,7 @@ export class AlloEnvironment implements Disposable {
                 }
             }),
             onDidChangeActiveTextEditor(() => this.updateVisibility()),
+            onDidGrantWorkspaceTrust(() => void this.refresh()),
             files.onDidChange(() => this.updateVisibility()),
         ];
         void this.refresh();
@@ -81,6 +84,12 @@ export class AlloEnvironment implements Disposable {
             return;
         }
         const name = configured ? nameOf(python) : SERVER_ENV;
+        if (!isTrusted() && !outside([{ python, name, source: "setting" }], workspaceFolderPaths()).length) {
+            this.item.text = `$(lock) Allo · ${name}`;
+            this.item.tooltip = `Jobs would run in ${python}, which is inside this untrusted workspace: it is not run, not even to ask it what it has.\nClick to choose another interpreter.`;
+            this.updateVisibility();
+            return;
+        }
         this.item.text = environmentText(name, undefined, backend);
         this.item.tooltip = environmentTooltip(python, Boolean(configured), undefined, backend);
         this.updateVisibility();
@@ -135,7 +144,9 @@ export class AlloEnvironment implements Disposable {
                 name: e.name ?? nameOf(e.python),
                 source: "Python extension" as const,
             }));
-            const found = await discover(fromExtension, workspaceFolderPaths());
+            const folders = workspaceFolderPaths();
+            const trusted = isTrusted();
+            const found = trusted ? await discover(fromExtension, folders) : outside(await discover(fromExtension, []), folders);
             const setting = current && !found.some((c) => c.python === current) ? [{ python: current, name: nameOf(current), source: "setting" as const }] : [];
             candidates = [...setting, ...found];
             traceDebug(`Select Interpreter: ${candidates.length} interpreters: ${candidates.map((c) => c.python).join(", ")}`);

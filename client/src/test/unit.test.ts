@@ -15,6 +15,7 @@ import {
     Machine,
     marks,
     nameOf,
+    outside,
     pickerRows,
     probeInterpreter,
     Probed,
@@ -411,4 +412,15 @@ test("trace.server alone turns the protocol trace on: the client library sees Tr
 test("a command line in the log shows a -c script as its size", () => {
     assert.equal(commandLine("/v/bin/python", ["-I", "-c", "import a\nimport b\nprint(1)\n", "allo_lsp"]), "/v/bin/python -I -c <script, 3 lines> allo_lsp");
     assert.equal(commandLine("python3", ["-m", "venv", "/x"]), "python3 -m venv /x");
+});
+
+test("in Restricted Mode the workspace's own interpreters are not candidates (asking one runs it)", () => {
+    const candidates: Candidate[] = [
+        { python: "/w/.venv/bin/python", name: ".venv", source: "workspace" },
+        { python: "/w/sub/../.venv2/bin/python", name: "x", source: "Python extension" },
+        { python: "/wx/.venv/bin/python", name: "other folder", source: "Python extension" },
+        { python: "/home/u/miniconda3/envs/allo/bin/python", name: "env allo", source: "conda" },
+    ];
+    assert.deepEqual(outside(candidates, ["/w"]).map((c) => c.name), ["other folder", "env allo"]);
+    assert.deepEqual(outside(candidates, []), candidates);
 });
