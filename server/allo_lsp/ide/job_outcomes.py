@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from pathlib import PurePath
 
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.analysis.problems import Problem
@@ -132,3 +133,11 @@ def _unreached(model: FileModel, target: str, lines: list[str]) -> list[tuple[in
         words = set(re.findall(r"\w+", "\n".join(lines[start:end + 1])))
         todo += [other for other in spans if other in words and other not in reached]
     return sorted(span for name, span in spans.items() if name not in reached)
+
+
+def reproducer_file(design: str, target: str) -> tuple[str, str]:
+    """(title, path) of the quick fix that writes a library bug's minimal reproducer: a new file
+    beside the design."""
+    path = PurePath(design)
+    name = f"{path.stem}_{target}_repro.py"
+    return f"Write a minimal reproducer of this Allo bug to {name}", str(path.with_name(name))

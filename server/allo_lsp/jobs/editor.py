@@ -39,6 +39,20 @@ def not_runnable(uri: str) -> str | None:
     return _NOT_FILES.get(scheme, f"only files on disk run: {bounded(uri, 200)} is not one")
 
 
+def refusal(trusted: bool, uri: str, path: str | None, analysed: bool) -> str | None:
+    """Why a job of this document cannot start, or None."""
+    if not trusted:
+        return "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)"
+    why = not_runnable(uri)
+    if why is not None:
+        return why
+    if not path:
+        return f"{bounded(uri, 200)} is not a file on disk"
+    if not analysed:
+        return "the file has not been analysed yet"
+    return None
+
+
 def answer(outcome: JobResult, kind: str) -> dict:
     """A job's outcome as its command answers it (the details stay with the server)."""
     data = asdict(outcome)

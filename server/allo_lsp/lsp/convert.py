@@ -34,7 +34,7 @@ class Converter:
         return lsp.Range(self.position(r.start), self.position(r.end))
 
     def range_json(self, r: Range) -> dict:
-        """`range` as JSON, for answers encoded once (`encoded.py`)."""
+        """`range` as JSON, for answers encoded once (`jsonrpc/encoded.py`)."""
         start, end = self.position(r.start), self.position(r.end)
         return {"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}}
 
@@ -58,12 +58,12 @@ class Converter:
     def location(self, uri: str, r: Range) -> lsp.Location:
         return lsp.Location(uri, self.range(r))
 
-    def lens_json(self, uri: str, lens: Lens, at: Range) -> dict:
-        """A code lens as JSON, at `at` (its range moved to the current text), for answers
-        encoded once (`encoded.py`); a running job's lens (which cancels it) names the job's kind too."""
+    def lens_json(self, uri: str, lens: Lens) -> dict:
+        """A code lens as JSON, for answers encoded once (`jsonrpc/encoded.py`); a running job's
+        lens (which cancels it) names the job's kind too."""
         arguments = [uri, lens.name, lens.kind] if lens.command == CANCEL else [uri, lens.name]
         command = {"title": lens.title, "command": lens.command, "arguments": arguments}
-        return {"range": self.range_json(at), "command": command}
+        return {"range": self.range_json(lens.range), "command": command}
 
     def hover(self, h: HoverResult) -> lsp.Hover:
         return lsp.Hover(

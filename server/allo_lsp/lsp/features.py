@@ -4,29 +4,20 @@ and converts. Requests are answered from the newest analysis, moved to the curre
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from allo_lsp.analysis import Analysis, lsp_newlines
+from allo_lsp.analysis import lsp_newlines
 from allo_lsp.ide.code_actions import code_actions
-from allo_lsp.ide.document import (
-    DocumentAnalysis,
-    LineShift,
-    hint_forward,
-    position_back,
-    range_forward,
-    symbol_forward,
-)
+from allo_lsp.ide.current import Current
+from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.fifo_run import depth_fixes
-from allo_lsp.ide.hover import hover
-from allo_lsp.ide.inlay_hints import inlay_hints
+from allo_lsp.ide.job_outcomes import reproducer_file
 from allo_lsp.ide.lenses import run_actions
-from allo_lsp.ide.mlir_view import definition_in_view, view_symbols
-from allo_lsp.ide.navigation import definition, references
-from allo_lsp.ide.symbols import document_symbols
 from allo_lsp.lsp import convert
+from allo_lsp.lsp.convert import Converter
+from allo_lsp.lsp.mlir_view import mlir_definition, mlir_symbols
 from allo_lsp.lsp.server import AlloLanguageServer, is_python
 from allo_lsp.lsp.settings import SECTION, parse_settings
 from allo_lsp.protocol.messages import LIBRARY_BUG
@@ -75,105 +66,57 @@ def did_close(ls: AlloLanguageServer, params: lsp.DidCloseTextDocumentParams) ->
     ls.text_document_publish_diagnostics(convert.published(params.text_document.uri, []))
 
 
-@dataclass(frozen=True)
-class View:
-    """What answers a request on the document's current `text`: the newest analysis, the shift
-    from its text to this one (None: the same), and a converter on this one."""
-
-    analysis: Analysis
-    shift: LineShift | None
-    converter: object  # convert.Converter
-    text: str
-
-
-def view(ls: AlloLanguageServer, uri: str) -> View | None:
-    """None before the first analysis."""
+def view(ls: AlloLanguageServer, uri: str) -> tuple[Current, Converter] | None:
+    """The document's features on its current text, and a converter on it; None before the
+    first analysis."""
     result = ls.analyses.get(uri)
     if result is None:
         return None
     text = lsp_newlines(ls.document(uri).source)
-    analysis, _, shift = result.view(text)
-    return View(analysis, shift, ls.converter(uri, text), text)
-
-
-def _at(ls: AlloLanguageServer, uri: str, position: lsp.Position):
-    found = view(ls, uri)
-    if found is None:
-        return None
-    pos = position_back(found.shift, found.converter.from_position(position))
-    return None if pos is None else (found.analysis, pos, found.converter, found.shift)
+    return Current.of(result, text), ls.converter(uri, text)
 
 
 def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
     uri = params.text_document.uri
-    found = _at(ls, uri, params.position)
-    if found is None:
+    if (found := view(ls, uri)) is None:
         return None
-    analysis, pos, converter, shift = found
-    ran = ls.outcomes_of(uri).outcomes(lsp_newlines(ls.document(uri).source))
-    result = hover(analysis, pos, ls.jobs.reports_of(uri), list(ran.values()))
-    moved = range_forward(shift, result.range) if result else None
-    return converter.hover(type(result)(moved, result.markdown)) if moved is not None else None
+    current, converter = found
+    outcomes = list(ls.outcomes_of(uri).outcomes(current.text).values())
+    result = current.hover(converter.from_position(params.position), ls.jobs.reports_of(uri), outcomes)
+    return converter.hover(result) if result is not None else None
 
 
 def on_definition(ls: AlloLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    mlir = ls.mlir_views.get(params.text_document.uri)
-    if mlir is not None:
-        return _mlir_definition(ls, mlir, params.position)
-    found = _at(ls, params.text_document.uri, params.position)
-    if found is None:
+    uri = params.text_document.uri
+    if (mlir := ls.mlir_views.get(uri)) is not None:
+        return mlir_definition(ls, mlir, params.position)
+    if (found := view(ls, uri)) is None:
         return None
-    analysis, pos, converter, shift = found
-    target = definition(analysis, pos)
-    moved = range_forward(shift, target) if target else None
-    return converter.location(params.text_document.uri, moved) if moved else None
-
-
-def _mlir_definition(ls: AlloLanguageServer, mlir, position: lsp.Position) -> lsp.Location | None:
-    result = ls.analyses.get(mlir.source_uri)
-    if result is None:
-        return None
-    analysis = result.good()[0] or result.current
-    target = definition_in_view(mlir.text, position.line, position.character, analysis, mlir.region)
-    if target is None:
-        return None
-    return ls.converter(mlir.source_uri, result.text).location(mlir.source_uri, target)
+    target = found[0].definition(found[1].from_position(params.position))
+    return found[1].location(uri, target) if target is not None else None
 
 
 def on_references(ls: AlloLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-    found = _at(ls, params.text_document.uri, params.position)
-    if found is None:
+    uri = params.text_document.uri
+    if (found := view(ls, uri)) is None:
         return []
-    analysis, pos, converter, shift = found
-    ranges = references(analysis, pos, params.context.include_declaration)
-    moved = [m for r in ranges if (m := range_forward(shift, r)) is not None]
-    return [converter.location(params.text_document.uri, r) for r in moved]
+    ranges = found[0].references(found[1].from_position(params.position), params.context.include_declaration)
+    return [found[1].location(uri, r) for r in ranges]
 
 
 def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    mlir = ls.mlir_views.get(params.text_document.uri)
-    if mlir is not None:
-        result = ls.analyses.get(mlir.source_uri)
-        if result is None:
-            return []
-        converter = ls.converter(params.text_document.uri, mlir.text)
-        analysis = result.good()[0] or result.current
-        return [converter.symbol(s) for s in view_symbols(mlir.text, analysis, mlir.region)]
-    found = view(ls, params.text_document.uri)
-    if found is None:
+    if (mlir := ls.mlir_views.get(params.text_document.uri)) is not None:
+        return mlir_symbols(ls, mlir, params.text_document.uri)
+    if (found := view(ls, params.text_document.uri)) is None:
         return []
-    moved = (symbol_forward(found.shift, s) for s in document_symbols(found.analysis))
-    return [found.converter.symbol(s) for s in moved if s is not None]
+    return [found[1].symbol(s) for s in found[0].symbols()]
 
 
 def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-    found = view(ls, params.text_document.uri)
-    if found is None:
+    if (found := view(ls, params.text_document.uri)) is None:
         return []
-    window = found.converter.from_range(params.range)
-    hints = inlay_hints(found.analysis, reports=ls.jobs.reports_of(params.text_document.uri))
-    moved = (hint_forward(found.shift, h) for h in hints)
-    return [found.converter.inlay_hint(h) for h in moved if h is not None and window.contains(h.position)]
+    hints = found[0].inlay_hints(found[1].from_range(params.range), ls.jobs.reports_of(params.text_document.uri))
+    return [found[1].inlay_hint(h) for h in hints]
 
 
 async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
@@ -201,15 +144,11 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
 
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
     """"Write a minimal reproducer" on a library-bug diagnostic: a new file next to the design."""
-    found = ls.jobs.reproducers.get(uri)
-    bug = [d for d in diagnostics if d.code == LIBRARY_BUG]
+    found, bug = ls.jobs.reproducers.get(uri), [d for d in diagnostics if d.code == LIBRARY_BUG]
     if found is None or not bug:
         return []
-    target, script = found
-    path = Path(ls.document(uri).path)
-    name = f"{path.stem}_{target}_repro.py"
-    title = f"Write a minimal reproducer of this Allo bug to {name}"
-    return [convert.new_file_action(title, path.with_name(name).as_uri(), script, bug)]
+    title, path = reproducer_file(ls.document(uri).path, found[0])
+    return [convert.new_file_action(title, Path(path).as_uri(), found[1], bug)]
 
 
 FEATURES = [

@@ -16,17 +16,16 @@ from lsprotocol import types as lsp
 
 from allo_lsp.analysis import lsp_newlines
 from allo_lsp.ide import outcomes
-from allo_lsp.ide.document import range_forward
-from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
+from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
 from allo_lsp.ide.synthesis import newest_report, report_markdown
-from allo_lsp.jobs.editor import answer, not_runnable, running_answer
+from allo_lsp.jobs.editor import answer, refusal, running_answer
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
-from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult, bounded
+from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
@@ -39,16 +38,7 @@ async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
         await asyncio.wait_for(ls.settings_received.wait(), SETTINGS_WAIT_S)
     except asyncio.TimeoutError:
         return "the editor has not sent its settings (workspace trust among them): nothing is run yet"
-    if not ls.settings.trusted:
-        return "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)"
-    why = not_runnable(uri)
-    if why is not None:
-        return why
-    if not ls.document(uri).path:
-        return f"{bounded(uri, 200)} is not a file on disk"
-    if ls.analyses.get(uri) is None:
-        return "the file has not been analysed yet"
-    return None
+    return refusal(ls.settings.trusted, uri, ls.document(uri).path, uri in ls.analyses)
 
 
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
@@ -168,12 +158,12 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
     key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
     if result.lenses is not None and result.lenses[0] == key:
         return result.lenses[1]
-    seen = view(ls, uri)
-    lenses = code_lenses(seen.analysis, ls.outcomes_of(uri).outcomes(seen.text), ls.jobs.running.get(uri, set()))
-    moved = [(lens, r) for lens in lenses if (r := range_forward(seen.shift, lens.range)) is not None]
-    if len(moved) < len(lenses):
+    current, converter = view(ls, uri)
+    outcomes = ls.outcomes_of(uri).outcomes(current.text)
+    lenses, left_out = current.lenses(outcomes, ls.jobs.running.get(uri, set()))
+    if left_out:
         ls.lenses_to_refresh.add(uri)
-    encoded = Encoded([seen.converter.lens_json(uri, lens, r) for lens, r in moved])
+    encoded = Encoded([converter.lens_json(uri, lens) for lens in lenses])
     result.lenses = (key, encoded)
     return encoded
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
+from lsprotocol import types as lsp
+
 from allo_lsp.analysis.model import FileModel
-from allo_lsp.ide.mlir_view import MLIR_SOURCE, MlirView, compiled, view_uri
+from allo_lsp.ide.mlir_view import MLIR_SOURCE, MlirView, compiled, definition_in_view, view_symbols, view_uri
 from allo_lsp.jobs.service import probe
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
@@ -36,6 +38,23 @@ async def after_mlir_job(ls: AlloLanguageServer, uri: str, name: str, model: Fil
     if result is not None and ls.is_open(uri):
         ls.publish(uri, result)
     return {"mlirUri": mlir_uri, "mlir": text, "functions": found.functions, "parseError": found.parse_error}
+
+
+def mlir_definition(ls: AlloLanguageServer, mlir: MlirView, position: lsp.Position) -> lsp.Location | None:
+    """From a symbol of an MLIR view to the kernel or region of its source."""
+    if (result := ls.analyses.get(mlir.source_uri)) is None:
+        return None
+    analysis = result.good()[0] or result.current
+    target = definition_in_view(mlir.text, position.line, position.character, analysis, mlir.region)
+    return ls.converter(mlir.source_uri, result.text).location(mlir.source_uri, target) if target else None
+
+
+def mlir_symbols(ls: AlloLanguageServer, mlir: MlirView, uri: str) -> list[lsp.DocumentSymbol]:
+    """The outline of an MLIR view: its functions by what they implement."""
+    if (result := ls.analyses.get(mlir.source_uri)) is None:
+        return []
+    symbols = view_symbols(mlir.text, result.good()[0] or result.current, mlir.region)
+    return [ls.converter(uri, mlir.text).symbol(s) for s in symbols]
 
 
 async def probe_build(ls: AlloLanguageServer, manager, config) -> None:
