@@ -145,9 +145,12 @@ def test_extension_in_vscode(vsix, tmp_path):
 
 
 def test_untrusted_workspace_analyses_and_runs_nothing_until_trusted(vsix, tmp_path):
-    # Restricted mode without the startup dialog: the folder is simply not trusted yet.
+    # Restricted mode without the startup dialog: the folder is simply not trusted yet. A conda
+    # environment outside it and a .venv inside it: the picker lists the one, not the other.
     untrusted = {"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never"}
-    with code_server(vsix, tmp_path, "vscode-trust", untrusted) as server:
+    conda = stand_in_conda(tmp_path / "conda")
+    with code_server(vsix, tmp_path / "home", "vscode-trust", untrusted, {"CONDA_EXE": str(conda)}) as server:
+        make_env(server["workspace"] / ".venv", None)
         run_ui_script("vscode_trust.test.mjs", server)
 
 
@@ -167,17 +170,24 @@ def make_env(path: Path, allo_version: str | None) -> Path:
     return path / "bin" / "python"
 
 
+def stand_in_conda(root: Path) -> Path:
+    """A conda at `root/bin/conda` whose `env list --json` lists one environment, `allo` (Allo 0.5.1
+    and numpy, make_env). Returns the conda."""
+    make_env(root / "envs" / "allo", "0.5.1")
+    conda = root / "bin" / "conda"
+    conda.parent.mkdir(parents=True)
+    conda.write_text(f"#!/bin/sh\necho '{json.dumps({'envs': [str(root / 'envs' / 'allo')], 'root_prefix': str(root)})}'\n")
+    conda.chmod(0o755)
+    return conda
+
+
 def test_select_interpreter_and_the_job_commands(vsix, tmp_path):
     """Allo: Select Interpreter lists a conda environment (`conda env list --json` of a stand-in
     conda, found through CONDA_EXE) and the workspace's .venv, marked with what each imports; the
     choice goes to alloDataflow.python, the status bar says it, and jobs run there. Also the job
     commands' context menu (D7), one status item per job whose words are the running lens's (D12)."""
-    conda_root = tmp_path / "conda"
-    allo_env = make_env(conda_root / "envs" / "allo", "0.5.1")
-    conda = conda_root / "bin" / "conda"
-    conda.parent.mkdir(parents=True)
-    conda.write_text(f"#!/bin/sh\necho '{json.dumps({'envs': [str(conda_root / 'envs' / 'allo')], 'root_prefix': str(conda_root)})}'\n")
-    conda.chmod(0o755)
+    conda = stand_in_conda(tmp_path / "conda")
+    allo_env = tmp_path / "conda" / "envs" / "allo" / "bin" / "python"
     # Allo only where the user installed it, not on every job's PYTHONPATH. (This machine's pyenv
     # versions, if any, are listed too: the workbench takes PYENV_ROOT from the login shell.)
     env = {"CONDA_EXE": str(conda), "PYTHONPATH": ""}

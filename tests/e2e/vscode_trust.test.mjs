@@ -32,6 +32,16 @@ describe("Allo Dataflow in an untrusted workspace", { timeout: 10 * 60 * SECOND 
         await page.locator(".workspace-trust-editor").first().waitFor({ timeout: 30 * SECOND });
     });
 
+    uiTest("Select Interpreter does not list (or run) the untrusted workspace's own .venv", async () => {
+        await command("Allo: Select Interpreter");
+        const rows = page.locator(".quick-input-list .monaco-list-row");
+        await rows.filter({ hasText: "env allo" }).first().waitFor({ timeout: 60 * SECOND }); // discovery is done
+        const texts = await rows.allInnerTexts();
+        console.log(`Picker rows in Restricted Mode:\n${texts.join("\n---\n")}`);
+        assert.ok(!texts.some((t) => /\.venv/.test(t)), texts.join(" | "));
+        await page.keyboard.press("Escape");
+    });
+
     uiTest("once trusted, the lens runs the job", async () => {
         await command("Workspaces: Manage Workspace Trust");
         const trust = page.locator(".workspace-trust-editor .monaco-button", { hasText: /^Trust$/ }).first();
