@@ -5,7 +5,13 @@ top-level statement keeps its libcst tree and positions from the previous analys
 A chunk starts at a line that begins a top-level statement (column 0, not a continuation such as
 `else:`; decorators stay with their `def`). A chunk that does not parse alone (a string or a
 bracket spanning the boundary) is retried merged with the next ones; one that still fails is
-repaired alone by `parse.parse`, so a syntax error costs only its own chunk.
+repaired alone (`parse.Repairs`), so a syntax error costs only its own chunk.
+
+libcst's parser holds the GIL for a whole call (about 0.3 s per 1,000 lines of a loaded machine),
+and every editor request waits for it: so no call parses more than a statement's worth. Merges
+are bounded in size, and a repair that ends a chunk's statement early (the line that opened a
+string or bracket swallowing the rest of the file set aside) chunks what follows again instead
+of parsing it whole.
 """
 
 from __future__ import annotations
@@ -17,10 +23,14 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from allo_lsp.analysis.model import Range, SyntaxProblem
-from allo_lsp.analysis.parse import MAX_LINE, guard, guard_lines, parse, python_error
+from allo_lsp.analysis.parse import MAX_LINE, PARSE_FAILURES, Repairs, guard, guard_lines, python_error
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
 _MAX_MERGE = 4
+# What one libcst call may parse, as far as the text allows (a single statement is parsed whole):
+# about 0.1 s. A merge is for a string or bracket the scan missed across a boundary, between
+# statements of a few lines: a bigger one is not tried.
+MAX_UNIT_CHARS = 32_000
 
 
 @dataclass
@@ -32,6 +42,11 @@ class Chunk:
     positions: dict  # node -> CodeRange, lines relative to the chunk
     errors: list[SyntaxProblem]  # relative to the chunk
     repaired: bool = False  # parsed alone after every merge failed
+    # Made by splitting a chunk whose repair ended its statement early (`_repaired`): its bounds
+    # are not where a scan of the text would put them, so an edit near it chunks the file again.
+    split: bool = False
+    # The first chunk of a split holds the errors of the repair that split it (relative to it).
+    split_errors: list[SyntaxProblem] = field(default_factory=list)
 
     def moved(self, delta: int) -> Chunk:
         return replace(self, start=self.start + delta, end=self.end + delta)
@@ -104,7 +119,7 @@ def parse_chunks(text: str, cache: ParseCache) -> tuple[list[Chunk], list[Syntax
         chunks = _chunk(lines, _scan(lines)[0] + [len(lines)], cache.chunks, True, set())
     assert chunks is not None  # at the end of the file, every merge window is complete
     cache.lines, cache.chunks = lines, chunks
-    errors = [SyntaxProblem(e.message, e.range.shifted(c.start)) for c in chunks for e in c.errors]
+    errors = [SyntaxProblem(e.message, e.range.shifted(c.start)) for c in chunks for e in c.split_errors + c.errors]
     if lines is not original:
         errors += _set_aside_errors(original, chunks, {e.range.start.line for e in errors})
     return [c for c in chunks if c.module is not None], errors
@@ -143,8 +158,9 @@ def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:
     # and a changed line before a chunk may stop it starting there (a decorator).
     touched = [i for i, c in enumerate(chunks) if c.end > first - 1 and c.start < old_end + 1]
     lo, hi = touched[0], touched[-1] + 1
-    # A chunk repaired alone before the span would have tried merging with the edited ones.
-    if any(c.repaired for c in chunks[max(lo - _MAX_MERGE, 0) : lo]):
+    # A chunk repaired alone before the span would have tried merging with the edited ones; a
+    # split one's bounds are the repair's, and its repair may go otherwise after the edit.
+    if any(c.repaired or c.split for c in chunks[max(lo - _MAX_MERGE, 0) : lo]) or any(c.split for c in chunks[lo:hi]):
         return None
     start, end = chunks[lo].start, chunks[hi - 1].end + delta
     at_end = hi == len(chunks)
@@ -178,23 +194,119 @@ def _chunk(lines: list[str], bounds: list[int], previous: list[Chunk], at_end: b
     chunks: list[Chunk] = []
     i = 0
     while i < len(bounds) - 1:
-        parsed, window = None, i + 1 + _MAX_MERGE
+        parsed, alone, window = None, None, i + 1 + _MAX_MERGE
         for j in range(i + 1, min(window, len(bounds))):
+            if j > i + 1 and _size(lines, bounds[i], bounds[j]) > MAX_UNIT_CHARS:
+                window = j  # as if the file ended here: no bigger merge is tried
+                break
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = reuse(source, False) or _parse_whole(source)
+            parsed = reuse(source, False)
+            if parsed is None:
+                parsed, failure = _parse_whole(source)
+                alone = failure if j == i + 1 else alone
             if parsed is not None:
                 break
-        repaired = parsed is None
-        if repaired:
+        if parsed is not None:
+            made = [Chunk(bounds[i], bounds[j], source, *parsed)]
+        else:
             if window > len(bounds) and not at_end:
                 return None
             j = i + 1  # a real syntax error: repair this chunk alone
             source = "\n".join(lines[bounds[i] : bounds[j]]) + "\n"
-            parsed = reuse(source, True) or _parse_repaired(source)
-        chunks.append(Chunk(bounds[i], bounds[j], source, *parsed, repaired=repaired))
-        taken.add(id(parsed[0]))
+            found = reuse(source, True)
+            if found is not None:
+                made = [Chunk(bounds[i], bounds[j], source, *found, repaired=True)]
+            else:
+                made = _repaired(lines[bounds[i] : bounds[j]], bounds[i], alone, previous, taken)
+        chunks += made
+        taken.update(id(c.module) for c in made)
         i = j
     return chunks
+
+
+def _size(lines: list[str], start: int, end: int) -> int:
+    return sum(map(len, lines[start:end])) + end - start
+
+
+def _repaired(lines: list[str], start: int, failure: BaseException, previous: list[Chunk],
+              taken: set[int]) -> list[Chunk]:
+    """The chunk of `lines` (starting at line `start` of the file), which parses neither alone
+    nor merged, repaired as `parse.parse` repairs a text; `failure` is why libcst refused it.
+
+    A large chunk (a string or a bracket that swallowed the rest of the file) is parsed one
+    statement at a time once its repairs leave several: the same tree and errors as one parse
+    of it (statements separated by a clean scan parse alone or not at all, and the first one
+    that does not is where a parse of the whole stops), without one long call."""
+    source = "\n".join(lines) + "\n"
+    repairs = Repairs(source.split("\n"))
+    offset = 0  # the line where the text `failure` is about starts
+    while repairs.set_aside(failure, offset):
+        if len(source) > MAX_UNIT_CHARS and repairs.lines[-1] == "":  # the last line was not set aside
+            made, failed = _statements(repairs.lines[:-1], previous, taken)
+            if made is not None:
+                # The first chunk starts where this one did: it reports the repair's errors.
+                made[0] = replace(made[0], split_errors=repairs.errors)
+                return [replace(c.moved(start), split=True) for c in made]
+            if failed is not None:
+                failure, offset = failed
+                continue
+        try:
+            module = cst.parse_module(repairs.source())
+        except PARSE_FAILURES as exc:
+            failure, offset = exc, 0
+            continue
+        return [Chunk(start, start + len(lines), source, module, positions(module), repairs.errors, repaired=True)]
+    return [Chunk(start, start + len(lines), source, None, {}, repairs.errors, repaired=True)]
+
+
+def _statements(lines: list[str], previous: list[Chunk], taken: set[int]):
+    """The top-level statements of `lines` as chunks, each parsed alone; or None and what
+    libcst's parse of all `lines` would raise, with the line its position counts from (None
+    when only that parse can tell)."""
+    reusable = {c.source: c for c in previous if not c.repaired}
+    bounds = _scan(lines)[0] + [len(lines)]
+    made, mine = [], set()
+    for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        source = "\n".join(lines[a:b]) + "\n"
+        found = reusable.get(source)
+        if found is not None and found.module is not None and id(found.module) not in taken and id(found.module) not in mine:
+            parsed = found.module, found.positions, found.errors
+            mine.add(id(found.module))
+        else:
+            parsed, failure = _parse_whole(source)
+            if parsed is None:
+                return None, _failure_of_all(lines, bounds[k:], failure)
+        made.append(Chunk(a, b, source, *parsed))
+    return made, None
+
+
+def _failure_of_all(lines: list[str], bounds: list[int], failure: BaseException) -> tuple[BaseException, int] | None:
+    """What libcst's parse of all `lines` raises, and the line its position counts from, when
+    the statements before `bounds[0]` parse and the one there raised `failure` alone.
+
+    libcst tokenizes the whole text before it parses, and reports a tokenizer error (the first
+    one, at the text's start) before any parser error, which may come from a later statement.
+    A parser error is where the parse of that statement stops, or at the first token after it
+    (a block header whose body is missing): the statement and the next one say which."""
+    first = bounds[0]
+    if _tokenizer_error(failure):
+        return failure, 0
+    try:
+        cst.parse_module("in\n" + "\n".join(lines[first:]) + "\n")  # tokenized, then refused at once
+    except cst.ParserSyntaxError as exc:
+        if _tokenizer_error(exc):
+            return exc, 0
+    if len(bounds) > 2:
+        try:
+            cst.parse_module("\n".join(lines[first : bounds[2]]) + "\n")
+        except PARSE_FAILURES as exc:
+            return exc, first
+        return None  # the two parse together (the scan misjudged the boundary): only a parse of all says
+    return failure, first
+
+
+def _tokenizer_error(exc: BaseException) -> bool:
+    return isinstance(exc, cst.ParserSyntaxError) and exc.message.startswith("tokenizer error")
 
 
 def statement_prefix(lines: list[str], limit: int) -> int:
@@ -208,6 +320,11 @@ def statement_prefix(lines: list[str], limit: int) -> int:
     if clean and following.strip() and following[0] not in " \t" and not _CONTINUATION.match(following):
         return limit
     return starts[-1]
+
+
+def statement_starts(lines: list[str]) -> list[int]:
+    """The lines that start a top-level statement (the first line always does)."""
+    return _scan(lines)[0]
 
 
 def combine(chunks: list[Chunk]) -> cst.Module:
@@ -267,21 +384,15 @@ def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
 
 
 def _parse_whole(source: str):
+    """(module, positions, errors) of `source` parsed as it is, or None and why libcst refused it."""
     _, too_deep = guard(source.split("\n"))
     if too_deep is not None:  # libcst would overflow its native stack: the statement is skipped
-        return None, {}, [too_deep]
+        return (None, {}, [too_deep]), None
     try:
         module = cst.parse_module(source)
-    except (cst.ParserSyntaxError, cst.CSTValidationError, RecursionError, ValueError):
-        return None
-    return module, positions(module), []
-
-
-def _parse_repaired(source: str):
-    parsed = parse(source)
-    if parsed.module is None:
-        return None, {}, parsed.errors
-    return parsed.module, positions(parsed.module), parsed.errors
+    except PARSE_FAILURES as exc:
+        return None, exc
+    return (module, positions(module), []), None
 
 
 def positions(module: cst.Module) -> dict:

@@ -53,39 +53,67 @@ def guard_lines(lines: list[str]) -> list[str]:
     return [_neutralise(line) if len(line) > MAX_LINE else line for line in lines]
 
 
+# What libcst raises on text it cannot parse (`Repairs.set_aside` says what each means).
+PARSE_FAILURES = (cst.ParserSyntaxError, cst.CSTValidationError, RecursionError, MemoryError, ValueError)
+
+
 def parse(text: str) -> Parsed:
     lines, fatal = guard(text.split("\n"))
     if fatal is not None:
         return Parsed(None, [fatal])
-    errors: list[SyntaxProblem] = []
-    for _ in range(_MAX_REPAIRS):
-        source = "\n".join(lines)
+    repairs = Repairs(lines)
+    while True:
         try:
-            return Parsed(cst.parse_module(source), errors)
-        except cst.ParserSyntaxError as exc:
-            line, col, message = _locate(source, exc)
-        except cst.CSTValidationError as exc:
+            return Parsed(cst.parse_module(repairs.source()), repairs.errors)
+        except PARSE_FAILURES as exc:
+            if not repairs.set_aside(exc):
+                return Parsed(None, repairs.errors)
+
+
+class Repairs:
+    """A text being repaired: its lines, the line blamed for each failed parse set aside in
+    turn, and the syntax errors found so far (`parse` is the loop; `chunks` splits a chunk
+    whose repair ended its statement early)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.errors: list[SyntaxProblem] = []
+        self._failures = 0
+
+    def source(self) -> str:
+        return "\n".join(self.lines)
+
+    def set_aside(self, exc: BaseException, offset: int = 0) -> bool:
+        """Record the error that made libcst's parse of `source()` fail and set its line aside:
+        False when nothing more can be recovered (the text is then left unparsed). `offset`: the
+        line of `source()` that the text libcst refused started on."""
+        self._failures += 1
+        source = self.source()
+        if isinstance(exc, cst.ParserSyntaxError):
+            line, col, message = _locate(source, exc, offset)
+        elif isinstance(exc, cst.CSTValidationError):
             # A name libcst parses but then rejects (a code point newer than its tables, `x = 𮱂`):
             # CPython says where it is; without that, nothing more can be recovered.
             found = python_error(source)
             if found is None:
-                errors.append(SyntaxProblem(f"syntax error: {exc}", Range.of(0, 0, 0, 0)))
-                return Parsed(None, errors)
+                self.errors.append(SyntaxProblem(f"syntax error: {exc}", Range.of(0, 0, 0, 0)))
+                return False
             line, col, message = found
-        except (RecursionError, MemoryError, ValueError):
+        else:
             # Deep nesting the parser refuses; nothing more can be recovered from this text.
-            errors.append(SyntaxProblem("the file is too deeply nested to parse", Range.of(0, 0, 0, 0)))
-            return Parsed(None, errors)
+            self.errors.append(SyntaxProblem("the file is too deeply nested to parse", Range.of(0, 0, 0, 0)))
+            return False
+        lines = self.lines
         if not 0 <= line < len(lines):
             line = len(lines) - 1
-        if not any(e.range.start.line == line for e in errors):
+        if not any(e.range.start.line == line for e in self.errors):
             width = max(col + 1, len(lines[line].rstrip()))
-            errors.append(SyntaxProblem(message, Range.of(line, col, line, width)))
+            self.errors.append(SyntaxProblem(message, Range.of(line, col, line, width)))
         repaired = _neutralise(lines[line])
         if repaired == lines[line]:
-            return Parsed(None, errors)
+            return False
         lines[line] = repaired
-    return Parsed(None, errors)
+        return self._failures < _MAX_REPAIRS
 
 
 def _too_deep(lines: list[str]) -> tuple[int, int] | None:
@@ -110,9 +138,9 @@ def _too_deep(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _locate(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
+def _locate(source: str, exc: cst.ParserSyntaxError, offset: int = 0) -> tuple[int, int, str]:
     """0-based line and column of the error, with CPython's message when it can be trusted."""
-    cst_line = max(exc.raw_line - 1, 0)
+    cst_line = max(exc.raw_line - 1, 0) + offset
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
