@@ -5,12 +5,12 @@ Pure: no I/O, no editor types, never raises on user code.
 
 from __future__ import annotations
 
-import ast
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from allo_lsp.analysis.chunks import ParseCache, Positions, combine, parse_chunks, statement_prefix
+from allo_lsp.analysis import deep
+from allo_lsp.analysis.chunks import ParseCache, Positions, combine, parse_chunks, statement_prefix, statement_starts
 from allo_lsp.analysis.extract import extract
 from allo_lsp.analysis.model import FileModel, Partial, Range, SyntaxProblem
 from allo_lsp.analysis.problems import Problem, Severity
@@ -34,18 +34,36 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
     text = lsp_newlines(text)
     text, partial = _bounded(text, options.max_chars)
     try:
-        with _collection_paused():
-            chunks, errors = parse_chunks(text, cache)
-            model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
-        model.syntax_errors = errors
-        model.partial = partial
-        return Analysis(model, run_rules(Context(model, options)), options)
+        model = _model(text, cache)
     except RecursionError:
-        # libcst's visitors recurse a few frames per level of an expression, so an operator
-        # chain or a literal nested deeper than they can walk (`1+1+...` on one long line,
-        # 149 nested `[`), though within parse.py's guards, is not analysed either.
-        model = FileModel(syntax_errors=[_too_deep(text)], partial=partial)
-        return Analysis(model, run_rules(Context(model, options)), options)
+        # libcst's walks recurse a few frames per level of an expression: one nested deeper
+        # than Python's default limit allows is walked again with room for it (`deep`).
+        model = _deep_model(text, cache)
+    model.partial = partial
+    return Analysis(model, run_rules(Context(model, options)), options)
+
+
+def _model(text: str, cache: ParseCache) -> FileModel:
+    with _collection_paused():
+        chunks, errors = parse_chunks(text, cache)
+        model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
+    model.syntax_errors = errors
+    return model
+
+
+def _deep_model(text: str, cache: ParseCache) -> FileModel:
+    """The model of a text whose analysis overflowed Python's stack: made again with room for
+    expressions nested up to `deep.MAX_NESTING` levels. Deeper (an operator chain of hundreds of
+    terms, `1+1+...`, though within parse.py's guards) is not analysed."""
+    lines = text.split("\n")
+    starts = statement_starts(lines) + [len(lines)]
+    levels, line = deep.deepest([(a, "\n".join(lines[a:b])) for a, b in zip(starts, starts[1:])])
+    if levels <= deep.MAX_NESTING:
+        try:
+            return deep.call(_model, text, cache)
+        except RecursionError:
+            pass
+    return FileModel(syntax_errors=[_too_deep(lines, line if levels else None)])
 
 
 def _bounded(text: str, max_chars: int) -> tuple[str, Partial | None]:
@@ -81,20 +99,10 @@ def lsp_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def _too_deep(text: str) -> SyntaxProblem:
-    """The problem for a file too deeply nested to analyse, on the line of its deepest node
-    (CPython's parser and an iterative walk find it), else on its longest line."""
-    lines = text.split("\n")
-    line = max(range(len(lines)), key=lambda i: len(lines[i]))
-    try:
-        deepest, stack = (0, line + 1), [(ast.parse(text), 0)]
-        while stack:
-            node, depth = stack.pop()
-            if depth > deepest[0] and hasattr(node, "lineno"):
-                deepest = (depth, node.lineno)
-            stack += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
-        line = min(deepest[1] - 1, len(lines) - 1)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
+def _too_deep(lines: list[str], line: int | None) -> SyntaxProblem:
+    """The problem for a file too deeply nested to analyse, on the line of its deepest
+    expression (None: CPython could not tell), else on its longest line."""
+    if line is None or not 0 <= line < len(lines):
+        line = max(range(len(lines)), key=lambda i: len(lines[i]))
     message = "this expression is nested too deeply to analyse: the file is not analysed"
     return SyntaxProblem(message, Range.of(line, 0, line, len(lines[line])))
