@@ -1,14 +1,16 @@
 // The first run, through the UI (run by tests/e2e/test_install.py): a bad alloDataflow.server.python
 // and its advice; clearing it restarts the server (D4); the install question left unanswered leaves
 // a status that says what is needed and offers Install (D14); "Install" -> first diagnostics, timed;
-// Simulate (reference executor) in the private environment.
+// Simulate (reference executor) in the private environment; the MLIR view there, without MLIR
+// bindings, says how to install them (D1).
 // Environment, besides workbench.mjs's:
 //   ALLO_E2E_SETTINGS           the remote (machine) settings.json, which holds the bad server.python
 //   ALLO_E2E_INSTALL_LIMIT_S    the most seconds "Install" -> first diagnostics may take (empty: no limit)
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe } from "node:test";
-import { command, editor, openFile, page, SECOND, uiTest, useWorkbench, waitUntil } from "./workbench.mjs";
+import { command, editor, openFile, page, SECOND, uiTest, useWorkbench, waitUntil, WORKSPACE } from "./workbench.mjs";
 
 const SETTINGS = process.env.ALLO_E2E_SETTINGS;
 const LIMIT_S = Number(process.env.ALLO_E2E_INSTALL_LIMIT_S || 0);
@@ -97,4 +99,28 @@ describe("Allo Dataflow's first run in VS Code (code-server)", { timeout: 10 * 6
         console.log(`Simulate lens: ${title}`);
         assert.match(title, /✓ passed/);
     }, 240 * SECOND);
+
+    uiTest("without MLIR bindings the MLIR view opens and says how to install them (D1)", async () => {
+        // The private environment has no torch-mlir (the optional extra allo-lsp[mlir]). The MLIR job
+        // needs an Allo: `auto` picks the stand-in on the job's PYTHONPATH; the server re-reads its settings.
+        mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
+        writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.backend": "auto" }));
+        await openFile("pitfall_arg_order.py");
+        const lens = editor().locator(".codelens-decoration a", { hasText: /^MLIR/ }).first();
+        const view = page.locator(".tab.active", { hasText: "top.mlir" });
+        await waitUntil("the MLIR view", async () => {
+            if ((await view.count()) === 0) {
+                await lens.click(); // again while the server still had `reference`
+                await page.waitForTimeout(3 * SECOND);
+            }
+            return (await view.count()) > 0;
+        }, 120 * SECOND);
+        const warning = toast("opens without its signature check");
+        await warning.first().waitFor({ timeout: 30 * SECOND });
+        const text = await warning.first().innerText();
+        console.log(`MLIR view warning: ${text}`);
+        assert.match(text, /allo-lsp\[mlir\]/);
+        assert.match(text, /pip install torch-mlir/);
+        assert.doesNotMatch(text, /Traceback|alloDataflow\.python/);
+    }, 180 * SECOND);
 });
