@@ -127,6 +127,7 @@ LSP = PACKAGE / "lsp"
 # the one it answers a client's unfit answer with). Elsewhere in lsp/ lsprotocol is read only: its
 # method names to register features, its types in annotations, its enum members.
 MAY_MAKE_LSP_VALUES = {"convert.py": None}
+LSP_LINES_AT_MOST = 900  # a thin adapter (issue 16): the features are in ide/ and jobs/
 
 
 def _lsprotocol_calls(path: Path) -> list[str]:
@@ -212,3 +213,8 @@ def test_the_runners_wire_is_written_once():
     spelled = [str(p.relative_to(ROOT)) for p in sorted(PACKAGE.rglob("*.py"))
                if p != pipes and re.search(r"@@allo-lsp|\"--(result-fd|watchdog-fd|warm)\"", p.read_text())]
     assert spelled == []
+
+
+def test_lsp_is_a_thin_adapter():
+    lines = {path.name: len(path.read_text().splitlines()) for path in sorted(LSP.glob("*.py"))}
+    assert sum(lines.values()) < LSP_LINES_AT_MOST, lines

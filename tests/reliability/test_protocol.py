@@ -338,12 +338,12 @@ def test_random_edits_give_the_text_the_editor_has():
     order or not) of texts with every LSP line break."""
     import random
 
-    from allo_lsp.lsp.server import _LspLinesDocument
+    from allo_lsp.documents import ClientDocument
 
     rng = random.Random(13)
     for _ in range(300):
         text = "".join(rng.choice(["a", "bc", " ", "\n", "\r\n", "\r", "xyz"]) for _ in range(rng.randrange(0, 40)))
-        doc = _LspLinesDocument("file:///r.py", source=text)
+        doc = ClientDocument("file:///r.py", source=text)
         for _ in range(10):
             def position():
                 return lsp.Position(rng.randrange(0, 12), rng.randrange(0, 12))

@@ -19,6 +19,7 @@ from allo_lsp.ide.types import Symbol
 from allo_lsp.mlir import compare_signature, kernel_of, parse_functions
 
 MLIR_SOURCE = "allo-lsp mlir"
+_SCHEME = "allo-mlir:"
 
 
 @dataclass
@@ -30,7 +31,12 @@ class MlirView:
 
 def view_uri(path: str, region: str) -> str:
     """`allo-mlir:/abs/path/design.py/top.mlir`: the form VS Code keeps (it drops an empty `//`)."""
-    return f"allo-mlir:{quote(path)}/{region}.mlir"
+    return f"{_SCHEME}{quote(path)}/{region}.mlir"
+
+
+def is_view(uri: str) -> bool:
+    """An MLIR view: opened in the editor too, but not Python (not analysed)."""
+    return uri.startswith(_SCHEME)
 
 
 def signature_problems(parsed, region: Region) -> list[Problem]:

@@ -9,22 +9,24 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis import lsp_newlines
+from allo_lsp.documents import ClientWorkspace
 from allo_lsp.ide.code_actions import code_actions
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.fifo_run import depth_fixes
 from allo_lsp.ide.job_outcomes import reproducer_file
 from allo_lsp.ide.lenses import run_actions
+from allo_lsp.ide.mlir_view import is_view
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.mlir_view import mlir_definition, mlir_symbols
-from allo_lsp.lsp.server import AlloLanguageServer, is_python
+from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.lsp.settings import SECTION, parse_settings
 from allo_lsp.protocol.messages import LIBRARY_BUG
 
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
-    ls.count_lines_as_lsp()
+    ClientWorkspace.adopt(ls.workspace)
     options = params.initialization_options
     if isinstance(options, dict):
         ls.settings, _ = parse_settings(options.get(SECTION, options))
@@ -50,7 +52,7 @@ def did_change_configuration(ls: AlloLanguageServer, params: lsp.DidChangeConfig
 
 
 def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    if is_python(params.text_document.uri) and params.text_document.language_id in ("python", ""):
+    if not is_view(params.text_document.uri) and params.text_document.language_id in ("python", ""):
         ls.schedule(params.text_document.uri, 0.0)
 
 

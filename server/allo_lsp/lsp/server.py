@@ -12,18 +12,17 @@ import functools
 import logging
 import sys
 from threading import Event
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import TextDocument, Workspace
+from pygls.workspace import TextDocument
 
 from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.job_outcomes import JobOutcomes
-from allo_lsp.ide.text_edit import apply_edit, lsp_lines
+from allo_lsp.ide.mlir_view import is_view
 from allo_lsp.jobs.editor import EditorJobs
 from allo_lsp.jsonrpc.frames import serve
 from allo_lsp.jsonrpc.protocol import Protocol, dispatch
@@ -115,12 +114,6 @@ class AlloLanguageServer(LanguageServer):
         self.analyses.pop(uri, None)
         self.job_outcomes.pop(uri, None)
 
-    def count_lines_as_lsp(self) -> None:
-        """pygls made the workspace just before `initialize`: its documents must count lines as
-        LSP does (`_LspLinesDocument`)."""
-        if type(self.workspace) is Workspace:
-            self.workspace.__class__ = _LspLinesWorkspace
-
     def schedule(self, uri: str, delay: float) -> None:
         pending = self._pending.pop(uri, None)
         if pending is not None:
@@ -165,17 +158,17 @@ class AlloLanguageServer(LanguageServer):
     def open_uris(self) -> set[str]:
         """Open documents that are analysed (Python files), by the URI the client wrote
         (`file:///my%20designs/top.py`), under which diagnostics reach the client."""
-        return {doc.uri for doc in self.workspace.text_documents.values() if is_python(doc.uri)}
+        return {doc.uri for doc in self.workspace.text_documents.values() if not is_view(doc.uri)}
 
     def converter(self, uri: str, text: str) -> Converter:
         return Converter(self.workspace.position_codec, lsp_newlines(text).split("\n"))
 
     def document(self, uri: str) -> TextDocument:
-        """The document at `uri`; one the client has not opened is empty (`_LspLinesDocument`)."""
+        """The document at `uri`; one the client has not opened is empty (`ClientDocument`)."""
         return self.workspace.get_text_document(uri)
 
     def is_open(self, uri: str) -> bool:
-        return uri in self.workspace.text_documents  # keyed as the client wrote it (_LspLinesWorkspace)
+        return uri in self.workspace.text_documents  # keyed as the client wrote it (ClientWorkspace)
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -203,68 +196,3 @@ class AlloLanguageServer(LanguageServer):
             log.warning("workspace/configuration failed: %r", exc)
             return
         self.apply_settings(result[0] if result else None)
-
-
-class _LspLinesDocument(TextDocument):
-    """A document whose lines end where LSP says (`ide/text_edit.py`), and whose edits apply as
-    VS Code applies them to its own text: pygls dropped or misplaced an edit out of range, and the
-    server's text silently left the client's."""
-
-    @property
-    def lines(self):
-        return lsp_lines(self.source)
-
-    @property
-    def source(self) -> str:
-        # pygls reads a document the client never opened from disk, whole, on the event loop: a
-        # request on a FIFO or /dev/stdin hung the server, on /dev/zero it grew to 21 GB. Only
-        # the client's text counts; a file it has not opened is empty.
-        return self._source or ""
-
-    def _apply_incremental_change(self, change) -> None:
-        codec, r = self._position_codec, change.range
-        units_of = None if codec.encoding == lsp.PositionEncodingKind.Utf32 else codec.client_num_units
-        self._source, why = apply_edit(self.source, (r.start.line, r.start.character), (r.end.line, r.end.character),
-                                       change.text, units_of)
-        if why is not None:
-            log.warning("%s: the edit at %s:%s-%s:%s is %s: applied as an editor does (clamped to the text, ends in "
-                        "order)", self.uri, r.start.line, r.start.character, r.end.line, r.end.character, why)
-
-
-class _LspLinesWorkspace(Workspace):
-    def _create_text_document(self, doc_uri, source=None, version=None, language_id=None) -> TextDocument:
-        return _LspLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
-                                 sync_kind=self._sync_kind, position_codec=self._position_codec)
-
-    # pygls keys documents by the unquoted URI: `c%20d.py` (a file named `c d.py`) and
-    # `c%2520d.py` (one named `c%20d.py`) or `c d.py`, each a document of its own for the client,
-    # were one here. Keyed by the URI as the client wrote it.
-    def get_text_document(self, doc_uri: str) -> TextDocument:
-        return self._text_documents.get(doc_uri) or self._create_text_document(doc_uri)
-
-    def put_text_document(self, text_document: lsp.TextDocumentItem, notebook_uri: str | None = None) -> None:
-        self._text_documents[text_document.uri] = self._create_text_document(
-            text_document.uri, source=text_document.text, version=text_document.version,
-            language_id=text_document.language_id,
-        )
-        if notebook_uri:
-            self._cell_in_notebook[unquote(text_document.uri)] = unquote(notebook_uri)
-
-    def remove_text_document(self, doc_uri: str) -> None:
-        self._text_documents.pop(doc_uri, None)
-        self._cell_in_notebook.pop(unquote(doc_uri), None)
-
-    def update_text_document(self, text_doc: lsp.VersionedTextDocumentIdentifier, change) -> None:
-        document = self._text_documents.get(text_doc.uri)
-        if document is None:  # pygls raised, and showed the user "Error in server" for the client's slip
-            log.warning("%s: an edit of a document that is not open: ignored", text_doc.uri)
-            return
-        document.apply_change(change)
-        document.version = text_doc.version
-
-
-
-
-def is_python(uri: str) -> bool:
-    """Only Python files are analysed (an MLIR view, say, is opened too but is not one)."""
-    return not uri.startswith("allo-mlir:")
