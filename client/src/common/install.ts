@@ -1,8 +1,8 @@
 // The private environment: when no interpreter at hand can import the server, the extension
 // installs the wheel it carries (client/wheels/) into a virtual environment in its global storage.
 // The platform's .vsix (linux-x64) also carries every dependency's wheel for CPython 3.10-3.13
-// (client/wheels/deps/), installed with `--no-index`: no network. The universal .vsix, or a Python
-// the bundled wheels do not cover, takes the dependencies from the package index.
+// (client/wheels/deps/), installed with `--no-index`: no network. The universal .vsix, a Python the
+// bundled wheels do not cover, or a system they do not fit, takes the dependencies from the index.
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
@@ -126,16 +126,25 @@ export async function installPrivateServer(
             }
             const from = dependencies ? "the wheels this extension carries" : "the package index";
             progress.report({ message: `installing ${path.basename(wheel)} and its dependencies from ${from}` });
+            let bundledFailed = "";
+            if (dependencies) {
+                try {
+                    await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies, pipWheel)]);
+                    return;
+                } catch (error: any) {
+                    // A system the wheels do not fit (glibc older than theirs): the index may have ones that do.
+                    bundledFailed = `the bundled wheels did not install (${error.detail}), then `;
+                    progress.report({ message: "the bundled wheels do not fit this system: trying the package index" });
+                }
+            }
             try {
-                await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies, pipWheel)]);
+                await run(python, [...ISOLATED, ...pipInstallArgs(wheel, undefined, pipWheel)]);
             } catch (error: any) {
-                const check = dependencies
-                    ? "The bundled wheels did not install"
-                    : "Check that the package index can be reached (or a proxy is configured for pip), or install " +
-                      "the linux-x64 build of the extension, which works offline";
                 throw new InstallError(
-                    `pip could not install ${path.basename(wheel)} (${error.detail}). ${check}; or set ` +
-                        "alloDataflow.server.python to an interpreter where allo-lsp is installed.",
+                    `pip could not install ${path.basename(wheel)}: ${bundledFailed}the package index (${error.detail}). ` +
+                        "Check that the package index can be reached (or a proxy is configured for pip)" +
+                        (dependencies ? "" : ", or install the linux-x64 build of the extension, which works offline") +
+                        "; or set alloDataflow.server.python to an interpreter where allo-lsp is installed.",
                 );
             }
         },

@@ -2,12 +2,12 @@
 // server (resolve.ts): `npm run test:unit`. The interpreters are small scripts run as real
 // subprocesses; the editor's API is the stub's, filled in here.
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as vscode from "vscode";
-import { bundledDependencies, bundledPip, hasPip, pipInstallArgs, pythonTag } from "../common/install";
+import { bundledDependencies, bundledPip, hasPip, InstallError, installPrivateServer, pipInstallArgs, pythonTag } from "../common/install";
 import { resolveServerPython, ServerContext } from "../common/resolve";
 
 const WHEEL = "allo_lsp-0.1.0-py3-none-any.whl";
@@ -109,4 +109,49 @@ test("a bad server.python is told what works: not `pip install allo-lsp`, which 
     assert.doesNotMatch(shown[0], /pip install allo-lsp/);
     assert.match(shown[0], /Clear the setting/);
     assert.ok(shown[0].includes(`/nonexistent/bin/python3 -m pip install "${join(root, "client", "wheels", WHEEL)}"`), shown[0]);
+});
+
+/** A base interpreter whose `-m venv` makes an environment whose python is this same script, and
+ * whose pip fails with the bundled wheels (as on a glibc older than theirs) and, when `indexWorks`
+ * is false, from the index too. Every pip command line goes to the returned log. */
+function pythonWithOldGlibc(indexWorks: boolean): { python: string; log: string } {
+    const dir = mkdtempSync(join(tmpdir(), "allo-py-"));
+    const python = join(dir, "python3");
+    const log = join(dir, "pip.log");
+    writeFileSync(python, `#!/bin/sh
+if [ "$2" = "-m" ] && [ "$3" = "venv" ]; then
+  for last; do :; done
+  mkdir -p "$last/bin" && cp "$0" "$last/bin/python" && exit 0
+fi
+echo "$*" >> "${log}"
+case "$*" in
+  *--no-index*) echo "ERROR: No matching distribution found for libcst" >&2; exit 1 ;;
+esac
+${indexWorks ? "exit 0" : 'echo "ERROR: Could not find a version that satisfies the requirement libcst" >&2; exit 1'}
+`);
+    chmodSync(python, 0o755);
+    return { python, log };
+}
+
+test("bundled wheels that do not fit the system: the index is tried next, and a failure names both", async () => {
+    Object.assign(vscode.window, { withProgress: (_options: unknown, task: (p: { report(): void }) => unknown) => task({ report() {} }) });
+    const root = extensionDir(CP311);
+    const deps = join(root, "client", "wheels", "deps");
+    const wheel = join(root, "client", "wheels", WHEEL);
+    const works = pythonWithOldGlibc(true);
+    const storage = mkdtempSync(join(tmpdir(), "allo-storage-"));
+    const python = await installPrivateServer(works.python, storage, wheel, deps);
+    assert.ok(existsSync(python));
+    const tried = readFileSync(works.log, "utf8").trim().split("\n");
+    assert.equal(tried.length, 2);
+    assert.match(tried[0], /--no-index --find-links/);
+    assert.doesNotMatch(tried[1], /--no-index/);
+    assert.ok(tried[1].startsWith(`-I ${join(deps, "pip-25.3-py3-none-any.whl", "pip")} install`), tried[1]); // the same bundled pip
+    const fails = pythonWithOldGlibc(false);
+    await assert.rejects(installPrivateServer(fails.python, mkdtempSync(join(tmpdir(), "allo-storage-")), wheel, deps), (error: Error) => {
+        assert.ok(error instanceof InstallError);
+        assert.match(error.message, /bundled wheels did not install \(ERROR: No matching distribution found for libcst\)/);
+        assert.match(error.message, /package index \(ERROR: Could not find a version/);
+        return true;
+    });
 });
