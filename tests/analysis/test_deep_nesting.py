@@ -10,6 +10,7 @@ import threading
 import pytest
 from allo_lsp.analysis import analyze, deep
 from allo_lsp.check import region_json
+from allo_lsp.ide.code_actions import code_actions
 from paths import EXAMPLES
 
 BASE = (EXAMPLES / "producer_consumer.py").read_text()
@@ -116,3 +117,13 @@ def test_through_check(tmp_path):
                          timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ADF900" not in out.stdout and "Traceback" not in out.stderr
+
+
+def test_quick_fixes_on_a_deeply_nested_file():
+    """The editor's next step: a problem elsewhere in the file gets its quick fix (the fix's
+    tree of the whole file is walked with room for the nesting too)."""
+    text = (EXAMPLES / "pitfall_bare_scalar.py").read_text() + "\ny = " + "a[" * 200 + "0" + "]" * 200 + "\n"
+    analysis = analyze(text)
+    (problem,) = analysis.problems
+    assert problem.code == "ADF002"
+    assert len(code_actions(text, analysis, problem.range)) == 1

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from allo_lsp.analysis import deep
 from allo_lsp.analysis.chunks import positions
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.parse import parse
@@ -27,7 +28,12 @@ _COMMA = re.compile(r"\s*,")
 @functools.lru_cache(maxsize=2)
 def _source_of(text: str) -> Source | None:
     module = parse(text).module
-    return None if module is None else Source(text, module)
+    if module is None:
+        return None
+    try:
+        return Source(text, module)
+    except RecursionError:  # its code generation recurses per node: room for a deep tree
+        return deep.call(Source, text, module)
 
 
 class Source:
