@@ -188,10 +188,8 @@ def test_features_use_the_servers_public_state():
 
 
 # A job result's details are typed per kind (protocol/details.py): read by field, never by key,
-# outside protocol/. The reads by key still in the editor's job handlers, moving out of lsp/
-# (issue 16 item 1), work through the typed details' reading by key until they read the fields.
+# outside protocol/.
 DETAILS_BY_KEY = re.compile(r"\.details(\[|\.(get|setdefault|pop)\()|\[\"details\"\]")
-PENDING_DETAIL_READS = {"lsp/jobs.py", "lsp/state.py", "lsp/mlir_view.py", "jobs/editor.py"}
 
 
 def test_details_are_read_by_field_outside_protocol():
@@ -199,7 +197,7 @@ def test_details_are_read_by_field_outside_protocol():
     violations = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE).as_posix()
-        if relative.startswith("protocol/") or relative in PENDING_DETAIL_READS:
+        if relative.startswith("protocol/"):
             continue
         violations += [f"{relative}:{n}: {line.strip()}" for n, line in enumerate(path.read_text().splitlines(), 1)
                        if DETAILS_BY_KEY.search(line)]

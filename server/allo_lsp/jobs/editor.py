@@ -8,7 +8,7 @@ Which job ran and how it ended is plain data here; the server shows it (`lsp/job
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from allo_lsp.analysis.model import FileModel
@@ -17,6 +17,7 @@ from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.service import run_target
 from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
+from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import CRASH, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ def refusal(trusted: bool, uri: str, path: str | None, analysed: bool) -> str | 
 
 def answer(outcome: JobResult, kind: str) -> dict:
     """A job's outcome as its command answers it (the details stay with the server)."""
-    data = asdict(outcome)
+    data = outcome.to_json()
     data["kind"] = kind
     data.pop("details", None)
     return data
@@ -121,5 +122,6 @@ class EditorJobs:
 
     def reports_of(self, uri: str) -> dict[str, dict]:
         """Region name -> its newest synthesis report, for the document."""
-        return {name: history[-1].details["report"] for (u, name), history in self.synthesis.items()
-                if u == uri and history and history[-1].details.get("report")}
+        newest = {name: details_as(history[-1].details, SynthesisDetails).report
+                  for (u, name), history in self.synthesis.items() if u == uri and history}
+        return {name: report for name, report in newest.items() if report}

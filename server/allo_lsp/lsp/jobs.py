@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from dataclasses import asdict
 
 from lsprotocol import types as lsp
 
@@ -46,7 +45,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     why = await _refusal(ls, uri)
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
-        return asdict(JobResult(ERROR, ENVIRONMENT, why))
+        return answer(JobResult(ERROR, ENVIRONMENT, why), kind)
     if not ls.jobs.claim(uri, (name, kind)):
         return running_answer(name, kind)  # one job per target: its running lens cancels it
     result, doc = ls.analyses[uri], ls.document(uri)

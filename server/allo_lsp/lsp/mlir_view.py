@@ -27,7 +27,7 @@ async def after_mlir_job(ls: AlloLanguageServer, uri: str, name: str, model: Fil
                          ran: str) -> dict:
     """Check the compiled signature against region `name` of the text the job `ran` (`model`),
     and register the view. Returns what the client needs to open the view."""
-    text = outcome.details.get("artifact_text")
+    text = outcome.details.artifact_text
     if outcome.status != PASSED or text is None:
         return {}
     mlir_uri = view_uri(ls.document(uri).path or uri, name)

@@ -129,9 +129,9 @@ class ParameterCase:
 
 
 class _MappingRead:
-    """The reading by key of the untyped dict `details` was: the field's JSON. Kept only for
-    readers outside this package's typed code (lsp/ until it reads the fields); new code reads
-    the fields."""
+    """The reading by key of the untyped dict `details` was: the field's JSON. Kept for readers
+    outside the package (tests and scripts written against the JSON); the package reads the
+    fields (tests/test_layers.py)."""
 
     def get(self, key: str, default: Any = None) -> Any:
         value = getattr(self, key, None) if key in _names(type(self)) else None
