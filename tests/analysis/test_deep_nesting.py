@@ -127,3 +127,18 @@ def test_quick_fixes_on_a_deeply_nested_file():
     (problem,) = analysis.problems
     assert problem.code == "ADF002"
     assert len(code_actions(text, analysis, problem.range)) == 1
+
+
+def test_without_room_for_a_large_stack_it_is_too_deep_not_a_crash():
+    """Under an address-space limit the deep thread's stack cannot be mapped: the expression is
+    reported as too deep to analyse, as before there was room."""
+    script = (
+        "import resource\n"
+        "from allo_lsp.analysis import analyze\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))\n"
+        "(p,) = analyze('y = ' + 'a[' * 200 + '0' + ']' * 200 + '\\n').problems\n"
+        "print(p.code, p.message)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("ADF900 this expression is nested too deeply")

@@ -40,7 +40,7 @@ _saved_limit = 0
 
 def call(fn: Callable[..., T], *args) -> T:
     """`fn(*args)` in a fresh thread with room for RECURSION_LIMIT frames; what it raises is
-    raised here."""
+    raised here, and RecursionError when no such thread can be started."""
     outcome: dict[str, object] = {}
 
     def run() -> None:
@@ -51,10 +51,15 @@ def call(fn: Callable[..., T], *args) -> T:
 
     with _raised_limit():
         with _lock:  # the stack size is the process's setting for threads started next
-            previous = threading.stack_size(STACK_BYTES)
+            try:
+                previous = threading.stack_size(STACK_BYTES)
+            except (ValueError, RuntimeError):  # no such stack here: no more room than the caller has
+                raise RecursionError("no thread stack of STACK_BYTES") from None
             try:
                 thread = threading.Thread(target=run, name="allo-lsp-deep-analysis", daemon=True)
                 thread.start()
+            except RuntimeError:  # the stack could not be mapped (an address-space limit)
+                raise RecursionError("no thread stack of STACK_BYTES") from None
             finally:
                 threading.stack_size(previous)
         thread.join()
