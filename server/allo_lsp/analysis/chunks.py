@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from allo_lsp.analysis import deep
 from allo_lsp.analysis.model import Range, SyntaxProblem
 from allo_lsp.analysis.parse import MAX_LINE, PARSE_FAILURES, Repairs, guard, guard_lines, python_error
 
@@ -399,15 +398,7 @@ def _parse_whole(source: str):
 def positions(module: cst.Module) -> dict:
     """Node -> CodeRange. `MetadataWrapper.resolve` would also walk every node once more; the
     provider's own code generation pass is all positions need (libcst is pinned below 2). It
-    recurses a few frames per node: a tree nested deeper than the stack allows (`deep`) is
-    walked again with room for it (a quick fix's tree of the whole file comes here directly)."""
-    try:
-        return _positions(module)
-    except RecursionError:
-        return deep.call(_positions, module)
-
-
-def _positions(module: cst.Module) -> dict:
+    recurses a few frames per node: a RecursionError here is the analysis' to handle (`deep`)."""
     provider = PositionProvider()
     provider._gen_impl(module)
     return provider._computed
