@@ -1,5 +1,5 @@
-"""A finished job (an outcome) in editor terms: its lens title, its log line and the problems it
-points at.
+"""A finished job (an outcome) in editor terms: its lens title, its summary and the problems it
+points at (its lines in the log: `log_lines.py`).
 
 A failure is shown at its line (on the target's name when it has none: a crash, a compiler bug),
 a deadlock at every blocked put/get and at each declaration its diagnosis deepens, a timing
@@ -17,7 +17,6 @@ from allo_lsp.protocol.details import SimulateDetails, SynthesisDetails, details
 from allo_lsp.protocol.messages import (
     CANCELLED,
     DEADLOCK,
-    DETAIL_LIMIT,
     MESSAGE_LIMIT,
     PASSED,
     SYNTHESIZE,
@@ -53,12 +52,6 @@ def outcome_title(outcome: JobResult) -> str:
 
 def summary(outcome: JobResult) -> str:
     return f"[{outcome.target}] {outcome.status}: {outcome.message}"
-
-
-def log_text(outcome: JobResult) -> str:
-    """The summary and the job's log, for the server's log."""
-    text = bounded(outcome.details.log or "", DETAIL_LIMIT)
-    return summary(outcome) + (f"\n{text}" if text else "")
 
 
 def failed_without_line(outcome: JobResult) -> bool:

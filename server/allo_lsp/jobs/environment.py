@@ -48,6 +48,12 @@ def resolve_python(setting: str) -> str:
     return path
 
 
+def interpreter_named(setting: str) -> str:
+    """The interpreter a job runs with, as the log names it; unchecked (`resolve_python` says
+    what is wrong with it when a job starts)."""
+    return setting or sys.executable
+
+
 def check_llvm_build_dir(path: str) -> str:
     """A valid LLVM build directory for the simulator, or SetupError saying what is wrong."""
     if not path:

@@ -88,10 +88,19 @@ def locate_allo_error(result: JobResult, model: FileModel, file: str) -> None:
 async def probe(manager: JobManager, config: JobConfig) -> str | None:
     """"legacy" if the configured Allo compiles top arguments in kernel order, "fixed" if in
     declaration order, None if it could not tell. Runs our own probe design, never user code."""
+    return build_of(await probe_outcome(manager, config))
+
+
+async def probe_outcome(manager: JobManager, config: JobConfig) -> JobResult:
+    """The probe job's outcome: our own probe design compiled by the configured Allo."""
     with tempfile.TemporaryDirectory(prefix="allo-lsp-probe-") as directory:
         path = os.path.join(directory, "allo_lsp_probe.py")
         Path(path).write_text(PROBE_SOURCE, encoding="utf-8")
-        outcome = await run_target(manager, Target(path, PROBE_REGION, PROBE), analyze(PROBE_SOURCE).model, config)
+        return await run_target(manager, Target(path, PROBE_REGION, PROBE), analyze(PROBE_SOURCE).model, config)
+
+
+def build_of(outcome: JobResult) -> str | None:
+    """What the probe's outcome says of the Allo build (as `probe`)."""
     if outcome.status != PASSED:
         return None
     reorders = reorders_arguments(outcome.details.artifact_text or "")

@@ -109,9 +109,10 @@ CODE_ACTION_OPTIONS = lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKin
                                             resolve_provider=False)
 
 
-
-def log_message(text: str, error: bool = False) -> lsp.LogMessageParams:
-    return lsp.LogMessageParams(lsp.MessageType.Error if error else lsp.MessageType.Info, text)
+def log_message(text: str, level: str) -> lsp.LogMessageParams:
+    # A debug line is a Log (LSP 3.17), not 3.18's Debug: clients of 3.17 (pytest-lsp) fail on that.
+    kinds = {"error": lsp.MessageType.Error, "warn": lsp.MessageType.Warning, "debug": lsp.MessageType.Log}
+    return lsp.LogMessageParams(kinds.get(level, lsp.MessageType.Info), text)
 
 
 def show_message(text: str, error: bool = False) -> lsp.ShowMessageParams:

@@ -14,7 +14,7 @@ import itertools
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis import lsp_newlines
-from allo_lsp.ide import outcomes
+from allo_lsp.ide import log_lines, outcomes
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
 from allo_lsp.ide.synthesis import newest_report, report_markdown
 from allo_lsp.jobs.editor import answer, refusal, running_answer
@@ -53,7 +53,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source)
     if ls.is_open(uri):  # a closed document's outcomes went with it
         ls.outcomes_of(uri).record((name, kind), outcome, model, text)
-    _show(ls, uri, outcome)
+    _show(ls, uri, kind, outcome)
     ls.refresh_lenses(uri)
     data = answer(outcome, kind)
     if kind == MLIR:
@@ -66,7 +66,7 @@ async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> Jo
     ls.refresh_lenses(target.uri)
     ls.protocol.when_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
     config = ls.settings.job_config()
-    if ls.settings.allo_build == "auto" and ls.probed_build is None:
+    if ls.settings.allo_build == "auto" and ls.probe.wanted(config):
         asyncio.ensure_future(probe_build(ls, ls.jobs.manager, config))
     token = await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
 
@@ -97,10 +97,10 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str) -> str |
     return token
 
 
-def _show(ls: AlloLanguageServer, uri: str, outcome: JobResult) -> None:
+def _show(ls: AlloLanguageServer, uri: str, kind: str, outcome: JobResult) -> None:
     """The outcome in the log, a failure that points at no line in a message, and the
     document's problems again (this job's replace its last run's, whether it found any)."""
-    ls.window_log_message(convert.log_message(outcomes.log_text(outcome)))
+    ls.log(*log_lines.job_lines(outcome, ls.document(uri).path or uri, kind))
     if outcomes.failed_without_line(outcome):
         ls.window_show_message(convert.show_message(f"allo-lsp: {outcomes.summary(outcome)}", error=True))
     current = ls.analyses.get(uri)

@@ -13,14 +13,10 @@ import asyncio
 from lsprotocol import types as lsp
 
 from allo_lsp.analysis.model import FileModel
+from allo_lsp.ide.log_lines import probe_lines
 from allo_lsp.ide.mlir_view import MLIR_SOURCE, MlirView, compiled, definition_in_view, view_symbols, view_uri
-from allo_lsp.jobs.service import probe
-from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import MLIR, PASSED, JobResult
-
-_PROBED = {None: "could not tell", "legacy": "orders arguments by kernel (an older build)",
-           "fixed": "keeps the declaration order (a fixed build)"}
 
 
 async def after_mlir_job(ls: AlloLanguageServer, uri: str, name: str, model: FileModel, outcome: JobResult,
@@ -58,12 +54,11 @@ def mlir_symbols(ls: AlloLanguageServer, mlir: MlirView, uri: str) -> list[lsp.D
 
 
 async def probe_build(ls: AlloLanguageServer, manager, config) -> None:
-    """Learn once whether the configured Allo reorders top arguments; re-analyse if it matters."""
-    if ls.probed_build is not None:
-        return
-    ls.probed_build = "probing"
-    ls.probed_build = await probe(manager, config)
-    ls.window_log_message(convert.log_message(f"allo-lsp: the configured Allo {_PROBED[ls.probed_build]}"))
-    if ls.probed_build is not None:
+    """Learn once per settings whether the configured Allo reorders top arguments (`jobs/build_probe.py`)."""
+    probe = ls.probe
+    if (outcome := await probe.run(manager, config)) is None or probe is not ls.probe:
+        return  # probed already, or the settings changed meanwhile (a job of theirs probes again)
+    ls.log(*probe_lines(probe.interpreter(), probe.found, outcome))
+    if probe.found is not None:
         for uri in ls.open_uris():
             ls.schedule(uri, 0.0)

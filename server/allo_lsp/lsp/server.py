@@ -22,7 +22,9 @@ from allo_lsp import __version__
 from allo_lsp.analysis import Options, ParseCache, lsp_newlines
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.job_outcomes import JobOutcomes
+from allo_lsp.ide.log_lines import ERROR, LogLine, shown
 from allo_lsp.ide.mlir_view import is_view
+from allo_lsp.jobs.build_probe import BuildProbe
 from allo_lsp.jobs.editor import EditorJobs
 from allo_lsp.jsonrpc.frames import serve
 from allo_lsp.jsonrpc.protocol import Protocol, dispatch
@@ -49,7 +51,7 @@ class AlloLanguageServer(LanguageServer):
         self.job_outcomes: dict[str, JobOutcomes] = {}  # what each open document shows of its jobs
         self.lenses_to_refresh: set[str] = set()  # documents whose last lenses left one out (an edited line)
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> ide.mlir_view.MlirView
-        self.probed_build: str | None = None  # what the probe found the configured Allo does
+        self.probe = BuildProbe()  # what the probe found the configured Allo does
         self.jobs = EditorJobs()
         self.input_error: str | None = None  # why the client's input could not be read (`jsonrpc.frames`)
 
@@ -74,10 +76,7 @@ class AlloLanguageServer(LanguageServer):
     # -- analysis ---------------------------------------------------------------------------
 
     def options(self) -> Options:
-        build = self.settings.allo_build
-        if build == "auto" and self.probed_build in ("fixed", "legacy"):
-            build = self.probed_build
-        return Options(allo_build=build)
+        return Options(allo_build=(self.settings.allo_build == "auto" and self.probe.found) or self.settings.allo_build)
 
     async def analyse(self, uri: str, delay: float = 0.0) -> None:
         """Analyse the document as it is after `delay` seconds, and publish if still current."""
@@ -127,7 +126,12 @@ class AlloLanguageServer(LanguageServer):
             del self._pending[uri]
         if not task.cancelled() and task.exception() is not None:
             log.error("analysis of %s failed", uri, exc_info=task.exception())
-            self.window_log_message(convert.log_message(f"analysis of {uri} failed: {task.exception()!r}", error=True))
+            self.log(LogLine(ERROR, f"analysis of {uri} failed: {task.exception()!r}"))
+
+    def log(self, *lines: LogLine) -> None:
+        """`window/logMessage` of each line `alloDataflow.logLevel` shows."""
+        for line in (line for line in lines if shown(line.level, self.settings.log_level)):
+            self.window_log_message(convert.log_message(line.text, line.level))
 
     def outcomes_of(self, uri: str) -> JobOutcomes:
         return self.job_outcomes.setdefault(uri, JobOutcomes())
@@ -178,7 +182,7 @@ class AlloLanguageServer(LanguageServer):
             self.window_show_message(convert.show_message(f"allo-lsp: {warning}"))
         changed = settings != self.settings
         if settings.python != self.settings.python or settings.allo_build != self.settings.allo_build:
-            self.probed_build = None  # another Allo: probe again when it matters
+            self.probe = BuildProbe()  # another Allo: probe again when it matters
         if settings.runner_environment() != self.settings.runner_environment():
             self.jobs.manager.discard_warm()  # started for another interpreter or environment
         self.settings = settings

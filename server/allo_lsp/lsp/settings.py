@@ -11,7 +11,10 @@ from typing import Any
 
 from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.synthesis import SynthConfig
-from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, SECTION, VITIS_COMMANDS
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SECTION, VITIS_COMMANDS
+
+_CHOICES = {"allo_build": ("alloBuild", ALLO_BUILDS), "backend": ("backend", BACKENDS),  # the key as written, choices
+            "vitis_command": ("vitis.command", VITIS_COMMANDS), "log_level": ("logLevel", LOG_LEVELS)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,10 +33,12 @@ class Settings:
     vitis_clock_ns: float = 0.0  # 0: the clock Allo writes
     vitis_launcher_prefix: str = ""  # e.g. "srun -p fpga -t 4:00:00" or "ssh build-host"
     vitis_timeout: float = 4 * 3600.0
+    log_level: str = "info"  # what the server sends to the editor's log (`ide/log_lines.py`)
 
     def __post_init__(self) -> None:
-        if self.allo_build not in ALLO_BUILDS:
-            raise ValueError(f"alloBuild must be one of {', '.join(ALLO_BUILDS)}")
+        for name, (key, choices) in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{key} must be one of {', '.join(choices)}")
         if not isinstance(self.debounce_ms, int) or isinstance(self.debounce_ms, bool) or not 0 <= self.debounce_ms <= 10_000:
             raise ValueError("debounceMs must be an integer between 0 and 10000")
         if not isinstance(self.python, str) or not isinstance(self.llvm_build_dir, str):
@@ -42,14 +47,10 @@ class Settings:
             raise ValueError("ompThreads must be an integer between 0 and 4096")
         if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) or not 0 < self.timeout <= 7 * 86400:
             raise ValueError("timeout must be a positive number of seconds")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}")
         if not isinstance(self.emulate, str) or not set(filter(None, self.emulate.split(","))) <= {"aie", "csim"}:
             raise ValueError("emulate must be empty, aie, csim or aie,csim")
         if not isinstance(self.trusted, bool):
             raise ValueError("trusted must be true or false")
-        if self.vitis_command not in VITIS_COMMANDS:
-            raise ValueError(f"vitis.command must be {' or '.join(VITIS_COMMANDS)}")
         if not isinstance(self.vitis_part, str) or not isinstance(self.vitis_launcher_prefix, str):
             raise ValueError("vitis.part and vitis.launcherPrefix are strings")
         for name in ("vitis_clock_ns", "vitis_timeout"):

@@ -1,5 +1,5 @@
 """The words the command line, the server and the client share, each listed once: job kinds and
-the commands that start them, backends, target platforms, Allo builds, emulations, Vitis commands.
+the commands that start them, backends, target platforms, Allo builds, emulations, Vitis commands, log levels.
 
 `cli.py`'s choices and `lsp/settings.py`'s checks read this table; package.json (the client's
 commands and the settings' enums), the CLI's parser and the server's registered commands are
@@ -42,3 +42,5 @@ ALLO_BUILDS = ("auto", "fixed", "legacy")
 EMULATIONS = ("", "aie", "csim", "aie,csim")
 # The Vitis HLS tool a synthesize job runs (`vitis-run` from Vitis 2024.2).
 VITIS_COMMANDS = ("vitis_hls", "vitis-run")
+# How much the client and the server write to the editor's log, least first (as ruff-vscode's).
+LOG_LEVELS = ("error", "warn", "info", "debug")
