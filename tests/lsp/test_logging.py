@@ -5,11 +5,14 @@ A job's lines are sent before its command answers, so once `click` returns they 
 (messages keep their order on the pipe); the probe's come when it ends, on their own.
 """
 
+import json
 import sys
 
 import pytest
 from allo_lsp.lsp.settings import Settings, parse_settings
+from allo_lsp.protocol.vocabulary import LOG_LEVELS
 from lsprotocol import types as lsp
+from paths import ROOT
 from test_jobs import change_settings, open_design
 from waiting import notification, until
 
@@ -96,8 +99,10 @@ async def test_the_probe_that_tells_is_one_line_at_info(job_editor, tmp_path):
     assert not any(m.type == T.Log for m in logs)  # its outcome is a debug line: not at info
 
 
-def test_log_level_is_one_of_four():
-    assert Settings().log_level == "info"
+def test_log_level_is_one_of_four_as_package_json_says():
+    properties = json.loads((ROOT / "package.json").read_text())["contributes"]["configuration"]["properties"]
+    assert tuple(properties["alloDataflow.logLevel"]["enum"]) == LOG_LEVELS
+    assert Settings().log_level == properties["alloDataflow.logLevel"]["default"] == "info"
     for level in ("error", "warn", "info", "debug"):
         assert parse_settings({"logLevel": level}) == (Settings(log_level=level), [])
     settings, (warning,) = parse_settings({"logLevel": "verbose"})
