@@ -11,6 +11,7 @@ from allo_lsp.protocol.details import RunDetails, SimulateDetails
 from allo_lsp.protocol.messages import RUN, SIMULATE
 from designs import alive, design, fake_llvm_build_dir, pids, until_phase
 from paths import STANDIN
+from waiting import until_sync
 
 
 def spec_for(path, name="top", kind=SIMULATE, timeout=30.0, llvm=None):
@@ -35,8 +36,9 @@ async def test_rerunning_a_target_cancels_the_previous_job(tmp_path):
     path = design(tmp_path, "hang")
     llvm = fake_llvm_build_dir()
     manager = JobManager()
-    first = asyncio.ensure_future(manager.run(spec_for(path, llvm=llvm)))
-    await asyncio.sleep(0.5)
+    phases = []
+    first = asyncio.ensure_future(manager.run(spec_for(path, llvm=llvm), phases.append))
+    await until_phase("simulating", [phases], [first])
     second = asyncio.ensure_future(manager.run(spec_for(path, llvm=llvm, timeout=1)))
     assert (await asyncio.wait_for(first, 5)).status == "cancelled"
     assert (await asyncio.wait_for(second, 10)).status == "timeout"
@@ -128,7 +130,9 @@ async def test_a_prestarted_runner_takes_the_next_job(tmp_path):
     manager = JobManager(prestart=True)
     first = spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir())
     assert (await manager.run(first)).status == "passed"
-    await asyncio.sleep(1.5)  # the replacement runner imports numpy meanwhile
+    # The replacement runner imports numpy meanwhile. A time, not an event: nothing tells when a
+    # pre-started runner's imports are done (it is read only once it has a job).
+    await asyncio.sleep(1.5)
     second = spec_for(path, "test_where", RUN, llvm=fake_llvm_build_dir())
     second.env["OMP_NUM_THREADS"] = "7"
     assert (await manager.run(second)).status == "passed"
@@ -136,5 +140,4 @@ async def test_a_prestarted_runner_takes_the_next_job(tmp_path):
     assert pid1 != pid2 and (omp1, omp2) == ("2", "7")
     assert float(age1) < 1.0 <= float(age2)  # the second ran in a process started before the job
     await manager.close()
-    await asyncio.sleep(0.5)
-    assert not alive(int(pid2))
+    until_sync(lambda: not alive(int(pid2)), what=f"the pre-started runner {pid2} gone", timeout=5, poll_s=0.02)

@@ -1,10 +1,9 @@
 """The language server as an editor uses it: what the user sees for each feature."""
 
-import asyncio
-
 from editor import find
 from lsprotocol import types as lsp
 from paths import EXAMPLES
+from waiting import notification, until
 
 # The example passes its bare scalar in `args` as well, which is reported as that alone (ADF002);
 # a scalar the kernel captures from the region is ADF001's case, the one these tests follow.
@@ -140,19 +139,17 @@ async def test_settings_are_reread_on_change(editor):
     assert [d.severity for d in await editor.diagnostics(uri)] == [lsp.DiagnosticSeverity.Warning]
     editor.client.set_configuration({"alloBuild": "legacy", "debounceMs": 50}, section="alloDataflow")
     editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    for _ in range(100):
+    def an_error():
         published = editor.published[uri][-1]
-        if published.diagnostics and published.diagnostics[0].severity == lsp.DiagnosticSeverity.Error:
-            break
-        await asyncio.sleep(0.05)
+        return published.diagnostics and published.diagnostics[0].severity == lsp.DiagnosticSeverity.Error
+
+    await editor.until_published(uri, an_error, "the legacy build's error")
     assert editor.published[uri][-1].diagnostics[0].severity == lsp.DiagnosticSeverity.Error
     # A bad value is reported and ignored.
     editor.client.set_configuration({"alloBuild": "newest"}, section="alloDataflow")
     editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    for _ in range(100):
-        if editor.client.messages:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: editor.client.messages, what="a message about the bad value",
+                wake=notification(editor.client, "window/showMessage"))
     assert "alloBuild must be one of auto, fixed, legacy" in editor.client.messages[-1].message
 
 
