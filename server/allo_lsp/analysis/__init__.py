@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -16,6 +15,7 @@ from allo_lsp.analysis.chunks import ParseCache, Positions, combine, parse_chunk
 from allo_lsp.analysis.extract import extract
 from allo_lsp.analysis.model import FileModel, Partial, Range, SyntaxProblem
 from allo_lsp.analysis.problems import Problem, Severity
+from allo_lsp.analysis.process_setting import WhileAnyRuns
 from allo_lsp.analysis.rules import run_rules
 from allo_lsp.analysis.rules.base import Context, Options
 
@@ -35,7 +35,7 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
     cache = cache if cache is not None else ParseCache()
     text = lsp_newlines(text)
     text, partial = _bounded(text, options.max_chars)
-    with _requests_first():
+    with _REQUESTS_FIRST.held():
         try:
             model = _model(text, cache)
         except RecursionError:
@@ -86,26 +86,7 @@ def _bounded(text: str, max_chars: int) -> tuple[str, Partial | None]:
 # header line and the body are read by another thread than the one that answers): at 5 ms a
 # turn, a hover waited 80-100 ms (p95) while a 10,000-line file was analysed, 20 ms at 1 ms.
 SWITCH_INTERVAL_S = 0.001
-_switching = threading.Lock()
-_analyses = 0  # running now: the interval is restored when the last one ends
-_saved_interval = 0.0
-
-
-@contextmanager
-def _requests_first():
-    global _analyses, _saved_interval
-    with _switching:
-        if _analyses == 0:
-            _saved_interval = sys.getswitchinterval()
-            sys.setswitchinterval(min(_saved_interval, SWITCH_INTERVAL_S))
-        _analyses += 1
-    try:
-        yield
-    finally:
-        with _switching:
-            _analyses -= 1
-            if _analyses == 0:
-                sys.setswitchinterval(_saved_interval)
+_REQUESTS_FIRST = WhileAnyRuns(sys.getswitchinterval, sys.setswitchinterval, lambda saved: min(saved, SWITCH_INTERVAL_S))
 
 
 # Objects made while collection was paused past which they are frozen rather than collected

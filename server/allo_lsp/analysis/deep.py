@@ -18,8 +18,9 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
-from contextlib import contextmanager
 from typing import TypeVar
+
+from allo_lsp.analysis.process_setting import WhileAnyRuns
 
 T = TypeVar("T")
 
@@ -34,8 +35,7 @@ RECURSION_LIMIT = 10_000
 STACK_BYTES = 512 * 1024 * 1024
 
 _lock = threading.Lock()
-_running = 0  # calls in a deep thread now: the limit is restored when the last one ends
-_saved_limit = 0
+_RAISED_LIMIT = WhileAnyRuns(sys.getrecursionlimit, sys.setrecursionlimit, lambda saved: max(saved, RECURSION_LIMIT))
 
 
 def call(fn: Callable[..., T], *args) -> T:
@@ -49,7 +49,7 @@ def call(fn: Callable[..., T], *args) -> T:
         except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
             outcome["error"] = exc
 
-    with _raised_limit():
+    with _RAISED_LIMIT.held():
         with _lock:  # the stack size is the process's setting for threads started next
             try:
                 previous = threading.stack_size(STACK_BYTES)
@@ -68,22 +68,6 @@ def call(fn: Callable[..., T], *args) -> T:
     return outcome["value"]  # type: ignore[return-value]
 
 
-@contextmanager
-def _raised_limit():
-    """The interpreter's recursion limit (one for all threads) raised while any deep call runs."""
-    global _running, _saved_limit
-    with _lock:
-        if _running == 0:
-            _saved_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved_limit, RECURSION_LIMIT))
-        _running += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _running -= 1
-            if _running == 0:
-                sys.setrecursionlimit(_saved_limit)
 
 
 def deepest(sources: list[tuple[int, str]]) -> tuple[int, int]:
