@@ -1,7 +1,9 @@
-// Which interpreter runs the server: `alloDataflow.server.python`, else the Python extension's, else
-// python3. When the server cannot be imported there, the private environment (install.ts) is
-// used, installed once the user says so (the question never holds up a start: the status offers
-// the same action).
+// Which interpreter runs the server: `alloDataflow.server.python` when the user set it, else the
+// private environment (install.ts) made from the Python extension's interpreter or python3 with the
+// versions this extension carries, installed once the user says so (the question never holds up a
+// start: the status offers the same action). Jobs run in `alloDataflow.python`, whatever runs the
+// server. Only a build that carries no server wheel (a development build) starts the server in an
+// interpreter that happens to import it.
 import * as fs from "fs";
 import { commands, window } from "vscode";
 import { bundledDependencies, bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
@@ -68,7 +70,7 @@ export async function resolveServerPython(ctx: ServerContext, install = false): 
     }
     const base = (await activeInterpreter()) ?? "python3";
     const found = await probe(base, module);
-    if (usable(found)) {
+    if (usable(found) && !bundledWheel(ctx.extensionPath, module)) {
         return { python: base };
     }
     traceInfo(`${base} cannot run the server: ${found.error ?? `Python ${found.python}`}`);

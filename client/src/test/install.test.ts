@@ -32,6 +32,14 @@ function pythonWithoutServer(): string {
     return path;
 }
 
+/** An interpreter that answers the probe as a Python 3.12 where allo_lsp imports does. */
+function pythonWithServer(): string {
+    const path = join(mkdtempSync(join(tmpdir(), "allo-py-")), "python3");
+    writeFileSync(path, `#!/bin/sh\necho '{"python": "3.12.1", "supported": true, "server": "0.0.9"}'\n`);
+    chmodSync(path, 0o755);
+    return path;
+}
+
 /** The stub's editor: these settings, the Python extension's interpreter `python`, notifications recorded. */
 function editor(settings: Record<string, string>, python: string | undefined): { shown: string[] } {
     const shown: string[] = [];
@@ -99,6 +107,15 @@ test("a start that needs the install returns with the question at once, never wa
     assert.deepEqual(shown, []); // the caller shows it, without awaiting the answer
     const universal = await resolveServerPython(context(extensionDir(undefined)));
     assert.ok(universal && "installNeeded" in universal && /package index/.test(universal.installNeeded));
+});
+
+test("the server runs in the private environment, not in an interpreter that happens to import it (item 2)", async () => {
+    const python = pythonWithServer();
+    editor({}, python);
+    const resolved = await resolveServerPython(context(extensionDir(CP311)));
+    assert.ok(resolved && "installNeeded" in resolved, JSON.stringify(resolved));
+    editor({ "server.python": python }, undefined); // unless the user says so
+    assert.deepEqual(await resolveServerPython(context(extensionDir(CP311))), { python });
 });
 
 test("a bad server.python is told what works: not `pip install allo-lsp`, which is not published (D4)", async () => {
