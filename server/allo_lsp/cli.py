@@ -106,7 +106,10 @@ def _serve(args) -> int:
         # SIGTERM (an editor stopping a server that did not exit) ends the server as `exit` does,
         # so that its jobs are killed with it instead of running on.
         signal.signal(signal.SIGTERM, _terminate)
-        server.start_io(_ClientInput(sys.stdin.buffer), sys.stdout.buffer)
+        try:
+            server.start_io(_ClientInput(sys.stdin.buffer), sys.stdout.buffer)
+        finally:
+            _remove_unfinished_dirs()
     return server.exit_status()
 
 
@@ -141,9 +144,19 @@ def _exit_after(seconds: float) -> None:
     import os
     import threading
 
-    timer = threading.Timer(seconds, os._exit, args=(0,))
+    def leave() -> None:
+        _remove_unfinished_dirs()
+        os._exit(0)
+
+    timer = threading.Timer(seconds, leave)
     timer.daemon = True
     timer.start()
+
+
+def _remove_unfinished_dirs() -> None:
+    manager = sys.modules.get("allo_lsp.jobs.manager")  # not imported: no job ran
+    if manager is not None:
+        manager.remove_unfinished_dirs()
 
 
 def _terminate(signum, frame) -> None:

@@ -154,3 +154,26 @@ async def test_a_huge_assertion_message_is_bounded(tmp_path):
     assert (result.status, result.cause) == ("failed", "assertion")
     assert len(result.message) <= MESSAGE_LIMIT + 100 and "characters not shown" in result.message
     assert len(result.details["assertion"]) <= DETAIL_LIMIT + 100 and result.details["assertion"].endswith("the end")
+
+
+async def test_the_directories_of_unfinished_jobs_go_at_the_servers_last_moment(tmp_path, monkeypatch):
+    """A SIGTERM'd server has 3 s to end: a job's own clean-up could outlast them (seen once in
+    CI), leaving its directory with the editor's text; the exit removes what is left."""
+    from allo_lsp.jobs.manager import remove_unfinished_dirs
+
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    path = design(tmp_path, "hang")
+    manager = JobManager()
+    phases = []
+    job = asyncio.ensure_future(manager.run(spec_for(path, llvm=fake_llvm_build_dir()), phases.append))
+    await until_phase("simulating", [phases], [job])
+    def job_dirs():
+        return [name for name in os.listdir(shared) if name.startswith(PREFIX)]
+
+    assert len(job_dirs()) == 1
+    remove_unfinished_dirs()
+    assert job_dirs() == []
+    await manager.close()
+    assert (await asyncio.wait_for(job, 10)).status == "cancelled"

@@ -88,6 +88,18 @@ class _Running:
 # In every job's environment, unique to the job: how processes that left its process group (a
 # session of their own, a daemon) are found and killed with it.
 JOB_MARKER = "ALLO_LSP_JOB"
+# Directories of jobs not yet ended (and not to be kept): removed at exit, whatever ends the
+# server. Cancelled by a SIGTERM, a job's own clean-up can outlast the server's last seconds.
+_UNFINISHED: set[str] = set()
+
+
+def remove_unfinished_dirs() -> None:
+    """For the server's last moment: the jobs' processes are killed by their watchdogs."""
+    for path in list(_UNFINISHED):
+        shutil.rmtree(path, ignore_errors=True)
+        _UNFINISHED.discard(path)
+
+
 # Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
 _PER_JOB_ENV = ("OMP_NUM_THREADS", "LLVM_BUILD_DIR")
 
@@ -192,6 +204,8 @@ class JobManager:
     async def _execute(self, job: _Running, progress: Progress) -> JobResult:
         spec = job.spec
         workdir = job_dir(kept=spec.keep_dir and not self._owns_kept_dirs)
+        if not spec.keep_dir:
+            _UNFINISHED.add(workdir)
         progress("starting")
         runner = self._take_warm(spec)
         try:
@@ -199,6 +213,7 @@ class JobManager:
                 runner = await self._start_runner(spec.python, spec.env, workdir)
         except OSError as exc:
             shutil.rmtree(workdir, ignore_errors=True)
+            _UNFINISHED.discard(workdir)
             return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
         try:
             request = spec.request
@@ -244,6 +259,7 @@ class JobManager:
             runner.result.close()
             if not spec.keep_dir:
                 shutil.rmtree(workdir, ignore_errors=True)
+                _UNFINISHED.discard(workdir)
 
     async def run_tool(self, key: str, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
                        phase_of=None, progress: Progress = lambda phase: None) -> ToolRun:
