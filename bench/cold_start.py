@@ -28,8 +28,9 @@ GOAL_MS = 500.0
 STACK_IMPORTS = "import pygls.lsp.server, lsprotocol.types, libcst"
 
 
-async def spawn_to_diagnostics(argv: list[str], ws: common.Workspace, uri: str, text: str,
-                               settings: dict | None = None) -> dict:
+async def spawn_to_diagnostics(
+    argv: list[str], ws: common.Workspace, uri: str, text: str, settings: dict | None = None
+) -> dict:
     t0 = time.perf_counter()
     server = await LspServer.start(argv, settings=settings, cwd=str(ws.root))
     try:
@@ -49,8 +50,13 @@ def process_wall(argv: list[str]) -> float:
 
 def import_times(top: int = 12) -> dict:
     """`python -X importtime -m allo_lsp serve` with stdin at EOF (it imports everything, then exits)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "allo_lsp", "serve"], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "allo_lsp", "serve"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     rows = []
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -72,7 +78,9 @@ def import_times(top: int = 12) -> dict:
     return {
         "total_ms": round(total_us / 1000, 1),
         "largest_modules_self_ms": {r[0]: round(r[1] / 1000, 1) for r in largest},
-        "by_package_self_ms": {k: round(v / 1000, 1) for k, v in sorted(by_package.items(), key=lambda kv: -kv[1])[:top]},
+        "by_package_self_ms": {
+            k: round(v / 1000, 1) for k, v in sorted(by_package.items(), key=lambda kv: -kv[1])[:top]
+        },
     }
 
 
@@ -111,7 +119,9 @@ async def measure(runs: int, lines: int, peers: bool) -> dict:
         "ratio_to_stack_imports": ratio(ours.get("p50_ms"), common.stats_ms(stack).get("p50_ms")),
         "ratio_to_goal": ratio(ours.get("p50_ms"), GOAL_MS),
         "goal_under_500ms": None if not ours.get("n") else ours["p50_ms"] < GOAL_MS,
-        "peers": {name: common.stats_ms([s["diagnostics_s"] for s in samples[name]]) for name in argvs if name != "allo-lsp"},
+        "peers": {
+            name: common.stats_ms([s["diagnostics_s"] for s in samples[name]]) for name in argvs if name != "allo-lsp"
+        },
         "peers_unavailable": unavailable,
         "import_time": import_times(),
     }

@@ -169,8 +169,13 @@ class EditSeries:
     version: int = 1  # the document's version at the end
 
     def summary(self) -> dict[str, Any]:
-        out = {"edits": len(self.latencies), "requested": self.requested, "warmup": self.warmup,
-               "truncated_by_budget": self.truncated, "nonempty_publications": self.nonempty}
+        out = {
+            "edits": len(self.latencies),
+            "requested": self.requested,
+            "warmup": self.warmup,
+            "truncated_by_budget": self.truncated,
+            "nonempty_publications": self.nonempty,
+        }
         out.update(stats_ms(self.latencies))
         if self.error:
             out["error"] = self.error
@@ -184,10 +189,21 @@ def offset_of(text: str, line: int, column: int) -> int:
     return start + column
 
 
-async def edit_series(server, uri: str, text: str, site: tuple[int, int], count: int, *, version: int,
-                      warmup: int = 0, budget_s: float | None = None, timeout_s: float = 120.0,
-                      idle: Callable[[int, str], None] | None = None, min_edits: int = 5,
-                      on_edit: Callable[[int], None] | None = None) -> EditSeries:
+async def edit_series(
+    server,
+    uri: str,
+    text: str,
+    site: tuple[int, int],
+    count: int,
+    *,
+    version: int,
+    warmup: int = 0,
+    budget_s: float | None = None,
+    timeout_s: float = 120.0,
+    idle: Callable[[int, str], None] | None = None,
+    min_edits: int = 5,
+    on_edit: Callable[[int], None] | None = None,
+) -> EditSeries:
     """One-character edits at `site` (line, column), alternately inserting "1" after the literal
     there and deleting it, so the text stays valid; each waits for the server's diagnostics of
     its version. `idle(i, text)` runs after each measured edit, while the server has nothing to
@@ -239,8 +255,11 @@ def current_text(text: str, site: tuple[int, int], series: EditSeries) -> str:
 
 def parser(doc: str | None) -> argparse.ArgumentParser:
     first = (doc or "").strip().split("\n")[0]
-    p = argparse.ArgumentParser(description=first, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="\n".join((doc or "").strip().split("\n")[1:]))
+    p = argparse.ArgumentParser(
+        description=first,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join((doc or "").strip().split("\n")[1:]),
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     p.add_argument("--quick", action="store_true", help="small sizes and counts (for tests); never installs anything")
     return p
@@ -269,12 +288,21 @@ def run(name: str, measure, summarize: Callable[[dict], str], args) -> int:
         raise
     except Exception as exc:  # noqa: BLE001 - reported, not a traceback in the middle of a run
         result = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=8)}
-    result = {"benchmark": name, "quick": bool(args.quick), **result,
-              "wall_s": round(time.perf_counter() - started, 1), "machine": machine()}
+    result = {
+        "benchmark": name,
+        "quick": bool(args.quick),
+        **result,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "machine": machine(),
+    }
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print(summarize(result) if "error" not in result else f"{name}: FAILED: {result['error']}\n{result.get('traceback', '')}")
+        print(
+            summarize(result)
+            if "error" not in result
+            else f"{name}: FAILED: {result['error']}\n{result.get('traceback', '')}"
+        )
     return 1 if "error" in result else 0
 
 

@@ -48,11 +48,11 @@ def hover_positions(text: str) -> list[tuple[int, int, str]]:
             out.append((i, m.start(2), "region"))
         elif m and previous.startswith("@df.kernel"):
             out.append((i, m.start(2), "kernel"))
-        if (m := _ARGS.search(line)):
+        if m := _ARGS.search(line):
             out.append((i, m.start(1), "args name"))
-        if (m := _STREAM_USE.search(line)):
+        if m := _STREAM_USE.search(line):
             out.append((i, m.start(1), "stream"))
-        if (m := _MOD.match(line)):
+        if m := _MOD.match(line):
             out.append((i, m.start(1), "mod call"))
     return out
 
@@ -91,8 +91,9 @@ async def measure(lines: int, requests: int) -> dict:
             answered: dict[str, list[int]] = {}
             lens_count = None
             for line, column, what in positions:  # interleaved, so drift hits all three alike
-                s, result = await timed(server, "textDocument/hover",
-                                        {"textDocument": doc, "position": {"line": line, "character": column}})
+                s, result = await timed(
+                    server, "textDocument/hover", {"textDocument": doc, "position": {"line": line, "character": column}}
+                )
                 hover_s.append(s)
                 counts = answered.setdefault(what, [0, 0])
                 counts[0] += isinstance(result, dict) and bool(result.get("contents"))
@@ -112,9 +113,13 @@ async def measure(lines: int, requests: int) -> dict:
                 await server.wait_diagnostics(uri, 2 + i, after, 120)
                 s, _ = await timed(server, "textDocument/codeLens", {"textDocument": doc})
                 after_edit_s.append(s)
-            during_s, during_floor_s = await hovers_during_analysis(server, uri, 2 + min(requests, 40), positions[0][:2])
-            _, flipped_uri = ws.write(f"flipped_{lines}.py", '\"\"\"' + text)
-            first_s, first_floor_s = await hovers_during_first_analysis(server, uri, flipped_uri, '\"\"\"' + text, positions[0][:2])
+            during_s, during_floor_s = await hovers_during_analysis(
+                server, uri, 2 + min(requests, 40), positions[0][:2]
+            )
+            _, flipped_uri = ws.write(f"flipped_{lines}.py", '"""' + text)
+            first_s, first_floor_s = await hovers_during_first_analysis(
+                server, uri, flipped_uri, '"""' + text, positions[0][:2]
+            )
         finally:
             await server.close()
     hover, lens, floor = common.stats_ms(hover_s), common.stats_ms(lens_s), common.stats_ms(floor_s)
@@ -142,23 +147,25 @@ async def measure(lines: int, requests: int) -> dict:
         "goal_hover_during_first_analysis_under_100ms": during_first.get("max_ms", 1e9) < DURING_GOAL_MS,
         "round_trip_floor_during_analyses": floors_during,
         "definition": "request -> response, client side, after the file's first diagnostics; floor: an unknown "
-                      "request answered with MethodNotFound; code_lens_after_edit: the first codeLens request "
-                      "after each of a series of one-character edits (its diagnostics received)",
+        "request answered with MethodNotFound; code_lens_after_edit: the first codeLens request "
+        "after each of a series of one-character edits (its diagnostics received)",
     }
 
 
-async def hovers_during_analysis(server: LspServer, uri: str, version: int,
-                                 position: tuple[int, int]) -> tuple[list[float], list[float]]:
+async def hovers_during_analysis(
+    server: LspServer, uri: str, version: int, position: tuple[int, int]
+) -> tuple[list[float], list[float]]:
     """Hovers sent one after another while the server analyses the whole file again: a `\"\"\"` at
     its top turns code into string and strings into code, the costliest edit there is."""
     after = server.sequence(uri)
-    await server.change(uri, version, 0, 0, 0, '\"\"\"')
+    await server.change(uri, version, 0, 0, 0, '"""')
     analysed = asyncio.ensure_future(server.wait_diagnostics(uri, version, after, 600))
     return await _hovers_until(server, analysed, uri, position)
 
 
-async def hovers_during_first_analysis(server: LspServer, uri: str, other: str, text: str,
-                                       position: tuple[int, int]) -> tuple[list[float], list[float]]:
+async def hovers_during_first_analysis(
+    server: LspServer, uri: str, other: str, text: str, position: tuple[int, int]
+) -> tuple[list[float], list[float]]:
     """Hovers on `uri` sent one after another while `other` (opened with `text`) has its first analysis."""
     after = server.sequence(other)
     await server.open(other, text)
@@ -166,8 +173,9 @@ async def hovers_during_first_analysis(server: LspServer, uri: str, other: str, 
     return await _hovers_until(server, analysed, uri, position)
 
 
-async def _hovers_until(server: LspServer, analysed: asyncio.Future, uri: str,
-                        position: tuple[int, int]) -> tuple[list[float], list[float]]:
+async def _hovers_until(
+    server: LspServer, analysed: asyncio.Future, uri: str, position: tuple[int, int]
+) -> tuple[list[float], list[float]]:
     """Hovers, each followed by an unknown request (the floor, for comparison: what any request
     waits for on this machine), until `analysed` is done."""
     params = {"textDocument": {"uri": uri}, "position": {"line": position[0], "character": position[1]}}
@@ -182,25 +190,27 @@ async def _hovers_until(server: LspServer, analysed: asyncio.Future, uri: str,
 
 
 def summarize(r: dict) -> str:
-    return "\n".join([
-        f"Hover and code lens on a {r['lines']}-line file (goal p50 < {GOAL_MS:g} ms):",
-        f"  hover      p50 {fmt_ms(r['hover'].get('p50_ms'))}, p95 {fmt_ms(r['hover'].get('p95_ms'))}"
-        f" ({fmt_x(r['ratio_hover_p50_to_floor'])} the protocol floor); goal met: {r['goal_hover_p50_under_3ms']}",
-        f"  code lens  p50 {fmt_ms(r['code_lens'].get('p50_ms'))}, p95 {fmt_ms(r['code_lens'].get('p95_ms'))}"
-        f" ({fmt_x(r['ratio_lens_p50_to_floor'])} the floor, {r['code_lenses_per_request']} lenses); goal met: {r['goal_lens_p50_under_3ms']}",
-        f"  code lens, first request after an edit: p50 {fmt_ms(r['code_lens_after_edit'].get('p50_ms'))},"
-        f" p95 {fmt_ms(r['code_lens_after_edit'].get('p95_ms'))}",
-        f"  floor      p50 {fmt_ms(r['round_trip_floor'].get('p50_ms'))} (unknown request -> MethodNotFound)",
-        f"  hovers answered: {', '.join(f'{k} {v}' for k, v in r['hover_answered'].items())}",
-        f"  hover while the whole file is analysed again: {r['hover_during_analysis'].get('n', 0)} hovers, max"
-        f" {fmt_ms(r['hover_during_analysis'].get('max_ms'))} (goal < {DURING_GOAL_MS:g} ms):"
-        f" {goal(r['goal_hover_during_analysis_under_100ms'])}",
-        f"  hover while another document has its first analysis: {r['hover_during_first_analysis'].get('n', 0)} hovers,"
-        f" max {fmt_ms(r['hover_during_first_analysis'].get('max_ms'))}:"
-        f" {goal(r['goal_hover_during_first_analysis_under_100ms'])}",
-        f"  floor during both: max {fmt_ms(r['round_trip_floor_during_analyses'].get('max_ms'))},"
-        f" p95 {fmt_ms(r['round_trip_floor_during_analyses'].get('p95_ms'))}",
-    ])
+    return "\n".join(
+        [
+            f"Hover and code lens on a {r['lines']}-line file (goal p50 < {GOAL_MS:g} ms):",
+            f"  hover      p50 {fmt_ms(r['hover'].get('p50_ms'))}, p95 {fmt_ms(r['hover'].get('p95_ms'))}"
+            f" ({fmt_x(r['ratio_hover_p50_to_floor'])} the protocol floor); goal met: {r['goal_hover_p50_under_3ms']}",
+            f"  code lens  p50 {fmt_ms(r['code_lens'].get('p50_ms'))}, p95 {fmt_ms(r['code_lens'].get('p95_ms'))}"
+            f" ({fmt_x(r['ratio_lens_p50_to_floor'])} the floor, {r['code_lenses_per_request']} lenses); goal met: {r['goal_lens_p50_under_3ms']}",
+            f"  code lens, first request after an edit: p50 {fmt_ms(r['code_lens_after_edit'].get('p50_ms'))},"
+            f" p95 {fmt_ms(r['code_lens_after_edit'].get('p95_ms'))}",
+            f"  floor      p50 {fmt_ms(r['round_trip_floor'].get('p50_ms'))} (unknown request -> MethodNotFound)",
+            f"  hovers answered: {', '.join(f'{k} {v}' for k, v in r['hover_answered'].items())}",
+            f"  hover while the whole file is analysed again: {r['hover_during_analysis'].get('n', 0)} hovers, max"
+            f" {fmt_ms(r['hover_during_analysis'].get('max_ms'))} (goal < {DURING_GOAL_MS:g} ms):"
+            f" {goal(r['goal_hover_during_analysis_under_100ms'])}",
+            f"  hover while another document has its first analysis: {r['hover_during_first_analysis'].get('n', 0)} hovers,"
+            f" max {fmt_ms(r['hover_during_first_analysis'].get('max_ms'))}:"
+            f" {goal(r['goal_hover_during_first_analysis_under_100ms'])}",
+            f"  floor during both: max {fmt_ms(r['round_trip_floor_during_analyses'].get('max_ms'))},"
+            f" p95 {fmt_ms(r['round_trip_floor_during_analyses'].get('p95_ms'))}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

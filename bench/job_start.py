@@ -95,21 +95,31 @@ async def measure(runs: int, pause: float) -> dict:
                 t0 = time.perf_counter()
                 try:
                     result, received = await server.request(
-                        "workspace/executeCommand", {"command": "alloDataflow.run", "arguments": [uri, TEST]}, timeout=300)
+                        "workspace/executeCommand",
+                        {"command": "alloDataflow.run", "arguments": [uri, TEST]},
+                        timeout=300,
+                    )
                 except Exception as exc:  # noqa: BLE001
                     errors.append(f"run {i}: {type(exc).__name__}: {exc}")
                     break
                 found = read_stamp(stamp)
                 status = result.get("status") if isinstance(result, dict) else None
                 if found is None:
-                    errors.append(f"run {i}: the test did not run (status {status}: "
-                                  f"{result.get('message') if isinstance(result, dict) else result})")
+                    errors.append(
+                        f"run {i}: the test did not run (status {status}: "
+                        f"{result.get('message') if isinstance(result, dict) else result})"
+                    )
                     break
                 loaded, started = found
-                jobs.append({
-                    "start_s": started - t_wall, "module_s": loaded - t_wall, "round_trip_s": received - t0,
-                    "status": status, "backend": result.get("backend"),
-                })
+                jobs.append(
+                    {
+                        "start_s": started - t_wall,
+                        "module_s": loaded - t_wall,
+                        "round_trip_s": received - t0,
+                        "status": status,
+                        "backend": result.get("backend"),
+                    }
+                )
                 await asyncio.sleep(pause)
                 cold.append(cold_numpy(cold_stamp))
                 floor.append(python_pass())
@@ -134,8 +144,8 @@ async def measure(runs: int, pause: float) -> dict:
         "speedup_vs_cold_p50": ratio(cold_stats.get("p50_ms"), start.get("p50_ms")),
         "goal_speedup_ge_3x": None,
         "definition": "job start: wall clock from just before sending alloDataflow.run to the first line of the "
-                      "test function; cold: spawn of `python -c 'import numpy; ...'` to its code after the import; "
-                      "speedup = cold p50 / job start p50",
+        "test function; cold: spawn of `python -c 'import numpy; ...'` to its code after the import; "
+        "speedup = cold p50 / job start p50",
     }
     if out["speedup_vs_cold_p50"] is not None:
         out["goal_speedup_ge_3x"] = out["speedup_vs_cold_p50"] >= 3.0

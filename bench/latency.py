@@ -36,8 +36,9 @@ def _timed(fn, *args) -> float:
     return time.perf_counter() - t0
 
 
-async def measure_size(lines: int, edits: int, warmup: int, budget: float, cst_every: int, cst_max: int,
-                       full_analyze: int) -> dict:
+async def measure_size(
+    lines: int, edits: int, warmup: int, budget: float, cst_every: int, cst_max: int, full_analyze: int
+) -> dict:
     import libcst
     from allo_lsp.analysis import analyze
 
@@ -61,8 +62,9 @@ async def measure_size(lines: int, edits: int, warmup: int, budget: float, cst_e
             await server.open(uri, text)
             first = await server.wait_diagnostics(uri, 1, 0, timeout=300)
             open_s = first.time - opened
-            series = await common.edit_series(server, uri, text, site, edits, version=1, warmup=warmup,
-                                              budget_s=budget, idle=idle)
+            series = await common.edit_series(
+                server, uri, text, site, edits, version=1, warmup=warmup, budget_s=budget, idle=idle
+            )
         finally:
             await server.close()
     gc.collect()
@@ -92,14 +94,16 @@ async def measure_size(lines: int, edits: int, warmup: int, budget: float, cst_e
     return out
 
 
-async def measure(sizes, edits: int, warmup: int, budget: float, cst_every: int, cst_max: int, full_analyze: int) -> dict:
+async def measure(
+    sizes, edits: int, warmup: int, budget: float, cst_every: int, cst_max: int, full_analyze: int
+) -> dict:
     results = []
     for lines in sizes:
         results.append(await measure_size(lines, edits, warmup, budget, cst_every, cst_max, full_analyze))
     return {
         "settings": {"debounceMs": 0, "edits_per_size": edits, "warmup_edits": warmup, "budget_s_per_size": budget},
         "definition": "p50/p95 of didChange -> publishDiagnostics (that version), client side; ratios to the "
-                      "p50 of ast.parse / libcst.parse_module of the whole text, timed in the client while the server idles",
+        "p50 of ast.parse / libcst.parse_module of the whole text, timed in the client while the server idles",
         "sizes": results,
     }
 

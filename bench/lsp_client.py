@@ -61,13 +61,23 @@ class LspServer:
         self._reader = asyncio.ensure_future(self._read_loop())
 
     @classmethod
-    async def start(cls, argv: list[str], settings: dict[str, Any] | None = None, cwd: str | None = None,
-                    env: dict[str, str] | None = None) -> LspServer:
+    async def start(
+        cls,
+        argv: list[str],
+        settings: dict[str, Any] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> LspServer:
         fd, stderr_path = tempfile.mkstemp(prefix="allo-lsp-bench-stderr-", suffix=".log")
         with os.fdopen(fd, "wb") as stderr:
             proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr,
-                cwd=cwd, env=env, limit=64 * 1024 * 1024,
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                cwd=cwd,
+                env=env,
+                limit=64 * 1024 * 1024,
             )
         return cls(proc, stderr_path, settings)
 
@@ -213,15 +223,20 @@ class LspServer:
         return received
 
     async def open(self, uri: str, text: str, version: int = 1) -> None:
-        await self.notify("textDocument/didOpen",
-                          {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}})
+        await self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
+        )
 
     async def change(self, uri: str, version: int, line: int, column: int, end_column: int, text: str) -> None:
         rng = {"start": {"line": line, "character": column}, "end": {"line": line, "character": end_column}}
-        await self.notify("textDocument/didChange", {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": rng, "text": text}],
-        })
+        await self.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": rng, "text": text}],
+            },
+        )
 
     # -- the end ------------------------------------------------------------------------------
 
@@ -273,4 +288,3 @@ def rss_kb(pid: int) -> dict[str, int]:
             if key in ("VmRSS", "VmHWM"):
                 out[key] = int(value.split()[0])
     return out
-

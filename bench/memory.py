@@ -64,8 +64,12 @@ async def peer_rss(argv: list[str], ws: common.Workspace, docs: list[tuple[str, 
         idle = rss_kb(server.pid)["VmRSS"]
         seconds = await open_all(server, docs, timeout=600)
         after = rss_kb(server.pid)
-        return {"idle_mb": mb(idle), "open_mb": mb(after["VmRSS"]), "peak_mb": mb(after["VmHWM"]),
-                "open_all_s": round(seconds, 2)}
+        return {
+            "idle_mb": mb(idle),
+            "open_mb": mb(after["VmRSS"]),
+            "peak_mb": mb(after["VmHWM"]),
+            "open_all_s": round(seconds, 2),
+        }
     except Exception as exc:  # noqa: BLE001
         return {"error": f"{type(exc).__name__}: {exc}"}
     finally:
@@ -92,8 +96,17 @@ async def measure(files: int, lines: int, edits: int, budget: float, sample_ever
                 if n % sample_every == 0:
                     samples.append((n, rss_kb(server.pid)["VmRSS"]))
 
-            series = await common.edit_series(server, uri, text, generated[target].middle_site(), edits, version=1,
-                                              budget_s=budget, on_edit=on_edit, min_edits=min(edits, 2 * sample_every))
+            series = await common.edit_series(
+                server,
+                uri,
+                text,
+                generated[target].middle_site(),
+                edits,
+                version=1,
+                budget_s=budget,
+                on_edit=on_edit,
+                min_edits=min(edits, 2 * sample_every),
+            )
             final = rss_kb(server.pid)
         finally:
             await server.close()
@@ -108,7 +121,9 @@ async def measure(files: int, lines: int, edits: int, budget: float, sample_ever
         if peers:
             tools, unavailable = common.peer_tools(install=False)
             for name in ("pylsp", "jedi-language-server"):
-                peer_results[name] = await peer_rss([tools[name]], ws, docs) if tools.get(name) else {"unavailable": unavailable}
+                peer_results[name] = (
+                    await peer_rss([tools[name]], ws, docs) if tools.get(name) else {"unavailable": unavailable}
+                )
     open_mb = mb(opened["VmRSS"])
     out = {
         "files": files,
@@ -154,8 +169,10 @@ def summarize(r: dict) -> str:
     ]
     for name, p in r["peers"].items():
         if "open_mb" in p:
-            rows.append(f"  {name}: idle {p['idle_mb']} MB -> {p['open_mb']} MB with the same files"
-                        f" (ours {r.get(f'ratio_open_to_{name}')}x)")
+            rows.append(
+                f"  {name}: idle {p['idle_mb']} MB -> {p['open_mb']} MB with the same files"
+                f" (ours {r.get(f'ratio_open_to_{name}')}x)"
+            )
         else:
             rows.append(f"  {name}: {p.get('unavailable') or p.get('error')}")
     rows.append(
@@ -166,7 +183,9 @@ def summarize(r: dict) -> str:
     )
     met = r["goal_growth_under_10mb"]
     if met is None and "goal_growth_under_10mb_projected" in r:
-        rows.append(f"  growth goal < {GOAL_GROWTH_MB:g} MB over 10,000 edits: projected {r['goal_growth_under_10mb_projected']}")
+        rows.append(
+            f"  growth goal < {GOAL_GROWTH_MB:g} MB over 10,000 edits: projected {r['goal_growth_under_10mb_projected']}"
+        )
     else:
         rows.append(f"  growth goal < {GOAL_GROWTH_MB:g} MB: {met}")
     if r.get("error_during_edits"):

@@ -31,8 +31,12 @@ FULL = {"sizes": (500, 2_000, 10_000), "edits": 200, "warmup": 2, "budget": 60.0
 QUICK = {"sizes": (300,), "edits": 2, "warmup": 0, "budget": 20.0, "batch_runs": 1}
 
 # name -> (debounce of its diagnostics in ms, as shipped)
-DEBOUNCE_MS = {"allo-lsp default": common.OUR_DEFAULT_DEBOUNCE_MS, "allo-lsp debounce 0": 0,
-               "pylsp": 500, "jedi-language-server": 1000}
+DEBOUNCE_MS = {
+    "allo-lsp default": common.OUR_DEFAULT_DEBOUNCE_MS,
+    "allo-lsp debounce 0": 0,
+    "pylsp": 500,
+    "jedi-language-server": 1000,
+}
 
 
 def servers(tools: dict[str, str | None]) -> dict[str, tuple[list[str] | None, dict | None]]:
@@ -45,8 +49,17 @@ def servers(tools: dict[str, str | None]) -> dict[str, tuple[list[str] | None, d
     }
 
 
-async def one_server(argv: list[str], settings: dict | None, ws: common.Workspace, uri: str, text: str,
-                     site: tuple[int, int], edits: int, warmup: int, budget: float) -> dict:
+async def one_server(
+    argv: list[str],
+    settings: dict | None,
+    ws: common.Workspace,
+    uri: str,
+    text: str,
+    site: tuple[int, int],
+    edits: int,
+    warmup: int,
+    budget: float,
+) -> dict:
     server = await LspServer.start(argv, settings=settings, cwd=str(ws.root))
     try:
         await server.initialize(ws.root, settings)
@@ -84,7 +97,9 @@ def batch(path: str, pyflakes: str | None, runs: int) -> dict:
         floor.append(wall([sys.executable, "-c", "pass"])[0])
     a, b = common.stats_ms(ours), common.stats_ms(theirs)
     return {
-        "allo_lsp_check": a, "pyflakes": b if pyflakes else "unavailable", "python_c_pass": common.stats_ms(floor),
+        "allo_lsp_check": a,
+        "pyflakes": b if pyflakes else "unavailable",
+        "python_c_pass": common.stats_ms(floor),
         "exit_codes": {k: sorted(v) for k, v in codes.items()},
         "ratio_check_to_pyflakes_p50": ratio(a.get("p50_ms"), b.get("p50_ms")) if pyflakes else None,
     }
@@ -127,7 +142,7 @@ async def measure(sizes, edits: int, warmup: int, budget: float, batch_runs: int
         "peers_unavailable": unavailable,
         "peer_versions": versions(tools),
         "definition": "p50/p95 of didChange -> publishDiagnostics per server, same edits; speedup = peer p50 / ours p50 "
-                      "(> 1: ours faster); batch: process wall time, median",
+        "(> 1: ours faster); batch: process wall time, median",
         "sizes": results,
     }
 
@@ -135,14 +150,21 @@ async def measure(sizes, edits: int, warmup: int, budget: float, batch_runs: int
 def versions(tools: dict[str, str | None]) -> dict[str, str | None]:
     out = {}
     python = str(common.BENCH_VENV / "bin" / "python")
-    for package, _module in (("python-lsp-server", "pylsp"), ("jedi-language-server", "jedi_language_server"),
-                            ("pyflakes", "pyflakes")):
+    for package, _module in (
+        ("python-lsp-server", "pylsp"),
+        ("jedi-language-server", "jedi_language_server"),
+        ("pyflakes", "pyflakes"),
+    ):
         if not any(tools.values()):
             out[package] = None
             continue
         try:
-            done = subprocess.run([python, "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
-                                  capture_output=True, text=True, timeout=30)
+            done = subprocess.run(
+                [python, "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
             out[package] = done.stdout.strip() or None
         except (OSError, subprocess.TimeoutExpired):
             out[package] = None
@@ -161,19 +183,25 @@ def summarize(result: dict) -> str:
             elif "error" in s and "p50_ms" not in s:
                 rows.append(f"    {name:<22} ERROR {s['error']}")
             else:
-                rows.append(f"    {name:<22} p50 {fmt_ms(s.get('p50_ms')):>10}  p95 {fmt_ms(s.get('p95_ms')):>10}"
-                            f"  ({s['edits']} edits, debounce {s['debounce_ms']} ms"
-                            + (", publishes diagnostics)" if s.get("nonempty_publications") else ")")
-                            + (" budget-capped" if s.get("truncated_by_budget") else ""))
+                rows.append(
+                    f"    {name:<22} p50 {fmt_ms(s.get('p50_ms')):>10}  p95 {fmt_ms(s.get('p95_ms')):>10}"
+                    f"  ({s['edits']} edits, debounce {s['debounce_ms']} ms"
+                    + (", publishes diagnostics)" if s.get("nonempty_publications") else ")")
+                    + (" budget-capped" if s.get("truncated_by_budget") else "")
+                )
         for key, label in (("default", "allo-lsp default"), ("debounce0", "allo-lsp debounce 0")):
-            rows.append(f"    {label}: {fmt_x(r[f'speedup_{key}_vs_pylsp'])} faster than pylsp,"
-                        f" {fmt_x(r[f'speedup_{key}_vs_jedi'])} than jedi-language-server;"
-                        f" faster than both: {r[f'faster_than_both_{key}']}")
+            rows.append(
+                f"    {label}: {fmt_x(r[f'speedup_{key}_vs_pylsp'])} faster than pylsp,"
+                f" {fmt_x(r[f'speedup_{key}_vs_jedi'])} than jedi-language-server;"
+                f" faster than both: {r[f'faster_than_both_{key}']}"
+            )
         b = r["batch"]
         flakes = b["pyflakes"]
-        rows.append(f"    batch: allo-lsp check {fmt_ms(b['allo_lsp_check'].get('p50_ms'))}, pyflakes "
-                    f"{fmt_ms(flakes.get('p50_ms')) if isinstance(flakes, dict) else 'unavailable'}"
-                    f" -> {fmt_x(b['ratio_check_to_pyflakes_p50'])}; python -c pass {fmt_ms(b['python_c_pass'].get('p50_ms'))}")
+        rows.append(
+            f"    batch: allo-lsp check {fmt_ms(b['allo_lsp_check'].get('p50_ms'))}, pyflakes "
+            f"{fmt_ms(flakes.get('p50_ms')) if isinstance(flakes, dict) else 'unavailable'}"
+            f" -> {fmt_x(b['ratio_check_to_pyflakes_p50'])}; python -c pass {fmt_ms(b['python_c_pass'].get('p50_ms'))}"
+        )
     return "\n".join(rows)
 
 

@@ -55,7 +55,6 @@ def top(A: int32[N], B: int32[N]):
 """
 
 
-
 def plain_producer_consumer(a: list[int]) -> list[int]:
     fifo: collections.deque = collections.deque()
     out = [0] * len(a)
@@ -113,8 +112,13 @@ def systolic(tmp: Path, m: int, n: int, k: int, repeat: int) -> dict:
     executor = best(lambda: mod(A, B, C), repeat)
     assert C.tolist() == plain_gemm(A.tolist(), B.tolist(), m, n, k)
     plain = best(lambda: plain_gemm(A.tolist(), B.tolist(), m, n, k), max(repeat, 3))
-    return {"shape": [m, n, k], "pes": (m + 2) * (n + 2), "executor_s": executor, "plain_python_s": plain,
-            "ratio": executor / plain}
+    return {
+        "shape": [m, n, k],
+        "pes": (m + 2) * (n + 2),
+        "executor_s": executor,
+        "plain_python_s": plain,
+        "ratio": executor / plain,
+    }
 
 
 def many_pes_child(tmp: Path) -> dict:
@@ -188,8 +192,10 @@ def main() -> int:
     else:
         for name, r in results.items():
             if "ratio" in r:
-                print(f"{name}: executor {r['executor_s'] * 1e3:.1f} ms, plain Python {r['plain_python_s'] * 1e3:.2f} ms, "
-                      f"ratio {r['ratio']:.1f}x")
+                print(
+                    f"{name}: executor {r['executor_s'] * 1e3:.1f} ms, plain Python {r['plain_python_s'] * 1e3:.2f} ms, "
+                    f"ratio {r['ratio']:.1f}x"
+                )
             else:
                 print(f"{name}: {r}")
     return 0

@@ -40,13 +40,23 @@ def generator_check(quick: bool) -> dict:
         g = generate(lines)
         generate_s = time.perf_counter() - t0
         problems = analyze(g.text).problems
-        out.append({
-            "lines": lines, "exact": g.text.count("\n") == lines, "deterministic": generate(lines).text == g.text,
-            "problems": len(problems), "regions": len(g.regions), "tests": len(g.tests),
-            "edit_sites": len(g.edit_sites), "generate_ms": round(generate_s * 1000, 1),
-        })
-    return {"benchmark": "generate", "sizes": out,
-            "ok": all(s["exact"] and s["deterministic"] and s["problems"] == 0 for s in out)}
+        out.append(
+            {
+                "lines": lines,
+                "exact": g.text.count("\n") == lines,
+                "deterministic": generate(lines).text == g.text,
+                "problems": len(problems),
+                "regions": len(g.regions),
+                "tests": len(g.tests),
+                "edit_sites": len(g.edit_sites),
+                "generate_ms": round(generate_s * 1000, 1),
+            }
+        )
+    return {
+        "benchmark": "generate",
+        "sizes": out,
+        "ok": all(s["exact"] and s["deterministic"] and s["problems"] == 0 for s in out),
+    }
 
 
 def run_script(name: str, quick: bool, no_install: bool) -> dict:
@@ -103,14 +113,27 @@ def summarize(result: dict) -> str:
     import memory
     import peers
 
-    modules = {"latency": latency, "peers": peers, "hover_lens": hover_lens, "cold_start": cold_start,
-               "job_start": job_start, "memory": memory}
+    modules = {
+        "latency": latency,
+        "peers": peers,
+        "hover_lens": hover_lens,
+        "cold_start": cold_start,
+        "job_start": job_start,
+        "memory": memory,
+    }
     m = result["machine"]
-    rows = [f"allo-lsp performance (issue #8) on {m['cpus']} CPUs, Python {m['python']}, load {m['loadavg']}"
-            + (" [quick]" if result["quick"] else ""), ""]
+    rows = [
+        f"allo-lsp performance (issue #8) on {m['cpus']} CPUs, Python {m['python']}, load {m['loadavg']}"
+        + (" [quick]" if result["quick"] else ""),
+        "",
+    ]
     gen = result["results"].get("generate", {})
-    rows.append("Generated files: " + ", ".join(
-        f"{s['lines']} lines ({s['regions']} regions, {s['problems']} problems)" for s in gen.get("sizes", [])))
+    rows.append(
+        "Generated files: "
+        + ", ".join(
+            f"{s['lines']} lines ({s['regions']} regions, {s['problems']} problems)" for s in gen.get("sizes", [])
+        )
+    )
     for name, module in modules.items():
         r = result["results"].get(name)
         if r is None:
@@ -142,9 +165,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in SCRIPTS:
         if name in chosen:
             results[name] = run_script(name, args.quick, args.no_install or args.quick)
-    result = {"benchmark": "all", "quick": bool(args.quick), "machine": machine,
-              "machine_after": {"loadavg": common.machine()["loadavg"]}, "goals": goals(results),
-              "results": results, "wall_s": round(time.perf_counter() - started, 1)}
+    result = {
+        "benchmark": "all",
+        "quick": bool(args.quick),
+        "machine": machine,
+        "machine_after": {"loadavg": common.machine()["loadavg"]},
+        "goals": goals(results),
+        "results": results,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
     print(json.dumps(result, indent=1) if args.json else summarize(result))
     failed = [name for name, r in results.items() if "error" in r and name != "generate"]
     return 1 if failed or not results.get("generate", {"ok": True})["ok"] else 0

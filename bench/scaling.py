@@ -42,8 +42,13 @@ print(json.dumps({"seconds": round(seconds, 3), "rss_mb": round(resource.getrusa
 
 
 def _analyse_in_child(path: Path, bounded: bool) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), "bounded" if bounded else "whole"],
-                         capture_output=True, text=True, timeout=1800, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path), "bounded" if bounded else "whole"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -77,11 +82,15 @@ def summarize(result: dict) -> str:
         ratio = f"  {common.fmt_x(r['ratio_to_previous'])} the previous" if r["ratio_to_previous"] else ""
         lines.append(f"  {r['lines']:>7,} lines  {r['seconds']:7.2f} s  RSS {r['rss_mb']} MB{ratio}")
     worst = result["worst_ratio_per_doubling"]
-    lines.append(f"worst ratio per doubling: {common.fmt_x(worst)} (goal <= {GOAL_PER_DOUBLING}x): "
-                 f"{common.goal(result['goal_met'])}")
+    lines.append(
+        f"worst ratio per doubling: {common.fmt_x(worst)} (goal <= {GOAL_PER_DOUBLING}x): "
+        f"{common.goal(result['goal_met'])}"
+    )
     big = result["bounded_big_file"]
-    lines.append(f"{big['mb']} MB file, default bound: {big['seconds']:.2f} s, RSS {big['rss_mb']} MB; "
-                 f"ADF901: {big['notice'] or 'none'}")
+    lines.append(
+        f"{big['mb']} MB file, default bound: {big['seconds']:.2f} s, RSS {big['rss_mb']} MB; "
+        f"ADF901: {big['notice'] or 'none'}"
+    )
     return "\n".join(lines)
 
 

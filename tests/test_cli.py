@@ -13,9 +13,7 @@ SCALAR = EXAMPLES / "pitfall_bare_scalar.py"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "allo_lsp", *args], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-m", "allo_lsp", *args], capture_output=True, text=True, timeout=60)
 
 
 def test_clean_file_exits_0_and_prints_the_signature():
@@ -36,8 +34,14 @@ def test_json_schema_and_exit_1_on_diagnostics():
     region = files[1]["regions"][0]
     assert {"name", "line", "pe_count", "top_signature", "legacy_order", "kernels"} <= set(region)
     assert region["top_signature"][0] == {
-        "position": 1, "name": "A", "type": "int32[8, 8]", "annotation": "int32[M, N]",
-        "mlir_type": "memref<8x8xi32>", "interface": "m_axi", "bundle": "gmem0", "direction": "in",
+        "position": 1,
+        "name": "A",
+        "type": "int32[8, 8]",
+        "annotation": "int32[M, N]",
+        "mlir_type": "memref<8x8xi32>",
+        "interface": "m_axi",
+        "bundle": "gmem0",
+        "direction": "in",
         "kernels": ["producer"],
     }
     assert region["kernels"][0]["mapping"] == [1] and region["kernels"][0]["args"] == ["A", "n"]
@@ -122,11 +126,21 @@ def test_serve_over_tcp_answers_initialize():
     server = subprocess.Popen([sys.executable, "-m", "allo_lsp", "serve", "--tcp", f"127.0.0.1:{port}"])
     try:
         # Nothing tells when the server listens: connecting is tried until the deadline.
-        conn = until_sync(lambda: socket.create_connection(("127.0.0.1", port), timeout=5),
-                          what=f"the server listening on port {port}", seen=server.poll, timeout=20)
+        conn = until_sync(
+            lambda: socket.create_connection(("127.0.0.1", port), timeout=5),
+            what=f"the server listening on port {port}",
+            seen=server.poll,
+            timeout=20,
+        )
         with conn:
-            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                               "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+            body = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+                }
+            ).encode()
             conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
             reply = b""
             # Each read waits 5 s at most (the socket's timeout); a server trickling bytes

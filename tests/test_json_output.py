@@ -16,15 +16,16 @@ def strict(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-
-
-
 def test_run_json_of_nan_outputs_is_strict_json(tmp_path):
     """The reference executor computes 0.0/0.0: min, max and mean were printed as bare NaN."""
     path = tmp_path / "nan_design.py"
     path.write_text(NAN_DESIGN)
-    done = subprocess.run([sys.executable, "-m", "allo_lsp", "run", f"{path}::top", "--backend", "reference",
-                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "run", f"{path}::top", "--backend", "reference", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     (output,) = strict(done.stdout)["outputs"]
     assert (output["min"], output["max"], output["mean"]) == ("NaN", "NaN", "NaN")

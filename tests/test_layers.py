@@ -9,16 +9,41 @@ from paths import ROOT
 PACKAGE = ROOT / "server" / "allo_lsp"
 # What each layer must not import (prefix match on the imported module name).
 FORBIDDEN = {
-    "analysis": ("pygls", "lsprotocol", "subprocess", "socket", "allo_lsp.lsp", "allo_lsp.ide",
-                 "allo_lsp.jobs", "allo_lsp.runner", "allo_lsp.check", "allo_lsp.cli"),
-    "ide": ("pygls", "lsprotocol", "subprocess", "socket", "allo_lsp.lsp", "allo_lsp.jobs",
-            "allo_lsp.runner", "allo_lsp.check", "allo_lsp.cli"),
-    "mlir": ("pygls", "lsprotocol", "subprocess", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.jobs",
-             "allo_lsp.runner"),
+    "analysis": (
+        "pygls",
+        "lsprotocol",
+        "subprocess",
+        "socket",
+        "allo_lsp.lsp",
+        "allo_lsp.ide",
+        "allo_lsp.jobs",
+        "allo_lsp.runner",
+        "allo_lsp.check",
+        "allo_lsp.cli",
+    ),
+    "ide": (
+        "pygls",
+        "lsprotocol",
+        "subprocess",
+        "socket",
+        "allo_lsp.lsp",
+        "allo_lsp.jobs",
+        "allo_lsp.runner",
+        "allo_lsp.check",
+        "allo_lsp.cli",
+    ),
+    "mlir": ("pygls", "lsprotocol", "subprocess", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.jobs", "allo_lsp.runner"),
     "jobs": ("pygls", "lsprotocol", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.runner"),
     # The transport under the server: frames and JSON-RPC messages, no feature.
-    "jsonrpc": ("allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.jobs", "allo_lsp.analysis", "allo_lsp.runner",
-                "allo_lsp.mlir", "allo_lsp.reports"),
+    "jsonrpc": (
+        "allo_lsp.lsp",
+        "allo_lsp.ide",
+        "allo_lsp.jobs",
+        "allo_lsp.analysis",
+        "allo_lsp.runner",
+        "allo_lsp.mlir",
+        "allo_lsp.reports",
+    ),
 }
 # The runner runs inside the user's Allo interpreter: the standard library, numpy, allo, and
 # nothing of ours but the protocol.
@@ -109,7 +134,7 @@ def test_no_import_circle_among_the_packages_modules():
 
     def walk(name: str, trail: list[str]) -> None:
         if name in trail:
-            circles.append(" -> ".join(trail[trail.index(name):] + [name]))
+            circles.append(" -> ".join(trail[trail.index(name) :] + [name]))
             return
         if name in done:
             return
@@ -180,7 +205,9 @@ def test_features_use_the_servers_public_state():
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("allo_lsp"):
-                violations += [f"{path.name} imports {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+                violations += [
+                    f"{path.name} imports {node.module}.{a.name}" for a in node.names if a.name.startswith("_")
+                ]
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ls":
                 if node.attr.startswith("_"):
                     violations.append(f"{path.name}:{node.lineno} reads ls.{node.attr}")
@@ -199,8 +226,11 @@ def test_details_are_read_by_field_outside_protocol():
         relative = path.relative_to(PACKAGE).as_posix()
         if relative.startswith("protocol/"):
             continue
-        violations += [f"{relative}:{n}: {line.strip()}" for n, line in enumerate(path.read_text().splitlines(), 1)
-                       if DETAILS_BY_KEY.search(line)]
+        violations += [
+            f"{relative}:{n}: {line.strip()}"
+            for n, line in enumerate(path.read_text().splitlines(), 1)
+            if DETAILS_BY_KEY.search(line)
+        ]
     assert violations == []
 
 
@@ -208,8 +238,11 @@ def test_the_runners_wire_is_written_once():
     """Its marker lines and options: both sides import protocol/pipes.py."""
     pipes = PACKAGE / "protocol" / "pipes.py"
     assert "@@allo-lsp" in pipes.read_text()
-    spelled = [str(p.relative_to(ROOT)) for p in sorted(PACKAGE.rglob("*.py"))
-               if p != pipes and re.search(r"@@allo-lsp|\"--(result-fd|watchdog-fd|warm)\"", p.read_text())]
+    spelled = [
+        str(p.relative_to(ROOT))
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p != pipes and re.search(r"@@allo-lsp|\"--(result-fd|watchdog-fd|warm)\"", p.read_text())
+    ]
     assert spelled == []
 
 

@@ -30,8 +30,9 @@ async def test_until_returns_the_value_once_an_event_makes_it_ready():
 async def test_until_fails_at_its_deadline_saying_what_it_awaited_and_saw():
     start = time.monotonic()
     with pytest.raises(AssertionError, match=r"waited 0.2 s for the impossible; saw 'the state'"):
-        await until(lambda: False, what="the impossible", wake=asyncio.Event().wait, seen=lambda: "the state",
-                    timeout=0.2)
+        await until(
+            lambda: False, what="the impossible", wake=asyncio.Event().wait, seen=lambda: "the state", timeout=0.2
+        )
     assert time.monotonic() - start < 5
 
 
@@ -53,8 +54,9 @@ async def test_any_done_wakes_when_one_more_future_is_done():
     loop = asyncio.get_running_loop()
     futures = [loop.create_future() for _ in range(3)]
     loop.call_soon(futures[1].set_result, "b")
-    assert await until(lambda: [f.result() for f in futures if f.done()], what="one answer", wake=any_done(futures),
-                       timeout=5) == ["b"]
+    assert await until(
+        lambda: [f.result() for f in futures if f.done()], what="one answer", wake=any_done(futures), timeout=5
+    ) == ["b"]
 
 
 def test_until_sync_retries_what_raises_oserror_until_the_deadline():

@@ -24,8 +24,14 @@ def _failure(what: str, timeout: float, seen: Callable[[], Any]) -> AssertionErr
     return AssertionError(f"waited {timeout:g} s for {what}; saw {seen()!r}")
 
 
-async def until(ready: Callable[[], T], *, what: str, wake: Callable[[], Awaitable[Any]],
-                seen: Callable[[], Any] = lambda: None, timeout: float = TIMEOUT_S) -> T:
+async def until(
+    ready: Callable[[], T],
+    *,
+    what: str,
+    wake: Callable[[], Awaitable[Any]],
+    seen: Callable[[], Any] = lambda: None,
+    timeout: float = TIMEOUT_S,
+) -> T:
     """`ready()`'s value once it is truthy, checked now and after each `wake()`.
 
     `wake()` must start listening when called (not when first awaited), so that nothing
@@ -45,8 +51,14 @@ async def until(ready: Callable[[], T], *, what: str, wake: Callable[[], Awaitab
     return value
 
 
-async def until_notified(condition: asyncio.Condition, ready: Callable[[], T], *, what: str,
-                         seen: Callable[[], Any] = lambda: None, timeout: float = TIMEOUT_S) -> T:
+async def until_notified(
+    condition: asyncio.Condition,
+    ready: Callable[[], T],
+    *,
+    what: str,
+    seen: Callable[[], Any] = lambda: None,
+    timeout: float = TIMEOUT_S,
+) -> T:
     """`ready()`'s value once it is truthy, checked now and each time `condition` is notified."""
     async with condition:
         try:
@@ -89,8 +101,12 @@ async def reconfigured(client, section: str, send: Callable[[], None], timeout: 
     client.get_configuration = answering
     try:
         send()
-        await until(answered.is_set, what=f"the server asking for the new settings ({section})",
-                    wake=answered.wait, timeout=timeout)
+        await until(
+            answered.is_set,
+            what=f"the server asking for the new settings ({section})",
+            wake=answered.wait,
+            timeout=timeout,
+        )
     finally:
         del client.get_configuration  # the class's method again
 
@@ -111,8 +127,14 @@ def file_poll() -> Awaitable[None]:
     return asyncio.sleep(FILE_POLL_S)
 
 
-def until_sync(ready: Callable[[], T], *, what: str, seen: Callable[[], Any] = lambda: None,
-               timeout: float = TIMEOUT_S, poll_s: float = 0.1) -> T:
+def until_sync(
+    ready: Callable[[], T],
+    *,
+    what: str,
+    seen: Callable[[], Any] = lambda: None,
+    timeout: float = TIMEOUT_S,
+    poll_s: float = 0.1,
+) -> T:
     """`until` for code without an event loop: a process, a socket. `ready()` may raise OSError
     (not yet: tried again)."""
     deadline = time.monotonic() + timeout

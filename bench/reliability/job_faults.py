@@ -44,14 +44,20 @@ async def run(repeat: int) -> dict:
                 row = asdict(m)
                 row["message"] = row["message"][:200]
                 rows.append(row)
-                print(f"  {name}: {m.status}/{m.cause} in {m.seconds} s{' PROBLEMS ' + str(m.problems) if m.problems else ''}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {name}: {m.status}/{m.cause} in {m.seconds} s{' PROBLEMS ' + str(m.problems) if m.problems else ''}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             errors = s.errors_logged(shown=False)
         for how in faults.SHUTDOWNS:
             m = await faults.shutdown_mid_job(root / f"{round_}-shutdown-{how}", how)
             rows.append({"fault": f"server {how} mid-job", **asdict(m)})
-            print(f"  server {how} mid-job: exit in {m.exit_s} s{' PROBLEMS ' + str(m.problems) if m.problems else ''}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  server {how} mid-job: exit in {m.exit_s} s{' PROBLEMS ' + str(m.problems) if m.problems else ''}",
+                file=sys.stderr,
+                flush=True,
+            )
     summary: dict[str, dict] = {}
     for row in rows:
         entry = summary.setdefault(row["fault"], {"runs": 0, "problems": [], "seconds": []})
@@ -69,8 +75,12 @@ async def run(repeat: int) -> dict:
         entry["leftover_dirs"] = entry.get("leftover_dirs", 0) + len(row["leftover_dirs"])
     for entry in summary.values():
         entry["max_s"] = max(s for s in entry["seconds"] if s is not None) if any(entry["seconds"]) else None
-    return {"repeat": repeat, "faults": summary, "server_errors_logged": errors,
-            "problems": sum(len(e["problems"]) for e in summary.values())}
+    return {
+        "repeat": repeat,
+        "faults": summary,
+        "server_errors_logged": errors,
+        "problems": sum(len(e["problems"]) for e in summary.values()),
+    }
 
 
 def main() -> int:
@@ -85,8 +95,10 @@ def main() -> int:
         print(f"{'fault':34s} {'outcome':24s} {'max s':>7s} {'limit':>6s} {'hover':>6s} survivors dirs problems")
         for name, e in report["faults"].items():
             outcome = f"{e.get('status', 'exit')}/{e.get('cause', '-')}"
-            print(f"{name:34s} {outcome:24s} {e['max_s']!s:>7s} {e.get('limit_s', faults.EXIT_WITHIN_S)!s:>6s} "
-                  f"{e.get('hover_max_s', '-')!s:>6s} {e['survivors']:9d} {e['leftover_dirs']:4d} {e['problems'][:2]}")
+            print(
+                f"{name:34s} {outcome:24s} {e['max_s']!s:>7s} {e.get('limit_s', faults.EXIT_WITHIN_S)!s:>6s} "
+                f"{e.get('hover_max_s', '-')!s:>6s} {e['survivors']:9d} {e['leftover_dirs']:4d} {e['problems'][:2]}"
+            )
         print(f"server errors logged: {report['server_errors_logged']}")
     return 1 if report["problems"] or report["server_errors_logged"] else 0
 

@@ -33,17 +33,32 @@ def main() -> int:
     report, failed = {}, False
     for name, argv in runs.items():
         print(f"== {name}: {' '.join(argv)}", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, str(Path(__file__).parent / argv[0]), *argv[1:], "--json"],
-                              stdout=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).parent / argv[0]), *argv[1:], "--json"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         failed |= done.returncode != 0
         try:
             report[name] = json.loads(done.stdout)
         except ValueError:
             report[name] = {"error": f"exit status {done.returncode}", "output": done.stdout[-2000:]}
         (OUT / f"{name}.json").write_text(json.dumps(report[name], indent=2))
-    print(json.dumps(report, indent=2) if args.json else json.dumps(
-        {k: {kk: vv for kk, vv in v.items() if not isinstance(vv, (list, dict)) or kk in ("failures", "latency_requests")}
-         for k, v in report.items()}, indent=2))
+    print(
+        json.dumps(report, indent=2)
+        if args.json
+        else json.dumps(
+            {
+                k: {
+                    kk: vv
+                    for kk, vv in v.items()
+                    if not isinstance(vv, (list, dict)) or kk in ("failures", "latency_requests")
+                }
+                for k, v in report.items()
+            },
+            indent=2,
+        )
+    )
     return 1 if failed else 0
 
 

@@ -37,8 +37,11 @@ def main() -> int:
 
     def progress(op: int, report) -> None:
         if op and op % 2000 == 0:
-            print(f"  {op} operations, {len(report.problems)} problems, RSS {report.rss_samples[-1][1] / 1024:.1f} MB",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {op} operations, {len(report.problems)} problems, RSS {report.rss_samples[-1][1] / 1024:.1f} MB",
+                file=sys.stderr,
+                flush=True,
+            )
 
     report = asyncio.run(soak.Soak(args.operations, args.seed, args.client, progress=progress).run())
     latencies = report.latencies()
@@ -57,18 +60,25 @@ def main() -> int:
         "rss_end_mb": round((report.rss_end_kib or 0) / 1024, 1),
         "rss_max_mb": round(report.rss_max_kib / 1024, 1),
         "rss_growth_mb": round((report.rss_growth_kib or 0) / 1024, 1),
-        "rss_samples_mb": [(op, round(kib / 1024, 1)) for op, kib in report.rss_samples[:: max(len(report.rss_samples) // 20, 1)]],
+        "rss_samples_mb": [
+            (op, round(kib / 1024, 1)) for op, kib in report.rss_samples[:: max(len(report.rss_samples) // 20, 1)]
+        ],
     }
     requests = {k: v for k, v in latencies.items() if k.startswith("textDocument/")}
     figures["latency_requests"] = report.request_latencies()
-    ok = (not report.problems and report.server_alive
-          and figures["latency_requests"].get("p99_ms", 0) < P99_GOAL_MS
-          and (report.rss_growth_kib or 0) < RSS_GOAL_KIB)
+    ok = (
+        not report.problems
+        and report.server_alive
+        and figures["latency_requests"].get("p99_ms", 0) < P99_GOAL_MS
+        and (report.rss_growth_kib or 0) < RSS_GOAL_KIB
+    )
     figures["goals_met"] = ok
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
-        print(f"{report.operations} operations ({report.requests} requests) in {report.seconds} s, client {args.client}")
+        print(
+            f"{report.operations} operations ({report.requests} requests) in {report.seconds} s, client {args.client}"
+        )
         print(f"problems: {len(report.problems)}")
         for p in report.problems[:20]:
             print(f"  {p[:400]}")
@@ -76,8 +86,10 @@ def main() -> int:
         print(f"requests: {figures['latency_requests']}")
         for method, figure in requests.items():
             print(f"  {method:28s} {figure}")
-        print(f"RSS: {figures['rss_start_mb']} MB after the warm-up, {figures['rss_end_mb']} MB at the end "
-              f"(growth {figures['rss_growth_mb']} MB), {figures['rss_max_mb']} MB at most")
+        print(
+            f"RSS: {figures['rss_start_mb']} MB after the warm-up, {figures['rss_end_mb']} MB at the end "
+            f"(growth {figures['rss_growth_mb']} MB), {figures['rss_max_mb']} MB at most"
+        )
     return 0 if ok else 1
 
 

@@ -167,7 +167,9 @@ def to_text(checked: list[CheckedFile]) -> str:
 
 def _signature_text(path: str, region: Region) -> list[str]:
     pes = f"{region.pe_count} PE{'s' * (region.pe_count != 1)}" if region.pe_count is not None else "? PEs"
-    out = [f"{path}:{region.range.start.line + 1}: region {region.name}({', '.join(p.name for p in region.params)}), {pes}"]
+    out = [
+        f"{path}:{region.range.start.line + 1}: region {region.name}({', '.join(p.name for p in region.params)}), {pes}"
+    ]
     for arg in region.top_signature:
         p = arg.param
         resolved = p.type.resolved if p.type else p.annotation or "?"

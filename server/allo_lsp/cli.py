@@ -38,8 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--omp-threads", type=int, default=0, help="OpenMP threads (default: the design's PE count)")
     run.add_argument("--timeout", type=float, default=300.0, help="seconds before the job is killed")
     run.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    run.add_argument("--emulate", choices=[e for e in EMULATIONS if e], default="",
-                     help="reference backend: run aie / vitis_hls csim modules functionally on the executor")
+    run.add_argument(
+        "--emulate",
+        choices=[e for e in EMULATIONS if e],
+        default="",
+        help="reference backend: run aie / vitis_hls csim modules functionally on the executor",
+    )
     run.add_argument("--format", choices=("text", "json"), default="text")
 
     report = sub.add_parser("report", help="show a Vitis HLS synthesis report (csynth.xml or a project directory)")
@@ -199,8 +203,13 @@ def _run(args) -> int:
         print(f"allo-lsp run: {file}: {exc}", file=sys.stderr)
         return 2
     model = analyze(text).model
-    config = JobConfig(python=args.python, llvm_build_dir=args.llvm_build_dir, omp_threads=args.omp_threads, timeout_s=args.timeout,
-                       extra_env={"ALLO_LSP_EMULATE": args.emulate} if args.emulate else {})
+    config = JobConfig(
+        python=args.python,
+        llvm_build_dir=args.llvm_build_dir,
+        omp_threads=args.omp_threads,
+        timeout_s=args.timeout,
+        extra_env={"ALLO_LSP_EMULATE": args.emulate} if args.emulate else {},
+    )
     try:
         target = target_of(model, file, name)
     except SetupError as exc:
@@ -235,9 +244,16 @@ def _synth(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"allo-lsp synth: {file}: {exc}", file=sys.stderr)
         return 2
-    synth = SynthConfig(command=args.vitis_command, part=args.part, clock_ns=args.clock,
-                        launcher_prefix=args.launcher_prefix, timeout_s=args.timeout)
-    result = asyncio.run(synthesize(JobManager(), Target(file, name, SYNTHESIZE), model, JobConfig(python=args.python), synth))
+    synth = SynthConfig(
+        command=args.vitis_command,
+        part=args.part,
+        clock_ns=args.clock,
+        launcher_prefix=args.launcher_prefix,
+        timeout_s=args.timeout,
+    )
+    result = asyncio.run(
+        synthesize(JobManager(), Target(file, name, SYNTHESIZE), model, JobConfig(python=args.python), synth)
+    )
     details = result.of_kind(SYNTHESIZE).details
     if args.format == "json":
         details.log = details.report_markdown = None  # bulky
@@ -254,15 +270,21 @@ def _run_text(result, file: str) -> str:
 
     where = f" ({result.file or file}:{result.line})" if result.line else ""
     cause = f" [{result.cause}]" if result.cause else ""
-    lines = [f"{result.status}{cause}{where}: {result.message}",
-             f"  backend {result.backend}, {result.duration_s:.2f} s, OMP_NUM_THREADS={result.omp_num_threads}"]
+    lines = [
+        f"{result.status}{cause}{where}: {result.message}",
+        f"  backend {result.backend}, {result.duration_s:.2f} s, OMP_NUM_THREADS={result.omp_num_threads}",
+    ]
     for out in result.outputs:
-        lines.append(f"  {out.name}: {out.dtype}{out.shape} min {out.min} max {out.max} mean {out.mean:.4g} sha {out.checksum}")
+        lines.append(
+            f"  {out.name}: {out.dtype}{out.shape} min {out.min} max {out.max} mean {out.mean:.4g} sha {out.checksum}"
+        )
     details = result.details
     if isinstance(details, SimulateDetails):
         for blocked in details.blocked:
-            lines.append(f"  blocked: {blocked.pe} {blocked.op} {blocked.stream} (line {blocked.line}), "
-                         f"FIFO {blocked.occupancy}/{blocked.depth}")
+            lines.append(
+                f"  blocked: {blocked.pe} {blocked.op} {blocked.stream} (line {blocked.line}), "
+                f"FIFO {blocked.occupancy}/{blocked.depth}"
+            )
         differential = details.differential or Differential()
         for name, diff in differential.max_abs_diff.items():
             lines.append(f"  reference executor vs Allo on {name}: largest difference {diff:g}")

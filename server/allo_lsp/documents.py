@@ -38,11 +38,19 @@ class ClientDocument(TextDocument):
     def _apply_incremental_change(self, change) -> None:
         codec, r = self._position_codec, change.range
         units_of = None if codec.encoding == lsp.PositionEncodingKind.Utf32 else codec.client_num_units
-        self._source, why = apply_edit(self.source, (r.start.line, r.start.character), (r.end.line, r.end.character),
-                                       change.text, units_of)
+        self._source, why = apply_edit(
+            self.source, (r.start.line, r.start.character), (r.end.line, r.end.character), change.text, units_of
+        )
         if why is not None:
-            log.warning("%s: the edit at %s:%s-%s:%s is %s: applied as an editor does (clamped to the text, ends in "
-                        "order)", self.uri, r.start.line, r.start.character, r.end.line, r.end.character, why)
+            log.warning(
+                "%s: the edit at %s:%s-%s:%s is %s: applied as an editor does (clamped to the text, ends in order)",
+                self.uri,
+                r.start.line,
+                r.start.character,
+                r.end.line,
+                r.end.character,
+                why,
+            )
 
 
 class ClientWorkspace(Workspace):
@@ -53,8 +61,14 @@ class ClientWorkspace(Workspace):
             workspace.__class__ = ClientWorkspace
 
     def _create_text_document(self, doc_uri, source=None, version=None, language_id=None) -> TextDocument:
-        return ClientDocument(doc_uri, source=source, version=version, language_id=language_id,
-                                 sync_kind=self._sync_kind, position_codec=self._position_codec)
+        return ClientDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
 
     # pygls keys documents by the unquoted URI: `c%20d.py` (a file named `c d.py`) and
     # `c%2520d.py` (one named `c%20d.py`) or `c d.py`, each a document of its own for the client,
@@ -64,7 +78,9 @@ class ClientWorkspace(Workspace):
 
     def put_text_document(self, text_document: lsp.TextDocumentItem, notebook_uri: str | None = None) -> None:
         self._text_documents[text_document.uri] = self._create_text_document(
-            text_document.uri, source=text_document.text, version=text_document.version,
+            text_document.uri,
+            source=text_document.text,
+            version=text_document.version,
             language_id=text_document.language_id,
         )
         if notebook_uri:

@@ -24,7 +24,6 @@ def nested(A: int32[4], B: int32[4]):
 """
 
 
-
 def lines_of(opening: str, depth: int) -> str:
     """`opening` `depth` times, 20 to a line: lines over 1,000 characters are set aside."""
     return "\n".join(opening * min(20, depth - k) for k in range(0, depth, 20))
@@ -100,12 +99,15 @@ def test_the_callers_stack_does_not_matter():
     assert at_depth(sys.getrecursionlimit() - 100) == expected == []
 
 
-@pytest.mark.parametrize("source, levels", [
-    ("y = " + "a[" * 200 + "0" + "]" * 200, 201),
-    ("y = [" + "*[" * 100 + "]" * 100 + "]", 201),
-    ("y = " + "+".join(["1"] * 490), 490),
-    ("def f():\n    if x:\n        y = -x\n", 2),
-])
+@pytest.mark.parametrize(
+    "source, levels",
+    [
+        ("y = " + "a[" * 200 + "0" + "]" * 200, 201),
+        ("y = [" + "*[" * 100 + "]" * 100 + "]", 201),
+        ("y = " + "+".join(["1"] * 490), 490),
+        ("def f():\n    if x:\n        y = -x\n", 2),
+    ],
+)
 def test_nesting_is_counted_as_cpython_builds_it(source, levels):
     assert deep.deepest([(5, source)]) == (levels, 5 + source.count("\n", 0, source.rfind("y = ")))
 
@@ -113,8 +115,9 @@ def test_nesting_is_counted_as_cpython_builds_it(source, levels):
 def test_through_check(tmp_path):
     path = tmp_path / "nested.py"
     path.write_text(with_region(CONSTRUCTS["subscripts"](200)))
-    out = subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ADF900" not in out.stdout and "Traceback" not in out.stderr
 

@@ -27,13 +27,17 @@ def test_balanced_nesting_cpython_accepts_is_analysed(depth, open_, close):
     assert [r.name for r in analysis.model.regions] == [r.name for r in analyze(BASE).model.regions]
 
 
-@pytest.mark.parametrize("line", [
-    "y = " + "[" * 201 + "]" * 201,                 # one level past CPython's limit
-    "y = " + "(" * 500,                             # 500 deep, unclosed
-    "y = " + "(" * 500 + ")" * 500,                 # 500 deep, balanced, over 1,000 characters
-    "y = " + "[" * 1000,                            # 1,000 unclosed brackets on one long line
-    "y = [\n" + "[\n" * 1000,                       # ... and over many lines
-], ids=["201", "500 unclosed", "500 balanced long line", "1000 unclosed long line", "1000 lines"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "y = " + "[" * 201 + "]" * 201,  # one level past CPython's limit
+        "y = " + "(" * 500,  # 500 deep, unclosed
+        "y = " + "(" * 500 + ")" * 500,  # 500 deep, balanced, over 1,000 characters
+        "y = " + "[" * 1000,  # 1,000 unclosed brackets on one long line
+        "y = [\n" + "[\n" * 1000,  # ... and over many lines
+    ],
+    ids=["201", "500 unclosed", "500 balanced long line", "1000 unclosed long line", "1000 lines"],
+)
 def test_nesting_cpython_refuses_is_adf900_at_its_line(line):
     with pytest.raises(SyntaxError, match="too many nested parentheses"):
         compile(BASE + "\n" + line + "\n", "<nested>", "exec")
@@ -50,8 +54,9 @@ def test_brackets_in_strings_and_comments_do_not_count():
 def test_check_exits_non_zero_on_a_thousand_unclosed_brackets(tmp_path):
     path = tmp_path / "deep.py"
     path.write_text(BASE + "\ny = " + "[" * 1000 + "\n")
-    out = subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"{path}:{FIRST + 1}:205: ADF900 error: syntax error: too many nested parentheses" in out.stdout
 

@@ -121,10 +121,10 @@ def edits_around_a_swallowing_string(text: str):
     middle = len(lines) // 2
     steps = [
         lambda ls: ['"""' + ls[0]] + ls[1:],
-        lambda ls: ls[:middle] + [ls[middle] + "  # typed"] + ls[middle + 1:],
+        lambda ls: ls[:middle] + [ls[middle] + "  # typed"] + ls[middle + 1 :],
         lambda ls: ls[:middle] + ["x = ("] + ls[middle:],
-        lambda ls: ls[:middle] + ls[middle + 1:],
-        lambda ls: ls[:middle + 20] + ['"""'] + ls[middle + 20:],
+        lambda ls: ls[:middle] + ls[middle + 1 :],
+        lambda ls: ls[: middle + 20] + ['"""'] + ls[middle + 20 :],
         lambda ls: ls[:5] + ["y = 1 +"] + ls[5:],
         lambda ls: [ls[0][3:]] + ls[1:],
         lambda ls: ls[:middle] + ["s = '''"] + ls[middle:],

@@ -29,9 +29,19 @@ def test_generated_file_is_exact_deterministic_and_clean(lines):
 
 def test_generated_file_has_the_constructs_the_benchmarks_need():
     text = generate(2_000).text
-    for construct in ("@df.region()", "@df.kernel(mapping=[", "Stream[int32, ", "][P0_", "allo.meta_if(",
-                      "allo.meta_elif(", "allo.meta_else()", "df.get_pid()", "ConstExpr[int32]",
-                      'df.build(', "    @df.region()\n    def vadd_"):
+    for construct in (
+        "@df.region()",
+        "@df.kernel(mapping=[",
+        "Stream[int32, ",
+        "][P0_",
+        "allo.meta_if(",
+        "allo.meta_elif(",
+        "allo.meta_else()",
+        "df.get_pid()",
+        "ConstExpr[int32]",
+        "df.build(",
+        "    @df.region()\n    def vadd_",
+    ):
         assert construct in text, construct
 
 
@@ -50,7 +60,10 @@ def test_edit_site_is_in_a_kernel_body_and_both_texts_stay_clean():
 def test_all_benchmarks_run_in_quick_mode():
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run_all.py"), "--quick", "--json"],
-        capture_output=True, text=True, timeout=600, cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=str(ROOT),
     )
     result = json.loads(done.stdout)
     failed = {name: r["error"] for name, r in result["results"].items() if "error" in r}

@@ -66,9 +66,13 @@ def run_install_script(server: dict, settings_file: Path, limit_s: float | None)
         ALLO_E2E_SETTINGS=str(settings_file),
         ALLO_E2E_INSTALL_LIMIT_S=str(limit_s or ""),
     )
-    run = subprocess.run(["node", E2E / "install.test.mjs"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    run = subprocess.run(
+        ["node", E2E / "install.test.mjs"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900
+    )
     (server["artifacts"] / "install.test.mjs.log").write_text(run.stdout + run.stderr)
-    assert run.returncode == 0, f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    assert run.returncode == 0, (
+        f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    )
     return run.stdout
 
 

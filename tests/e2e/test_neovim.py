@@ -21,7 +21,11 @@ def test_diagnostics_and_hover_in_neovim(tmp_path):
         env[f"XDG_{name}_HOME" if name != "RUNTIME" else "XDG_RUNTIME_DIR"] = str(tmp_path / name.lower())
     run = subprocess.run(
         [nvim, "--headless", "--clean", "-c", f"luafile {E2E / 'neovim_check.lua'}"],
-        capture_output=True, text=True, env=env, timeout=180, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
     )
     output = run.stdout + run.stderr
     (artifacts_dir("neovim") / "neovim.log").write_text(output)

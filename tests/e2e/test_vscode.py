@@ -102,17 +102,36 @@ def code_server(vsix: Path, home: Path, name: str, settings: dict, extra_env: di
     port = free_port()
     config = home / "config.yaml"
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
-    env = dict(os.environ, XDG_CONFIG_HOME=str(home / "xdg-config"), XDG_DATA_HOME=str(home / "xdg-data"),
-               PYTHONPATH=str(STANDIN))
+    env = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(home / "xdg-config"),
+        XDG_DATA_HOME=str(home / "xdg-data"),
+        PYTHONPATH=str(STANDIN),
+    )
     env.update(extra_env or {})
     env.pop("LLVM_BUILD_DIR", None)
-    common = [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(user), "--extensions-dir", str(extensions)]
-    installed = subprocess.run(common + ["--install-extension", str(vsix)], capture_output=True, text=True, env=env, timeout=120)
-    assert installed.returncode == 0 and "successfully installed" in installed.stdout, installed.stdout + installed.stderr
+    common = [
+        str(CODE_SERVER),
+        "--config",
+        str(config),
+        "--user-data-dir",
+        str(user),
+        "--extensions-dir",
+        str(extensions),
+    ]
+    installed = subprocess.run(
+        common + ["--install-extension", str(vsix)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert installed.returncode == 0 and "successfully installed" in installed.stdout, (
+        installed.stdout + installed.stderr
+    )
     log = (artifacts / "code-server.log").open("w")
     process = subprocess.Popen(
         common + ["--disable-telemetry", "--disable-update-check", str(workspace)],
-        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -132,11 +151,17 @@ def run_ui_script(script: str, server: dict) -> None:
         ALLO_E2E_WORKSPACE=str(server["workspace"]),
         ALLO_E2E_ARTIFACTS=str(server["artifacts"]),
         ALLO_E2E_CHROMIUM=CHROMIUM,
-        **{f"ALLO_E2E_{key.upper()}": str(value) for key, value in server.items() if key not in ("url", "workspace", "artifacts")},
+        **{
+            f"ALLO_E2E_{key.upper()}": str(value)
+            for key, value in server.items()
+            if key not in ("url", "workspace", "artifacts")
+        },
     )
     run = subprocess.run(["node", E2E / script], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
     (server["artifacts"] / f"{script}.log").write_text(run.stdout + run.stderr)
-    assert run.returncode == 0, f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    assert run.returncode == 0, (
+        f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    )
 
 
 def test_extension_in_vscode(vsix, tmp_path):
@@ -161,8 +186,12 @@ def make_env(path: Path, allo_version: str | None) -> Path:
     subprocess.run([str(SERVER_PYTHON), "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
     if allo_version:
         site = next((path / "lib").glob("python3*/site-packages"))
-        ours = subprocess.run([str(SERVER_PYTHON), "-c", "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        ours = subprocess.run(
+            [str(SERVER_PYTHON), "-c", "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         (site / "allo_and_numpy.pth").write_text(f"{STANDIN}\n{ours}\n")
         dist = site / f"allo-{allo_version}.dist-info"
         dist.mkdir()
@@ -176,7 +205,9 @@ def stand_in_conda(root: Path) -> Path:
     make_env(root / "envs" / "allo", "0.5.1")
     conda = root / "bin" / "conda"
     conda.parent.mkdir(parents=True)
-    conda.write_text(f"#!/bin/sh\necho '{json.dumps({'envs': [str(root / 'envs' / 'allo')], 'root_prefix': str(root)})}'\n")
+    conda.write_text(
+        f"#!/bin/sh\necho '{json.dumps({'envs': [str(root / 'envs' / 'allo')], 'root_prefix': str(root)})}'\n"
+    )
     conda.chmod(0o755)
     return conda
 
@@ -191,7 +222,11 @@ def test_select_interpreter_and_the_job_commands(vsix, tmp_path):
     # Allo only where the user installed it, not on every job's PYTHONPATH. (This machine's pyenv
     # versions, if any, are listed too: the workbench takes PYENV_ROOT from the login shell.)
     env = {"CONDA_EXE": str(conda), "PYTHONPATH": ""}
-    settings = {"security.workspace.trust.enabled": False, "alloDataflow.backend": "auto", "alloDataflow.trace.server": "messages"}
+    settings = {
+        "security.workspace.trust.enabled": False,
+        "alloDataflow.backend": "auto",
+        "alloDataflow.trace.server": "messages",
+    }
     with code_server(vsix, tmp_path / "home", "vscode-interpreter", settings, env) as server:
         make_env(server["workspace"] / ".venv", None)
         server["allo_env"] = allo_env

@@ -93,15 +93,29 @@ def test_every_snapshot_has_its_fixture():
 # -- the examples: each is clean after its fix ----------------------------------------------
 
 EXAMPLE_FIXES = [
-    ("pitfall_bare_scalar", "ADF002", "Declare 'n' as int32[1] (and update 1 kernel, 1 call)",
-     ("def top(A: int32[M], n: int32[1], B: int32[M]):", "pipe.put(local_A[i] + local_n[0])",
-      "mod(A, np.array([5], dtype=np.int32), B)")),
-    ("pitfall_arg_order", "ADF003", "Reorder top(...) to top(arr_in, n, arr_out) and update 1 call",
-     ("def top(arr_in: int32[N], n: int32[1], arr_out: int32[N]):", "    mod(inp, n_arr, out)\n")),
+    (
+        "pitfall_bare_scalar",
+        "ADF002",
+        "Declare 'n' as int32[1] (and update 1 kernel, 1 call)",
+        (
+            "def top(A: int32[M], n: int32[1], B: int32[M]):",
+            "pipe.put(local_A[i] + local_n[0])",
+            "mod(A, np.array([5], dtype=np.int32), B)",
+        ),
+    ),
+    (
+        "pitfall_arg_order",
+        "ADF003",
+        "Reorder top(...) to top(arr_in, n, arr_out) and update 1 call",
+        ("def top(arr_in: int32[N], n: int32[1], arr_out: int32[N]):", "    mod(inp, n_arr, out)\n"),
+    ),
     ("pitfall_mapping_order", "ADF011", "Move mapping= first", ("    @df.kernel(mapping=[1], args=[A])\n",)),
-    ("pitfall_merged_names", "ADF004", "Rename 'x' to 'x_B'",
-     ("    def consumer(x_B: int32[M]):\n", "            x_B[i] = pipe.get()\n",
-      "pipe.put(x[i] + 10)")),  # the producer's `x` is its own
+    (
+        "pitfall_merged_names",
+        "ADF004",
+        "Rename 'x' to 'x_B'",
+        ("    def consumer(x_B: int32[M]):\n", "            x_B[i] = pipe.get()\n", "pipe.put(x[i] + 10)"),
+    ),  # the producer's `x` is its own
 ]
 
 

@@ -5,13 +5,16 @@ from allo_lsp.analysis.model import Position
 from allo_lsp.ide.document import DocumentAnalysis, LineShift
 from cursor import HEADER
 
-REGION = HEADER + """\
+REGION = (
+    HEADER
+    + """\
 @df.region()
 def top(A: int32[4], n: int32):
     @df.kernel(mapping=[1], args=[A])
     def k(local_A: int32[4]):
         local_A[0] = 1
 """
+)
 
 
 def codes(doc):

@@ -34,9 +34,22 @@ def line(text: str, needle: str) -> int:
 
 
 def sized(*streams) -> JobResult:
-    return JobResult("failed", "deadlock", "deadlock: ...", FILE, 14, details={FIFO_SIZING: {
-        "kind": "depth", "message": "...",
-        "streams": [{"stream": n, "file": FILE, "line": line, "declared": 2, "depth": d} for n, line, d in streams]}})
+    return JobResult(
+        "failed",
+        "deadlock",
+        "deadlock: ...",
+        FILE,
+        14,
+        details={
+            FIFO_SIZING: {
+                "kind": "depth",
+                "message": "...",
+                "streams": [
+                    {"stream": n, "file": FILE, "line": line, "declared": 2, "depth": d} for n, line, d in streams
+                ],
+            }
+        },
+    )
 
 
 def whole(text: str) -> Range:
@@ -46,13 +59,15 @@ def whole(text: str) -> Range:
 def apply(text: str, edit) -> str:
     lines = text.splitlines(keepends=True)
     line = lines[edit.range.start.line]
-    lines[edit.range.start.line] = line[:edit.range.start.column] + edit.new_text + line[edit.range.end.column:]
+    lines[edit.range.start.line] = line[: edit.range.start.column] + edit.new_text + line[edit.range.end.column :]
     return "".join(lines)
 
 
 def test_the_fix_sets_the_depth_the_diagnosis_found_on_each_form_of_declaration():
     text, _ = split_cursor(DESIGN)
-    outcome = sized(("tap", line(text, "tap:"), 8), ("lanes", line(text, "lanes:"), 16), ("old", line(text, "old ="), 4))
+    outcome = sized(
+        ("tap", line(text, "tap:"), 8), ("lanes", line(text, "lanes:"), 16), ("old", line(text, "old ="), 4)
+    )
     actions = depth_fixes(text, [outcome], whole(text))
     assert [a.title for a in actions] == [
         "Set the depth of `tap` to 8 (the smallest that does not deadlock)",
@@ -66,18 +81,25 @@ def test_the_fix_sets_the_depth_the_diagnosis_found_on_each_form_of_declaration(
     assert "    tap: Stream[int32, 8]\n" in fixed
     assert "    lanes: Stream[int16[2, 2], 16][4]\n" in fixed
     assert "    old = df.pipe(dtype=int32, shape=(), depth=4)\n" in fixed
-    assert sizing_diagnostics(outcome)[0] == (line(text, "tap:") - 1, "deadlock: completes with depth of `tap` >= 8 (declared 2)")
+    assert sizing_diagnostics(outcome)[0] == (
+        line(text, "tap:") - 1,
+        "deadlock: completes with depth of `tap` >= 8 (declared 2)",
+    )
 
 
 def test_no_fix_off_the_line_or_once_the_declaration_changed():
     text, _ = split_cursor(DESIGN)
     outcome = sized(("tap", line(text, "tap:"), 8))
     assert len(depth_fixes(text, [outcome], whole(text))) == 1
-    assert depth_fixes(text, [outcome], Range(Position(line(text, "lanes:"), 0), Position(line(text, "lanes:"), 5))) == []
+    assert (
+        depth_fixes(text, [outcome], Range(Position(line(text, "lanes:"), 0), Position(line(text, "lanes:"), 5))) == []
+    )
     assert depth_fixes(text.replace("Stream[int32, 2]", "Stream[int32, 3]"), [outcome], whole(text)) == []
     moved = "\n" + text
     assert depth_fixes(moved, [outcome], whole(moved)) == []
-    imbalance = JobResult("failed", "deadlock", file=FILE, details={FIFO_SIZING: {"kind": "imbalance", "message": "..."}})
+    imbalance = JobResult(
+        "failed", "deadlock", file=FILE, details={FIFO_SIZING: {"kind": "imbalance", "message": "..."}}
+    )
     assert depth_fixes(text, [imbalance], whole(text)) == [] and sizing_diagnostics(imbalance) == []
 
 
@@ -85,10 +107,19 @@ def test_the_stream_hover_shows_the_last_run():
     text, pos = split_cursor(DESIGN)
     analysis = analyze(text)
     result = hover(analysis, pos)
-    stats = {"line": line(text, "tap:"), "depth": 2, "fifos": 1, "puts": 8, "gets": 8, "max_occupancy": 2, "waits": 4,
-             "blocked_longest": {"pe": "producer_0", "op": "put", "fifo": "tap", "waits": 4, "seconds": 0.0012}}
+    stats = {
+        "line": line(text, "tap:"),
+        "depth": 2,
+        "fifos": 1,
+        "puts": 8,
+        "gets": 8,
+        "max_occupancy": 2,
+        "waits": 4,
+        "blocked_longest": {"pe": "producer_0", "op": "put", "fifo": "tap", "waits": 4, "seconds": 0.0012},
+    }
     passed = JobResult("passed", details={FIFO_STATISTICS: [{"region": "top", "streams": {"tap": stats}}]})
     assert stream_hover_markdown(analysis.model.regions, result.range, [passed]) == (
         "\n\n---\nLast reference run: 8 puts, 8 gets; occupancy at most 2 of depth 2; "
-        "blocked longest: `producer_0` on put of `tap` (full), 4 waits, 1.2 ms")
+        "blocked longest: `producer_0` on put of `tap` (full), 4 waits, 1.2 ms"
+    )
     assert stream_hover_markdown(analysis.model.regions, result.range, []) is None

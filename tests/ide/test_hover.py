@@ -36,7 +36,9 @@ def check_hover(marker: str, expected: str, options: Options = Options()) -> Non
 
 
 def test_region():
-    check_hover("1", """\
+    check_hover(
+        "1",
+        """\
 **region `top`** · 2 kernels · 3 PEs
 
 Compiled top function (declaration order, fixed Allo builds):
@@ -49,7 +51,8 @@ Compiled top function (declaration order, fixed Allo builds):
 
 ```python
 mod(A, n, B)
-```""")
+```""",
+    )
 
 
 def test_stream_declaration_and_use():
@@ -67,7 +70,9 @@ def test_name_in_args():
 
 
 def test_kernel():
-    check_hover("4", """\
+    check_hover(
+        "4",
+        """\
 **kernel `producer`** in region `top` · mapping `[2]` · 2 PEs
 
 PEs: `producer_0`, `producer_1`
@@ -75,18 +80,22 @@ PEs: `producer_0`, `producer_1`
 | parameter | type | bound to | access |
 |---|---|---|---|
 | `local_A` | `int32[8]` | `local_A <- A`, #1 | read |
-| `local_n` | `int32[1]` | `local_n <- n`, #2 | read |""")
+| `local_n` | `int32[1]` | `local_n <- n`, #2 | read |""",
+    )
 
 
 def test_call_of_built_module():
-    check_hover("6", """\
+    check_hover(
+        "6",
+        """\
 **`mod`** is `top` built with target `simulator`; arguments in declaration order:
 
 | # | parameter | type | receives |
 |---|---|---|---|
 | 1 | `A` | `int32[8]` | `A0` |
 | 2 | `n` | `int32[1]` | `n0` |
-| 3 | `B` | `int32[8]` | `B0` |""")
+| 3 | `B` | `int32[8]` | `B0` |""",
+    )
 
 
 def test_nothing_outside_regions():

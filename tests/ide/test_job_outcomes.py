@@ -6,8 +6,14 @@ from allo_lsp.ide.job_outcomes import JobOutcomes
 from allo_lsp.protocol.messages import FAILED, PASSED, SIMULATE, SYNTHESIZE, JobResult
 from paths import EXAMPLES
 
-TEXT = (EXAMPLES / "producer_consumer.py").read_text().replace(
-    '\n\nif __name__ == "__main__":\n    test_producer_consumer()\n', "\n\ndef test_other():\n    mod = df.build(top, target=\"simulator\")\n")
+TEXT = (
+    (EXAMPLES / "producer_consumer.py")
+    .read_text()
+    .replace(
+        '\n\nif __name__ == "__main__":\n    test_producer_consumer()\n',
+        '\n\ndef test_other():\n    mod = df.build(top, target="simulator")\n',
+    )
+)
 
 
 def _line(text: str, needle: str) -> int:
@@ -41,9 +47,11 @@ def test_an_edit_of_a_definition_the_job_does_not_reach_keeps_it_and_moves_its_p
 
 
 def test_an_edit_of_the_region_or_of_module_level_code_clears_it():
-    for edited in (TEXT.replace("pipe: Stream[int32, 4]", "pipe: Stream[int32, 8]"),
-                   TEXT.replace("M, N = 8, 8", "M, N = 8, 4"),
-                   TEXT.replace("import allo\n", "import allo\nimport os\n")):
+    for edited in (
+        TEXT.replace("pipe: Stream[int32, 4]", "pipe: Stream[int32, 8]"),
+        TEXT.replace("M, N = 8, 8", "M, N = 8, 4"),
+        TEXT.replace("import allo\n", "import allo\nimport os\n"),
+    ):
         kept = _kept()
         assert edited != TEXT
         assert kept.outcomes(edited) == {} and kept.problems(edited) == []

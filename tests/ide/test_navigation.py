@@ -61,7 +61,7 @@ def test_document_symbols():
 
 def test_inlay_hints_name_swapped_call_arguments_and_pe_counts():
     text, _ = split_cursor(SRC + "$0")
-    hints = [(h.label, text.split("\n")[h.position.line][h.position.column:][:6]) for h in inlay_hints(analyze(text))]
+    hints = [(h.label, text.split("\n")[h.position.line][h.position.column :][:6]) for h in inlay_hints(analyze(text))]
     assert hints == [("1 PE", ", args"), ("4 PEs", ", args"), ("A:", "B, A)"), ("B:", "A)")]
 
 

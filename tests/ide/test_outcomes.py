@@ -22,8 +22,10 @@ def test_top():
 
 def problems(outcome: JobResult, name: str = "top"):
     model = analyze(DESIGN).model
-    return [(p.range.start.line, p.range.start.column, p.code, p.severity)
-            for p in placed(findings(outcome, model, name), DESIGN.splitlines(keepends=True))]
+    return [
+        (p.range.start.line, p.range.start.column, p.code, p.severity)
+        for p in placed(findings(outcome, model, name), DESIGN.splitlines(keepends=True))
+    ]
 
 
 def test_the_target_line_is_the_module_level_region_or_function():
@@ -62,9 +64,12 @@ def test_a_line_of_another_file_is_left_out():
 
 
 def test_the_lens_of_a_job_that_ended():
-    assert lens_title_after("▶ Simulate", "simulate", JobResult("passed", duration_s=1.42)) == "▶ Simulate: ✓ passed 1.4 s"
+    assert (
+        lens_title_after("▶ Simulate", "simulate", JobResult("passed", duration_s=1.42)) == "▶ Simulate: ✓ passed 1.4 s"
+    )
     assert lens_title_after("▶ Run", "run", JobResult("failed", "assertion", line=27)) == "▶ Run: ✗ assertion line 27"
     assert lens_title_after("▶ Run", "run", JobResult("timeout")) == "▶ Run: ⏱ timeout"
     report = {"latency": {"worst": 1208}, "interval": {"max": 1003}}
     assert lens_title_after("⚙ Synthesize", "synthesize", JobResult("passed", details={"report": report})) == (
-        "⚙ 1,208 cycles · II 1,003")
+        "⚙ 1,208 cycles · II 1,003"
+    )

@@ -62,7 +62,7 @@ def fake_llvm_build_dir() -> str:
 
 
 # A design whose outputs are NaN (0.0 / 0.0 in float32): every output path must stay strict JSON.
-NAN_DESIGN = '''
+NAN_DESIGN = """
 import allo
 from allo.ir.types import float32, Stream
 import allo.dataflow as df
@@ -84,7 +84,7 @@ def top(A: float32[M], B: float32[M]):
         for i in allo.grid(M):
             v: float32 = pipe.get()
             local_B[i] = v
-'''
+"""
 
 
 async def until_phase(phase: str, phases: list[list[str]], jobs: list, timeout_s: float = 60.0) -> None:

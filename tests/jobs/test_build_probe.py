@@ -41,8 +41,12 @@ async def test_a_cancelled_probe_is_probed_again(tmp_path):
     probe, manager = BuildProbe(), JobManager()
     settings = JobConfig(timeout_s=60, extra_env={"PYTHONPATH": str(hanging.parent)})
     running = asyncio.ensure_future(probe.run(manager, settings))
-    await until(started.exists, what=f"the probe importing an Allo that hangs ({started})", wake=file_poll,
-                seen=lambda: running.done() and running.result())
+    await until(
+        started.exists,
+        what=f"the probe importing an Allo that hangs ({started})",
+        wake=file_poll,
+        seen=lambda: running.done() and running.result(),
+    )
     assert not probe.wanted(settings)  # being probed: a second job does not probe
     (key,) = manager.running()
     manager.cancel(key)

@@ -49,7 +49,7 @@ def _runner_processes() -> list[int]:
                 stat = f.read()
         except OSError:
             continue
-        if b"--warm" in argv and int(stat[stat.rindex(b")") + 2:].split()[1]) == os.getpid():
+        if b"--warm" in argv and int(stat[stat.rindex(b")") + 2 :].split()[1]) == os.getpid():
             found.append(int(entry))
     return found
 
@@ -63,7 +63,9 @@ async def test_concurrent_jobs_leave_one_prestarted_runner(tmp_path):
     seen = []
     for _ in range(2):
         phases = [[], []]
-        jobs = [asyncio.ensure_future(manager.run(spec_for(p, llvm=llvm), phases[i].append)) for i, p in enumerate(paths)]
+        jobs = [
+            asyncio.ensure_future(manager.run(spec_for(p, llvm=llvm), phases[i].append)) for i, p in enumerate(paths)
+        ]
         await until_phase("simulating", phases, jobs)
         for key in manager.running():
             manager.cancel(key)
@@ -100,7 +102,9 @@ def test_directories_of_servers_that_are_gone_are_removed(tmp_path):
     (tmp_path / f"{PREFIX}{dead}.1-file").write_text("not a directory")
     removed = remove_orphaned_dirs(str(tmp_path))
     assert sorted(os.path.basename(p) for p in removed) == sorted([names["dead"], names["reused"]])
-    assert sorted(os.listdir(tmp_path)) == sorted([names["live"], names["kept"], names["other"], f"{PREFIX}{dead}.1-file"])
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [names["live"], names["kept"], names["other"], f"{PREFIX}{dead}.1-file"]
+    )
 
 
 # -- causes from what the runner knows, not from what the design printed --------------------
@@ -111,7 +115,7 @@ PRINTS_THEN_RAISES = (
     "    print('Failure while creating the ExecutionEngine')\n"
     "    raise ValueError('mine')\n"
     "\n\ndef test_prints_glibc():\n"
-    "    print(\"/lib/libc.so.6: version `GLIBC_2.34' not found (required by x.so)\")\n"
+    '    print("/lib/libc.so.6: version `GLIBC_2.34\' not found (required by x.so)")\n'
     "    raise RuntimeError('mine')\n"
     "\n\ndef test_prints_no_allo():\n"
     "    print(\"ModuleNotFoundError: No module named 'allo'\")\n"
@@ -132,8 +136,14 @@ async def test_what_a_design_prints_does_not_decide_the_cause(tmp_path):
     path = design(tmp_path, extra=PRINTS_THEN_RAISES)
     llvm = fake_llvm_build_dir()
     manager = JobManager(max_concurrent=3)
-    names = ["test_prints_llvm", "test_prints_glibc", "test_prints_no_allo", "test_missing_user_module",
-             "test_exit_0", "test_exit_1"]
+    names = [
+        "test_prints_llvm",
+        "test_prints_glibc",
+        "test_prints_no_allo",
+        "test_missing_user_module",
+        "test_exit_0",
+        "test_exit_1",
+    ]
     results = dict(zip(names, await asyncio.gather(*(manager.run(spec_for(path, n, RUN, llvm=llvm)) for n in names))))
     for name in ("test_prints_llvm", "test_prints_glibc", "test_prints_no_allo"):
         assert (results[name].status, results[name].cause) == ("failed", "user_error"), (name, results[name].message)
@@ -169,6 +179,7 @@ async def test_the_directories_of_unfinished_jobs_go_at_the_servers_last_moment(
     phases = []
     job = asyncio.ensure_future(manager.run(spec_for(path, llvm=fake_llvm_build_dir()), phases.append))
     await until_phase("simulating", [phases], [job])
+
     def job_dirs():
         return [name for name in os.listdir(shared) if name.startswith(PREFIX)]
 

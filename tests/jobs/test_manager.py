@@ -94,8 +94,10 @@ async def test_huge_and_invalid_output_is_bounded(tmp_path):
 
 
 async def test_a_result_has_the_details_of_its_kind_whatever_ended_the_job(tmp_path):
-    extra = ("\n\nimport pytest\n\n@pytest.mark.parametrize('n', [1, 2])\n"
-             "def test_cases(n):\n    print('case', n)\n    assert n == 1\n")
+    extra = (
+        "\n\nimport pytest\n\n@pytest.mark.parametrize('n', [1, 2])\n"
+        "def test_cases(n):\n    print('case', n)\n    assert n == 1\n"
+    )
     path = design(tmp_path, extra=extra)
     ran = await JobManager().run(spec_for(path, "test_cases", RUN, llvm=fake_llvm_build_dir()))
     assert (ran.status, type(ran.details)) == ("failed", RunDetails)

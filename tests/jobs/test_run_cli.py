@@ -21,7 +21,10 @@ def run(target: str, *args: str, standin: bool = True, timeout: float = 60) -> t
     env["PYTHONPATH"] = str(STANDIN) if standin else ""
     out = subprocess.run(
         [sys.executable, "-m", "allo_lsp", "run", target, "--format", "json", *args],
-        capture_output=True, text=True, timeout=timeout, env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
     return json.loads(out.stdout), out.returncode
 
@@ -34,7 +37,17 @@ def test_passed_simulation_reports_outputs_and_threads(tmp_path, llvm):
     assert result["omp_num_threads"] == 2  # one thread per PE
     assert [o["name"] for o in result["outputs"]] == ["B"] and result["outputs"][0]["shape"] == [8, 8]
     assert result["duration_s"] > 0
-    assert set(result) >= {"status", "cause", "message", "backend", "target", "duration_s", "omp_num_threads", "line", "reproducer"}
+    assert set(result) >= {
+        "status",
+        "cause",
+        "message",
+        "backend",
+        "target",
+        "duration_s",
+        "omp_num_threads",
+        "line",
+        "reproducer",
+    }
 
 
 def test_omp_threads_setting_wins_when_larger(tmp_path, llvm):
@@ -61,7 +74,10 @@ def test_allo_build_error_maps_to_the_kernel(tmp_path, llvm):
     path = design(tmp_path, "build_error")
     result, _ = run(f"{path}::top", "--llvm-build-dir", llvm)
     assert (result["status"], result["cause"]) == ("error", "allo_error")
-    assert result["message"] == "Invalid @df.kernel decorator on function 'producer': missing required 'mapping' parameter."
+    assert (
+        result["message"]
+        == "Invalid @df.kernel decorator on function 'producer': missing required 'mapping' parameter."
+    )
     assert result["line"] == line_of(path, "@df.kernel(mapping=[1], args=[A, n])")
 
 

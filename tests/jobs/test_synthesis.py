@@ -20,8 +20,13 @@ def synth(target: str, *args: str, vitis: str = "ok", path_has_vitis: bool = Tru
     if path_has_vitis:
         env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env['PATH']}"
     env.update(env_extra or {})
-    out = subprocess.run([sys.executable, "-m", "allo_lsp", "synth", target, "--format", "json", *args],
-                         capture_output=True, text=True, timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "synth", target, "--format", "json", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     return json.loads(out.stdout), out.returncode
 
 
@@ -42,8 +47,12 @@ def test_the_synthesis_result_carries_the_report_as_allo_lsp_report_prints_it():
     """One encoding: `synth --format json` holds the report `report --format json` prints."""
     result, rc = synth(f"{EXAMPLES / 'producer_consumer.py'}::top")
     assert rc == 0, result["message"]
-    out = subprocess.run([sys.executable, "-m", "allo_lsp", "report", result["artifact"], "--format", "json"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "report", result["artifact"], "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == result["details"]["report"]
     assert "log" not in result["details"] and "report_markdown" not in result["details"]  # left out as bulky
@@ -78,8 +87,12 @@ def test_no_vitis_on_path_is_a_clear_message(tmp_path):
 
 def test_launcher_prefix_runs_the_same_job_through_the_scheduler(tmp_path):
     record = tmp_path / "srun.log"
-    result, _ = synth(f"{EXAMPLES / 'producer_consumer.py'}::top", "--launcher-prefix", "srun-standin -p fpga -t 4:00:00",
-                      env_extra={"SRUN_STANDIN_LOG": str(record)})
+    result, _ = synth(
+        f"{EXAMPLES / 'producer_consumer.py'}::top",
+        "--launcher-prefix",
+        "srun-standin -p fpga -t 4:00:00",
+        env_extra={"SRUN_STANDIN_LOG": str(record)},
+    )
     assert result["status"] == "passed"
     assert record.read_text().split() == ["-p", "fpga", "-t", "4:00:00", "vitis_hls", "-f", "run.tcl"]
 
@@ -92,9 +105,13 @@ def test_hang_times_out():
 def test_a_report_left_by_an_earlier_run_does_not_count(tmp_path):
     report = tmp_path / "out.prj" / "solution1" / "syn" / "report"
     report.mkdir(parents=True)
-    (report / "csynth.xml").write_text((STANDIN.parent / "reports" / "fixtures" / "vitis_2023_1_dataflow.xml").read_text())
+    (report / "csynth.xml").write_text(
+        (STANDIN.parent / "reports" / "fixtures" / "vitis_2023_1_dataflow.xml").read_text()
+    )
     os.utime(report / "csynth.xml", (time.time() - 3600, time.time() - 3600))
-    quiet = ToolRun(returncode=0, log="INFO: [HLS 200-10] Running 'vitis_hls'\n", timed_out=False, cancelled=False, duration_s=1.0)
+    quiet = ToolRun(
+        returncode=0, log="INFO: [HLS 200-10] Running 'vitis_hls'\n", timed_out=False, cancelled=False, duration_s=1.0
+    )
     result = _judge(quiet, str(tmp_path), time.time(), "top")
     assert (result.status, result.cause) == ("failed", "synthesis")
     assert result.message == "Vitis HLS wrote no csynth.xml in this run"

@@ -44,9 +44,7 @@ def make_client() -> LanguageClient:
 
 
 @pytest_lsp.fixture(
-    config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "allo_lsp", "serve"], client_factory=make_client
-    ),
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "allo_lsp", "serve"], client_factory=make_client),
     params=CLIENTS,
 )
 async def client(lsp_client: LanguageClient, request):
@@ -60,8 +58,6 @@ async def client(lsp_client: LanguageClient, request):
 @pytest.fixture
 def editor(client) -> Editor:
     return client.editor
-
-
 
 
 def _job_server_env() -> dict[str, str]:
@@ -79,7 +75,8 @@ JOB_SETTINGS = {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeou
 
 @pytest_lsp.fixture(
     config=ClientServerConfig(
-        server_command=[sys.executable, "-m", "allo_lsp", "serve"], client_factory=make_client,
+        server_command=[sys.executable, "-m", "allo_lsp", "serve"],
+        client_factory=make_client,
         server_env=_job_server_env(),
     ),
     params=CLIENTS,

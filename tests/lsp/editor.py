@@ -82,8 +82,13 @@ class Editor:
 
     async def until_lenses_refreshed(self, count: int, timeout: float = 20) -> None:
         """Until the server has asked for the lenses again `count` times in all."""
-        await until_notified(self._arrived, lambda: self.lens_refreshes >= count,
-                             what=f"{count} codeLens/refresh requests", seen=lambda: self.lens_refreshes, timeout=timeout)
+        await until_notified(
+            self._arrived,
+            lambda: self.lens_refreshes >= count,
+            what=f"{count} codeLens/refresh requests",
+            seen=lambda: self.lens_refreshes,
+            timeout=timeout,
+        )
 
     async def until_published(self, uri: str, ready, what: str, timeout: float = 20):
         """`ready()`'s value once a publication makes it truthy; failing, the last one for `uri`."""
@@ -100,7 +105,6 @@ class Editor:
         )
         return result.contents.value if result else None
 
-
     async def lenses(self, uri: str) -> list[lsp.CodeLens]:
         return await self.client.text_document_code_lens_async(lsp.CodeLensParams(lsp.TextDocumentIdentifier(uri)))
 
@@ -110,7 +114,8 @@ class Editor:
     async def click(self, uri: str, title_prefix: str, name: str):
         """Execute the command of the lens whose title starts with `title_prefix` for `name`."""
         lens = next(
-            lens for lens in await self.lenses(uri)
+            lens
+            for lens in await self.lenses(uri)
             if lens.command.title.startswith(title_prefix) and lens.command.arguments[1] == name
         )
         return await self.client.workspace_execute_command_async(
@@ -129,4 +134,3 @@ def find(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
         index = text.index(needle, index + 1)
     line = text.count("\n", 0, index)
     return line, index - (text.rfind("\n", 0, index) + 1)
-

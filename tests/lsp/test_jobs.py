@@ -28,14 +28,18 @@ def _state(job: asyncio.Future | None) -> str:
 async def runners_up(path, count: int = 1, job: asyncio.Future | None = None) -> None:
     """`count` runners have imported the design (each writes its pid beside it): the job really
     runs. Fails at once if `job` (the command) ends first."""
-    await until(lambda: len(pids(path)) >= count or (job is not None and job.done()),
-                what=f"{count} runner pid(s) in {path.parent / 'pid.txt'}", wake=file_poll,
-                seen=lambda: (pids(path), _state(job)))
+    await until(
+        lambda: len(pids(path)) >= count or (job is not None and job.done()),
+        what=f"{count} runner pid(s) in {path.parent / 'pid.txt'}",
+        wake=file_poll,
+        seen=lambda: (pids(path), _state(job)),
+    )
     assert len(pids(path)) >= count, f"the job ended before {count} runner(s) were up: {_state(job)}"
 
 
 async def run_problems(editor, uri: str, count: int | None = None) -> list[lsp.Diagnostic]:
     """The job's diagnostics once a publication has them (`count` of them if given)."""
+
     def ready():
         found = editor.run_diagnostics(uri)
         return found if found and (count is None or len(found) == count) else None
@@ -76,7 +80,9 @@ async def test_lenses_follow_edits_and_jobs(job_editor, tmp_path):
     running = asyncio.ensure_future(job_editor.click(uri, "▶ Simulate", "top"))
     await runners_up(path, job=running)
     assert (await job_editor.lens_titles(uri))[0].startswith("⏳ running")
-    await job_editor.client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[]))
+    await job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[])
+    )
     assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
     assert (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled"
 
@@ -120,7 +126,10 @@ async def test_failures_leave_a_diagnostic_at_the_line(job_editor, tmp_path, beh
 async def test_user_error_runs_the_unsaved_text(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path)
     # Typed in the editor, never saved: the job must run what the user sees.
-    text = job_editor.texts[uri] + "\n\ndef test_broken():\n    mod = df.build(top, target='simulator')\n    raise ValueError('typed, not saved')\n"
+    text = (
+        job_editor.texts[uri]
+        + "\n\ndef test_broken():\n    mod = df.build(top, target='simulator')\n    raise ValueError('typed, not saved')\n"
+    )
     version = job_editor.replace_all(uri, text)
     await job_editor.diagnostics(uri, version)
     result = await job_editor.click(uri, "▶ Run", "test_broken")
@@ -189,8 +198,11 @@ async def test_run_jobs_are_code_actions_too(job_editor, tmp_path):
     path, uri = await open_design(job_editor, tmp_path)
     line = line_of(path, "def top(") - 1
     actions = await job_editor.client.text_document_code_action_async(
-        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
-                             lsp.CodeActionContext(diagnostics=[]))
+        lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(uri),
+            lsp.Range(lsp.Position(line, 0), lsp.Position(line, 0)),
+            lsp.CodeActionContext(diagnostics=[]),
+        )
     )
     titles = [a.title for a in actions]
     assert "Simulate region 'top'" in titles and "Show MLIR of region 'top'" in titles
@@ -220,8 +232,11 @@ async def test_show_mlir_checks_the_compiled_signature(job_editor, tmp_path):
     assert result["status"] == "passed" and "func.func @top(" in result["mlir"]
     assert result["mlirUri"] == f"allo-mlir:{path}/top.mlir" and result["parseError"] is None
     # The client opens the view: it is not Python, so it is not analysed (no ADF900 on MLIR).
-    job_editor.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=result["mlirUri"], language_id="mlir", version=1, text=result["mlir"])))
+    job_editor.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=result["mlirUri"], language_id="mlir", version=1, text=result["mlir"])
+        )
+    )
     assert [f["name"] for f in result["functions"]] == ["top"]
     # In the view, go to definition on @top leads to the region.
     line = next(i for i, l in enumerate(result["mlir"].splitlines()) if "@top" in l)
@@ -246,8 +261,10 @@ async def test_an_older_build_order_is_an_error_on_the_region(job_editor, tmp_pa
     result = await job_editor.click(uri, "MLIR", "top")
     assert result["status"] == "passed"
     mlir = await job_editor.until_published(
-        uri, lambda: [d for d in job_editor.published[uri][-1].diagnostics if d.source == "allo-lsp mlir"],
-        "the MLIR job's diagnostic")
+        uri,
+        lambda: [d for d in job_editor.published[uri][-1].diagnostics if d.source == "allo-lsp mlir"],
+        "the MLIR job's diagnostic",
+    )
     (diag,) = mlir
     assert diag.severity == lsp.DiagnosticSeverity.Error and diag.range.start.line == line_of(path, "def top(") - 1
     assert "mod(arr_in, n, arr_out)" in diag.message and "older build" in diag.message
@@ -319,7 +336,8 @@ async def test_synthesis_figures_in_place(job_editor, tmp_path):
     assert "⚙ 3,624 cycles · II 1,813 · LUT 0.32% · 2.433 ns" in titles and "Report" in titles
     # Negative slack in the report: a warning on the region.
     timing = await job_editor.until_published(
-        uri, lambda: [d for d in job_editor.run_diagnostics(uri) if d.code == "timing"], "the timing warning")
+        uri, lambda: [d for d in job_editor.run_diagnostics(uri) if d.code == "timing"], "the timing warning"
+    )
     assert timing[0].severity == lsp.DiagnosticSeverity.Warning and "slack -0.05 ns" in timing[0].message
     # Each kernel's PE module: in its hover and as an inlay hint.
     line = line_of(path, "def producer(") - 1
@@ -345,19 +363,33 @@ async def test_repeated_clicks_run_one_job_and_the_running_lens_cancels_it(job_e
     running, start nothing, and the running lens (its title says so) cancels it, answering at
     once although the job hangs."""
     path, uri = await open_design(job_editor, tmp_path, "hang")
-    clicks = [asyncio.ensure_future(job_editor.client.workspace_execute_command_async(
-        lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]))) for _ in range(50)]
+    clicks = [
+        asyncio.ensure_future(
+            job_editor.client.workspace_execute_command_async(
+                lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"])
+            )
+        )
+        for _ in range(50)
+    ]
     await runners_up(path)
-    await until(lambda: sum(c.done() for c in clicks) >= 49, what="49 of the 50 clicks answered",
-                wake=any_done(clicks), seen=lambda: [c.result() for c in clicks if c.done()][:3])
+    await until(
+        lambda: sum(c.done() for c in clicks) >= 49,
+        what="49 of the 50 clicks answered",
+        wake=any_done(clicks),
+        seen=lambda: [c.result() for c in clicks if c.done()][:3],
+    )
     answered = [c.result() for c in clicks if c.done()]
     assert len(answered) == 49 and all(a["status"] == "running" for a in answered), answered[:2]
     (lens,) = [lens for lens in await job_editor.lenses(uri) if list(lens.command.arguments[1:]) == ["top", "simulate"]]
     assert lens.command.title == "⏳ running… (click to cancel)" and lens.command.command == "alloDataflow.cancelJob"
     loop = asyncio.get_running_loop()
     start = loop.time()
-    assert await job_editor.client.workspace_execute_command_async(
-        lsp.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)) is True
+    assert (
+        await job_editor.client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        )
+        is True
+    )
     assert loop.time() - start < 1.0
     results = await asyncio.wait_for(asyncio.gather(*clicks), 10)
     assert [r["status"] for r in results].count("cancelled") == 1
@@ -370,9 +402,13 @@ async def test_cancel_request_of_a_running_command_cancels_its_job(job_editor, t
     ending."""
     path, uri = await open_design(job_editor, tmp_path, "hang")
     protocol = job_editor.client.protocol
-    request = asyncio.ensure_future(protocol.send_request_async(
-        lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]),
-        msg_id="simulate-top"))
+    request = asyncio.ensure_future(
+        protocol.send_request_async(
+            lsp.WORKSPACE_EXECUTE_COMMAND,
+            lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]),
+            msg_id="simulate-top",
+        )
+    )
     await runners_up(path, job=request)
     logs = job_editor.client.log_messages
     logged = len(logs)
@@ -381,9 +417,12 @@ async def test_cancel_request_of_a_running_command_cancels_its_job(job_editor, t
         await asyncio.wait_for(request, 5)
     # The job ends (the request's answer did not wait for it): the server logs its outcome,
     # then its lens says so.
-    await until(lambda: any(m.message.startswith("[top] cancelled") for m in logs[logged:]),
-                what="the cancelled job's outcome in the log", wake=notification(job_editor.client, lsp.WINDOW_LOG_MESSAGE),
-                seen=lambda: [m.message[:100] for m in logs[logged:]])
+    await until(
+        lambda: any(m.message.startswith("[top] cancelled") for m in logs[logged:]),
+        what="the cancelled job's outcome in the log",
+        wake=notification(job_editor.client, lsp.WINDOW_LOG_MESSAGE),
+        seen=lambda: [m.message[:100] for m in logs[logged:]],
+    )
     assert (await job_editor.lens_titles(uri))[0] == "▶ Simulate: cancelled"
     assert not any(alive(p) for p in pids(path))
     if job_editor.name == "visual_studio_code":  # it supports work-done progress
@@ -402,16 +441,22 @@ async def test_documents_that_are_not_files_run_nothing_and_say_why(job_editor, 
     text = design(tmp_path).read_text()
     job_editor.versions[uri], job_editor.texts[uri] = 1, text
     job_editor.client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
     await job_editor.diagnostics(uri)
     result = await job_editor.client.workspace_execute_command_async(
-        lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"]))
+        lsp.ExecuteCommandParams(command="alloDataflow.simulate", arguments=[uri, "top"])
+    )
     assert result["status"] == "error" and needle in result["message"], result
     assert pids(tmp_path / "design.py") == []
 
 
 async def test_a_huge_failure_message_is_bounded_in_the_answer_the_diagnostic_and_the_log(job_editor, tmp_path):
-    path, uri = await open_design(job_editor, tmp_path, extra="\n\ndef test_huge():\n    mod = df.build(top, target='simulator')\n    assert False, 'x' * 50_000_000\n")
+    path, uri = await open_design(
+        job_editor,
+        tmp_path,
+        extra="\n\ndef test_huge():\n    mod = df.build(top, target='simulator')\n    assert False, 'x' * 50_000_000\n",
+    )
     logs_before = len(job_editor.client.log_messages)
     result = await job_editor.click(uri, "▶ Run", "test_huge")
     assert result["cause"] == "assertion" and len(result["message"]) < 10_000
@@ -442,7 +487,8 @@ async def test_a_diagnostic_of_a_job_is_for_the_text_it_ran(job_editor, tmp_path
     short = "import allo\n"
     job_editor.versions[uri], job_editor.texts[uri] = 1, short
     job_editor.client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=short)))
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=short))
+    )
     await job_editor.diagnostics(uri, 1)
     assert job_editor.run_diagnostics(uri) == []
 
@@ -459,7 +505,8 @@ async def test_two_spellings_of_a_uri_are_two_documents(job_editor, tmp_path):
     for uri, text in ((encoded, path.read_text()), (raw, path.read_text() + extra)):
         job_editor.versions[uri], job_editor.texts[uri] = 1, text
         job_editor.client.text_document_did_open(
-            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        )
         await job_editor.diagnostics(uri)
     names = {uri: [lens.command.arguments[1] for lens in await job_editor.lenses(uri)] for uri in (encoded, raw)}
     assert "test_b" not in names[encoded] and "test_b" in names[raw], names

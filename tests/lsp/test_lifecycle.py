@@ -34,10 +34,19 @@ async def test_exit_ends_the_server_with_status_1_unless_shut_down_first(shut_do
     """pygls raised SystemExit(1) for an `exit` without `shutdown` and its stdio loop swallowed
     it: the server exited 0 either way."""
     process = await asyncio.create_subprocess_exec(
-        *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+        *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
+    )
     try:
-        process.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                   "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        process.stdin.write(
+            frame(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+                }
+            )
+        )
         await asyncio.wait_for(_response(process.stdout, 1), 20)
         process.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
         if shut_down_first:

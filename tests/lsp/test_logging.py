@@ -17,16 +17,24 @@ from test_jobs import change_settings, open_design
 from waiting import notification, until
 
 # The design prints when it is imported, and its test function prints before it fails.
-EXTRA = ("\nprint('hello from the design')\n\n"
-         "def test_fails():\n    mod = df.build(top, target='simulator')\n    print('out of the test')\n"
-         "    assert False, 'boom'\n")
+EXTRA = (
+    "\nprint('hello from the design')\n\n"
+    "def test_fails():\n    mod = df.build(top, target='simulator')\n    print('out of the test')\n"
+    "    assert False, 'boom'\n"
+)
 T = lsp.MessageType
 PASSED_LINE = (T.Info, "[top] passed: top simulated (simulate design.py::top, ")
 FAILED_LINE = (T.Warning, "[test_fails] failed: assertion failed: boom (run design.py::test_fails, ")
-OUTPUTS = [(T.Log, "[design.py::top] simulate output:\nhello from the design"),
-           (T.Log, "[design.py::test_fails] run output:\nhello from the design\nout of the test")]
-EXPECTED = {"error": [], "warn": [FAILED_LINE], "info": [PASSED_LINE, FAILED_LINE],
-            "debug": [PASSED_LINE, OUTPUTS[0], FAILED_LINE, OUTPUTS[1]]}
+OUTPUTS = [
+    (T.Log, "[design.py::top] simulate output:\nhello from the design"),
+    (T.Log, "[design.py::test_fails] run output:\nhello from the design\nout of the test"),
+]
+EXPECTED = {
+    "error": [],
+    "warn": [FAILED_LINE],
+    "info": [PASSED_LINE, FAILED_LINE],
+    "debug": [PASSED_LINE, OUTPUTS[0], FAILED_LINE, OUTPUTS[1]],
+}
 PROBED = "could not tell which order the Allo of"
 
 
@@ -36,8 +44,12 @@ def probe_lines(editor) -> list[lsp.LogMessageParams]:
 
 async def until_logged(editor, ready, what: str):
     logs = editor.client.log_messages
-    return await until(ready, what=what, wake=notification(editor.client, lsp.WINDOW_LOG_MESSAGE),
-                       seen=lambda: [(m.type, m.message[:200]) for m in logs])
+    return await until(
+        ready,
+        what=what,
+        wake=notification(editor.client, lsp.WINDOW_LOG_MESSAGE),
+        seen=lambda: [(m.type, m.message[:200]) for m in logs],
+    )
 
 
 @pytest.mark.parametrize("level", sorted(EXPECTED))
@@ -52,7 +64,7 @@ async def test_the_log_level_decides_what_the_server_logs_of_a_job(editor, tmp_p
     expected = EXPECTED[level]
     assert len(jobs) == len(expected), [(m.type, m.message) for m in jobs]
     for message, (kind, start) in zip(jobs, expected):
-        assert (message.type, message.message[:len(start)]) == (kind, start)
+        assert (message.type, message.message[: len(start)]) == (kind, start)
     # A job's line is one line; its output only on a line of its own, at debug.
     assert all("\n" not in m.message for m in jobs if m.type != T.Log)
 
@@ -67,14 +79,23 @@ async def test_the_probe_that_could_not_tell_is_logged_once_until_the_settings_c
     # One line, a warning, naming the interpreter and what to set; its outcome is a debug line.
     assert line.type == T.Warning and "\n" not in line.message
     assert f"the Allo of {sys.executable} " in line.message and "alloDataflow.alloBuild" in line.message
-    await until_logged(editor, lambda: any(m.message.startswith("allo-lsp: the probe's outcome: error")
-                                           and m.type == T.Log for m in editor.client.log_messages),
-                       "the probe's outcome at debug")
+    await until_logged(
+        editor,
+        lambda: any(
+            m.message.startswith("allo-lsp: the probe's outcome: error") and m.type == T.Log
+            for m in editor.client.log_messages
+        ),
+        "the probe's outcome at debug",
+    )
     for _ in range(2):
         assert (await editor.click(uri, "▶ Simulate", "top"))["status"] == "passed"
     # Cancelling every running job cancels a probe too: none runs (it answers whether one did).
-    assert await editor.client.workspace_execute_command_async(
-        lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[])) is False
+    assert (
+        await editor.client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command="alloDataflow.cancelJob", arguments=[])
+        )
+        is False
+    )
     # A probe that had ended just before logged before this job's line: none did.
     assert (await editor.click(uri, "▶ Simulate", "top"))["status"] == "passed"
     assert len(probe_lines(editor)) == 1

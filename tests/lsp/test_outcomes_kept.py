@@ -33,8 +33,10 @@ async def test_a_run_that_passes_clears_the_failure_of_the_run_before(job_editor
     without publishing)."""
     flag = tmp_path / "fail"
     flag.write_text("")
-    extra = ("\n\ndef test_flag():\n    import os\n    mod = df.build(top, target='simulator')\n"
-             f"    assert not os.path.exists({str(flag)!r}), 'the flag is set'\n")
+    extra = (
+        "\n\ndef test_flag():\n    import os\n    mod = df.build(top, target='simulator')\n"
+        f"    assert not os.path.exists({str(flag)!r}), 'the flag is set'\n"
+    )
     path, uri = await open_design(job_editor, tmp_path, extra)
     failed = await job_editor.click(uri, "▶ Run", "test_flag")
     assert failed["cause"] == "assertion"
@@ -55,8 +57,11 @@ async def test_a_simulation_leaves_the_synthesis_timing_warning(job_editor, tmp_
     await job_editor.until_published(uri, lambda: run_codes(job_editor, uri) == {"timing"}, "the timing warning")
     assert (await job_editor.click(uri, "▶ Simulate", "top"))["status"] == "passed"
     # The stand-in computes nothing, so the reference executor disagrees: the simulation's own warning.
-    await job_editor.until_published(uri, lambda: run_codes(job_editor, uri) == {"timing", "differential"},
-                                     "the timing and the differential warnings")
+    await job_editor.until_published(
+        uri,
+        lambda: run_codes(job_editor, uri) == {"timing", "differential"},
+        "the timing and the differential warnings",
+    )
     titles = await job_editor.lens_titles(uri)
     assert titles[0].startswith("▶ Simulate: ✓ passed") and titles[1].startswith("⚙ 3,624 cycles")
 
@@ -87,8 +92,9 @@ async def test_an_edit_of_another_test_keeps_the_outcome_and_moves_its_problem(j
     path, uri = await open_design(job_editor, tmp_path, extra)
     assert (await job_editor.click(uri, "▶ Simulate", "top"))["status"] == "passed"
     (warning,) = await job_editor.until_published(uri, lambda: job_editor.run_diagnostics(uri), "the warning")
-    version = job_editor.replace_all(uri, job_editor.texts[uri].replace(
-        "def test_other():\n", "def test_other():\n    x = 1\n    y = 2\n"))
+    version = job_editor.replace_all(
+        uri, job_editor.texts[uri].replace("def test_other():\n", "def test_other():\n    x = 1\n    y = 2\n")
+    )
     await job_editor.diagnostics(uri, version)
     (moved,) = job_editor.run_diagnostics(uri)
     assert (moved.code, moved.range.start.line) == ("differential", warning.range.start.line)
@@ -98,6 +104,7 @@ async def test_an_edit_of_another_test_keeps_the_outcome_and_moves_its_problem(j
 async def test_a_design_error_found_before_the_build_is_labelled_as_one(job_editor, tmp_path):
     """D6: a bare scalar parameter (ADF001), which no input can be made for, was labelled
     `✗ environment`, with no line."""
+
     def bare_scalar(text):
         return text.replace("n: int32[1], B", "n: int32, B")
 
@@ -122,7 +129,7 @@ def _warm_runners(server_pid: int) -> list[tuple[int, bytes]]:
                 stat = f.read()
         except OSError:
             continue
-        if b"--warm" in argv and int(stat[stat.rindex(b")") + 2:].split()[1]) == server_pid:
+        if b"--warm" in argv and int(stat[stat.rindex(b")") + 2 :].split()[1]) == server_pid:
             found.append((int(entry), argv[0]))
     return found
 
@@ -149,8 +156,9 @@ async def test_a_change_of_interpreter_lets_the_prestarted_runner_go(job_editor,
     _, uri = await open_design(job_editor, tmp_path)
     assert (await job_editor.click(uri, "▶ Simulate", "top"))["status"] == "passed"
     server = job_editor.client._server.pid
-    ((warm, interpreter),) = await until(lambda: _warm_runners(server), what="the pre-started runner",
-                                         wake=file_poll, seen=lambda: _warm_runners(server))
+    ((warm, interpreter),) = await until(
+        lambda: _warm_runners(server), what="the pre-started runner", wake=file_poll, seen=lambda: _warm_runners(server)
+    )
     assert interpreter == sys.executable.encode()
     other = tmp_path / "python"
     other.symlink_to(sys.executable)

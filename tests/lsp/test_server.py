@@ -8,7 +8,8 @@ from waiting import notification, until
 # The example passes its bare scalar in `args` as well, which is reported as that alone (ADF002);
 # a scalar the kernel captures from the region is ADF001's case, the one these tests follow.
 BARE_SCALAR = (
-    (EXAMPLES / "pitfall_bare_scalar.py").read_text()
+    (EXAMPLES / "pitfall_bare_scalar.py")
+    .read_text()
     .replace("args=[A, n]", "args=[A]")
     .replace("def producer(local_A: int32[M], local_n: int32)", "def producer(local_A: int32[M])")
     .replace("local_A[i] + local_n", "local_A[i] + n")
@@ -116,10 +117,12 @@ async def test_a_syntax_error_keeps_the_rest_of_the_file_as_it_was(editor):
 
 
 async def test_typing_a_region_character_by_character(editor):
-    uri = editor.open("import allo\nfrom allo.ir.types import int32, Stream\nimport allo.dataflow as df\n\n", "typed.py")
+    uri = editor.open(
+        "import allo\nfrom allo.ir.types import int32, Stream\nimport allo.dataflow as df\n\n", "typed.py"
+    )
     await editor.diagnostics(uri)
     source = BARE_SCALAR
-    region = source[source.index("@df.region()"): source.index("def test_")]
+    region = source[source.index("@df.region()") : source.index("def test_")]
     line, col = 4, 0
     for i, ch in enumerate(region):
         version = editor.type_at(uri, line, col, ch)
@@ -139,6 +142,7 @@ async def test_settings_are_reread_on_change(editor):
     assert [d.severity for d in await editor.diagnostics(uri)] == [lsp.DiagnosticSeverity.Warning]
     editor.client.set_configuration({"alloBuild": "legacy", "debounceMs": 50}, section="alloDataflow")
     editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+
     def an_error():
         published = editor.published[uri][-1]
         return published.diagnostics and published.diagnostics[0].severity == lsp.DiagnosticSeverity.Error
@@ -148,8 +152,11 @@ async def test_settings_are_reread_on_change(editor):
     # A bad value is reported and ignored.
     editor.client.set_configuration({"alloBuild": "newest"}, section="alloDataflow")
     editor.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
-    await until(lambda: editor.client.messages, what="a message about the bad value",
-                wake=notification(editor.client, "window/showMessage"))
+    await until(
+        lambda: editor.client.messages,
+        what="a message about the bad value",
+        wake=notification(editor.client, "window/showMessage"),
+    )
     assert "alloBuild must be one of auto, fixed, legacy" in editor.client.messages[-1].message
 
 
@@ -174,7 +181,7 @@ async def test_utf16_columns(editor):
     diags = await editor.diagnostics(uri)
     scalar = next(d for d in diags if d.code == "ADF001")
     line = source.splitlines()[scalar.range.start.line]
-    assert line.encode("utf-16-le")[2 * scalar.range.start.character:].decode("utf-16-le").startswith("int32")
+    assert line.encode("utf-16-le")[2 * scalar.range.start.character :].decode("utf-16-le").startswith("int32")
 
 
 async def test_any_line_ending_lsp_knows(editor):
@@ -187,7 +194,9 @@ async def test_any_line_ending_lsp_knows(editor):
         diags = await editor.diagnostics(uri)
         scalar = next(d for d in diags if d.code == "ADF001")
         actions = await editor.client.text_document_code_action_async(
-            lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), scalar.range, lsp.CodeActionContext(diagnostics=[scalar]))
+            lsp.CodeActionParams(
+                lsp.TextDocumentIdentifier(uri), scalar.range, lsp.CodeActionContext(diagnostics=[scalar])
+            )
         )
         fix = next(a for a in actions if "ADF001" in [d.code for d in a.diagnostics or []])
         edits = [(e.range, e.new_text) for e in fix.edit.document_changes[0].edits]
@@ -197,7 +206,11 @@ async def test_any_line_ending_lsp_knows(editor):
     assert "top" in expected[1] and expected[2]
     lines = source.split("\n")
     mixed = "".join(line + ("\r", "\r\n", "\n")[i % 3] for i, line in enumerate(lines[:-1])) + lines[-1]
-    for name, text in [("crlf.py", source.replace("\n", "\r\n")), ("cr.py", source.replace("\n", "\r")), ("mixed.py", mixed)]:
+    for name, text in [
+        ("crlf.py", source.replace("\n", "\r\n")),
+        ("cr.py", source.replace("\n", "\r")),
+        ("mixed.py", mixed),
+    ]:
         assert await seen(editor.open(text, name)) == expected, name
 
 
@@ -217,7 +230,7 @@ def _apply(text: str, edits) -> str:
 
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         start, end = index(edit.range.start), index(edit.range.end)
-        utf16 = utf16[: 2 * start] + edit.new_text.encode("utf-16-le") + utf16[2 * end:]
+        utf16 = utf16[: 2 * start] + edit.new_text.encode("utf-16-le") + utf16[2 * end :]
     return utf16.decode("utf-16-le")
 
 
@@ -229,12 +242,22 @@ async def test_check_and_the_server_report_the_same_diagnostics(editor):
     for path in sorted(EXAMPLES.glob("pitfall_*.py")):
         uri = editor.open_example(path.name)
         served = [
-            (d.code, d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1,
-             d.range.end.character + 1, d.message)
+            (
+                d.code,
+                d.range.start.line + 1,
+                d.range.start.character + 1,
+                d.range.end.line + 1,
+                d.range.end.character + 1,
+                d.message,
+            )
             for d in await editor.diagnostics(uri)
         ]
-        out = subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path), "--format", "json"],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "allo_lsp", "check", str(path), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         checked = [
             (d["code"], d["line"], d["column"], d["end_line"], d["end_column"], d["message"])
             for d in json.loads(out.stdout)["files"][0]["diagnostics"]

@@ -16,10 +16,18 @@ from allo_lsp.protocol import vocabulary as v
 from paths import ROOT
 
 PACKAGE = json.loads((ROOT / "package.json").read_text())
-CLIENT_ONLY = {"alloDataflow.restartServer", "alloDataflow.showOutput", "alloDataflow.selectInterpreter"}  # the client answers these itself
+CLIENT_ONLY = {
+    "alloDataflow.restartServer",
+    "alloDataflow.showOutput",
+    "alloDataflow.selectInterpreter",
+}  # the client answers these itself
 # Setting (package.json key after the section) -> its choices in the table.
-SETTING_CHOICES = {"alloBuild": v.ALLO_BUILDS, "backend": v.BACKENDS, "emulate": v.EMULATIONS,
-                   "vitis.command": v.VITIS_COMMANDS}
+SETTING_CHOICES = {
+    "alloBuild": v.ALLO_BUILDS,
+    "backend": v.BACKENDS,
+    "emulate": v.EMULATIONS,
+    "vitis.command": v.VITIS_COMMANDS,
+}
 
 
 def _properties() -> dict:
@@ -30,8 +38,13 @@ def _properties() -> dict:
 def _cli_choices() -> dict[tuple[str, str], tuple]:
     """(subcommand, option) -> the option's choices, read from the parser the CLI runs."""
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {(name, option): tuple(action.choices) for name, parser in sub.choices.items()
-            for action in parser._actions if action.choices for option in action.option_strings}
+    return {
+        (name, option): tuple(action.choices)
+        for name, parser in sub.choices.items()
+        for action in parser._actions
+        if action.choices
+        for option in action.option_strings
+    }
 
 
 def test_the_server_handles_every_command_package_json_declares_for_it():

@@ -27,27 +27,57 @@ from allo_lsp.protocol.details import (
 from allo_lsp.protocol.messages import DETAILS, MLIR, PASSED, PROBE, RUN, SIMULATE, SYNTHESIZE, JobResult
 from allo_lsp.protocol.pipes import read_result, result_line
 
-COMMON = {"log": "ran\n", "job_dir": "/tmp/allo-lsp-job-1", "artifact_text": "module {}",
-          "assertion": "assert 1 == 2", "traceback": "Traceback ..."}
+COMMON = {
+    "log": "ran\n",
+    "job_dir": "/tmp/allo-lsp-job-1",
+    "artifact_text": "module {}",
+    "assertion": "assert 1 == 2",
+    "traceback": "Traceback ...",
+}
 
 
 def simulated(cls=SimulateDetails, **more):
-    stats = StreamStatistics(line=5, depth=2, fifos=4, puts=8, gets=8, max_occupancy=2, waits=3,
-                             blocked_longest=LongestBlock("producer_0", "put", "tap[1]", 3, 0.25))
-    sizing = FifoSizing("depth", "completes with depth of `tap` >= 8", [SizedStream("tap", "/w/d.py", 5, 2, 8)],
-                        bound=64, counts=[PutsAndGets("tap", "producer_0", 8, 7)], largest_depth=64)
-    return cls(**COMMON, differential=Differential({"B": 0.5}, "Unsupported: ..."),
-               fifo_statistics=[FifoRun("top", {"tap": stats})],
-               blocked=[Blocked("consumer_0", "tap", "get", 17, 0, 2)], fifo_sizing=sizing, **more)
+    stats = StreamStatistics(
+        line=5,
+        depth=2,
+        fifos=4,
+        puts=8,
+        gets=8,
+        max_occupancy=2,
+        waits=3,
+        blocked_longest=LongestBlock("producer_0", "put", "tap[1]", 3, 0.25),
+    )
+    sizing = FifoSizing(
+        "depth",
+        "completes with depth of `tap` >= 8",
+        [SizedStream("tap", "/w/d.py", 5, 2, 8)],
+        bound=64,
+        counts=[PutsAndGets("tap", "producer_0", 8, 7)],
+        largest_depth=64,
+    )
+    return cls(
+        **COMMON,
+        differential=Differential({"B": 0.5}, "Unsupported: ..."),
+        fifo_statistics=[FifoRun("top", {"tap": stats})],
+        blocked=[Blocked("consumer_0", "tap", "get", 17, 0, 2)],
+        fifo_sizing=sizing,
+        **more,
+    )
 
 
 # Every kind's details with every field set.
 FULL = {
     SIMULATE: simulated(),
-    RUN: simulated(RunDetails, parameters=[ParameterCase("small-2", "failed", "assertion", "4 x 3 fails")],
-                   emulated=["aie"]),
-    SYNTHESIZE: SynthesisDetails(**COMMON, project="/tmp/p/project", report={"latency": {"worst": 1208}},
-                                 report_markdown="| figure |", errors=["ERROR: [HLS 207-1] ..."]),
+    RUN: simulated(
+        RunDetails, parameters=[ParameterCase("small-2", "failed", "assertion", "4 x 3 fails")], emulated=["aie"]
+    ),
+    SYNTHESIZE: SynthesisDetails(
+        **COMMON,
+        project="/tmp/p/project",
+        report={"latency": {"worst": 1208}},
+        report_markdown="| figure |",
+        errors=["ERROR: [HLS 207-1] ..."],
+    ),
     MLIR: Details(**COMMON),
     PROBE: Details(**COMMON),
 }
@@ -91,18 +121,34 @@ def test_every_kinds_details_round_trip_through_the_json_outputs(kind):
 
 def test_the_json_keys_are_the_ones_the_outputs_had():
     encoded = encode(FULL[RUN])
-    assert set(encoded) == {"log", "job_dir", "artifact_text", "assertion", "traceback", "differential",
-                            "fifo_statistics", "blocked", "fifo_sizing", "parameters", "emulated"}
+    assert set(encoded) == {
+        "log",
+        "job_dir",
+        "artifact_text",
+        "assertion",
+        "traceback",
+        "differential",
+        "fifo_statistics",
+        "blocked",
+        "fifo_sizing",
+        "parameters",
+        "emulated",
+    }
     assert encoded["fifo_statistics"][0]["streams"]["tap"]["blocked_longest"]["fifo"] == "tap[1]"
-    assert encoded["fifo_sizing"]["streams"] == [{"stream": "tap", "file": "/w/d.py", "line": 5, "declared": 2, "depth": 8}]
+    assert encoded["fifo_sizing"]["streams"] == [
+        {"stream": "tap", "file": "/w/d.py", "line": 5, "declared": 2, "depth": 8}
+    ]
     assert set(encode(FULL[SYNTHESIZE])) - set(COMMON) == {"project", "report", "report_markdown", "errors"}
 
 
 def test_a_result_says_only_what_its_job_found():
     assert JobResult(PASSED).to_json()["details"] == {}
-    assert encode(SimulateDetails(differential=Differential({"B": 0.0}))) == {"differential": {"max_abs_diff": {"B": 0.0}}}
+    assert encode(SimulateDetails(differential=Differential({"B": 0.0}))) == {
+        "differential": {"max_abs_diff": {"B": 0.0}}
+    }
     assert encode(SimulateDetails(blocked=[Blocked("pe", "s", "put", None, 2, 2)])) == {
-        "blocked": [{"pe": "pe", "stream": "s", "op": "put", "occupancy": 2, "depth": 2}]}
+        "blocked": [{"pe": "pe", "stream": "s", "op": "put", "occupancy": 2, "depth": 2}]
+    }
 
 
 def test_details_of_the_wrong_shape_are_no_result():

@@ -20,18 +20,31 @@ def test_if_elif_else_takes_exactly_one_branch():
 def test_else_pairs_with_the_last_open_if_across_other_statements():
     # `if A` stays open, `if B ... else` closes B, then the next `else` pairs with A.
     assert taken([("meta_if", True), ("meta_if", False), ("meta_else", None), ("meta_else", None)]) == [
-        True, False, True, False]
+        True,
+        False,
+        True,
+        False,
+    ]
 
 
 def test_chain_ids_group_the_branches_of_one_chain():
     level = MetaLevel()
-    ids = [level.branch(k, c)[1] for k, c in [("meta_if", True), ("meta_if", False), ("meta_elif", True),
-                                               ("meta_else", None), ("meta_else", None)]]
+    ids = [
+        level.branch(k, c)[1]
+        for k, c in [
+            ("meta_if", True),
+            ("meta_if", False),
+            ("meta_elif", True),
+            ("meta_else", None),
+            ("meta_else", None),
+        ]
+    ]
     assert ids == [0, 1, 1, 1, 0]
 
 
-@pytest.mark.parametrize("kind, message", [("meta_else", "Unmatched allo.meta_else()"),
-                                           ("meta_elif", "Unmatched allo.meta_elif()")])
+@pytest.mark.parametrize(
+    "kind, message", [("meta_else", "Unmatched allo.meta_else()"), ("meta_elif", "Unmatched allo.meta_elif()")]
+)
 def test_unmatched_branch_raises_allos_message(kind, message):
     with pytest.raises(MetaChainError, match=message.replace("(", r"\(").replace(")", r"\)")):
         MetaLevel().branch(kind, True)

@@ -5,8 +5,12 @@ from allo_lsp.protocol.pipes import READY, STARTED, JobLine, is_marker, phase_li
 
 
 def test_the_job_line_round_trips_as_one_line():
-    job = JobLine(JobRequest(MLIR, "/w/d.py", "top", args=[ArgSpec("A", "int32", [4], "in")], options={"clock": 3.3}),
-                  "/tmp/allo-lsp-job-1", {"OMP_NUM_THREADS": "4", "LLVM_BUILD_DIR": None}, "n0nce")
+    job = JobLine(
+        JobRequest(MLIR, "/w/d.py", "top", args=[ArgSpec("A", "int32", [4], "in")], options={"clock": 3.3}),
+        "/tmp/allo-lsp-job-1",
+        {"OMP_NUM_THREADS": "4", "LLVM_BUILD_DIR": None},
+        "n0nce",
+    )
     line = job.encode()
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert JobLine.decode(line) == job

@@ -68,8 +68,7 @@ NOISE = (
 )
 
 CHILDREN = (
-    "\n\ndef test_children():\n" + _RECORD +
-    "    import subprocess, sys\n"
+    "\n\ndef test_children():\n" + _RECORD + "    import subprocess, sys\n"
     "    sleeper = [sys.executable, '-c', 'import time; time.sleep(600)']\n"
     "    _record(subprocess.Popen(sleeper).pid)  # same process group\n"
     "    _record(subprocess.Popen(sleeper, start_new_session=True).pid)  # a session of its own\n"
@@ -104,7 +103,7 @@ TORN_RESULT = (
     "    # A result file cut short at its final name (a writer that is not atomic), then SIGKILL.\n"
     "    import os, signal\n"
     "    with open(os.path.join(os.getcwd(), 'result.json'), 'w') as f:\n"
-    "        f.write('{\"status\": \"passed\", \"mess')\n"
+    '        f.write(\'{"status": "passed", "mess\')\n'
     "    os.kill(os.getpid(), signal.SIGKILL)\n"
 )
 
@@ -137,36 +136,28 @@ FOREIGN_RESULT = (
     "    for name in os.listdir('/proc/self/fd'):\n"
     "        try:\n"
     "            if int(name) > 2 and stat.S_ISFIFO(os.fstat(int(name)).st_mode):\n"
-    "                os.write(int(name), b'{\"accuracy\": 0.98, \"outputs\": \"B.npy\"}\\n')\n"
+    '                os.write(int(name), b\'{"accuracy": 0.98, "outputs": "B.npy"}\\n\')\n'
     "        except OSError:\n"
     "            pass\n"
     "    os.kill(os.getpid(), signal.SIGSEGV)\n"
 )
 
-FORGED_THEN_EXIT_1 = (
-    "\n\ndef test_forged_then_exit_1():\n" + _FORGE +
-    "    _forge()\n"
-    "    _os._exit(1)\n"
-)
+FORGED_THEN_EXIT_1 = "\n\ndef test_forged_then_exit_1():\n" + _FORGE + "    _forge()\n    _os._exit(1)\n"
 
 FORGED_AT_EXIT = (
-    "\n\ndef test_forged_at_exit():\n" + _FORGE +
-    "    import atexit\n"
+    "\n\ndef test_forged_at_exit():\n" + _FORGE + "    import atexit\n"
     "    atexit.register(_forge)\n"
     "    assert 1 == 2, 'the real outcome'\n"
 )
 
 FORGED_FROM_REQUEST = (
-    "\n\ndef test_forged_from_request():\n" + _FORGE +
-    "    _forge()\n"
-    "    assert 1 == 2, 'the real outcome'\n"
+    "\n\ndef test_forged_from_request():\n" + _FORGE + "    _forge()\n    assert 1 == 2, 'the real outcome'\n"
 )
 
 # Children that leave the job's process group and its environment marker: a new session with a
 # clean environment, and a double-forked daemon that execs with no environment at all.
 ESCAPEES = (
-    "\n\ndef test_escapees():\n" + _RECORD +
-    "    import subprocess, sys\n"
+    "\n\ndef test_escapees():\n" + _RECORD + "    import subprocess, sys\n"
     "    sleeper = [sys.executable, '-c', 'import time; time.sleep(600)']\n"
     "    _record(subprocess.Popen(sleeper, start_new_session=True, env={}).pid)\n"
     "    if _os.fork() == 0:\n"
@@ -180,8 +171,7 @@ ESCAPEES = (
 )
 
 HANG = (
-    "\n\ndef test_hang():\n" + _RECORD +
-    "    import subprocess, sys, time\n"
+    "\n\ndef test_hang():\n" + _RECORD + "    import subprocess, sys, time\n"
     "    _record(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']).pid)\n"
     "    # and one in a session of its own, with a clean environment\n"
     "    _record(subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True, env={}).pid)\n"
@@ -212,19 +202,57 @@ FAULTS = {
         Fault("abort", "option_fast", "top", "error", "library_bug", needle="Option 'fast' already exists"),
         Fault("hang", "hang", "top", "timeout", "timeout", timeout=3.0, needle="OMP_NUM_THREADS=2"),
         Fault("hang_with_child", "ok", "test_hang", "timeout", "timeout", HANG, timeout=3.0),
-        Fault("output_100mb", "ok", "test_noisy", "failed", "user_error", NOISE.replace("MEGABYTES", "100"),
-              needle="after the noise"),
-        Fault("invalid_utf8", "ok", "test_noisy", "failed", "user_error", NOISE.replace("MEGABYTES", "1"),
-              needle="after the noise"),
+        Fault(
+            "output_100mb",
+            "ok",
+            "test_noisy",
+            "failed",
+            "user_error",
+            NOISE.replace("MEGABYTES", "100"),
+            needle="after the noise",
+        ),
+        Fault(
+            "invalid_utf8",
+            "ok",
+            "test_noisy",
+            "failed",
+            "user_error",
+            NOISE.replace("MEGABYTES", "1"),
+            needle="after the noise",
+        ),
         Fault("children_outlive", "ok", "test_children", "passed", None, CHILDREN),
-        Fault("killed_mid_write", "ok", "test_killed_mid_write", "crashed", "crash", KILLED_MID_WRITE, needle="SIGKILL"),
+        Fault(
+            "killed_mid_write", "ok", "test_killed_mid_write", "crashed", "crash", KILLED_MID_WRITE, needle="SIGKILL"
+        ),
         Fault("torn_result", "ok", "test_torn_result", "crashed", "crash", TORN_RESULT, needle="SIGKILL"),
         Fault("foreign_result", "ok", "test_foreign_result", "crashed", "crash", FOREIGN_RESULT, needle="SIGSEGV"),
-        Fault("forged_then_exit_1", "ok", "test_forged_then_exit_1", "error", "crash", FORGED_THEN_EXIT_1,
-              needle="exited with status 1"),
-        Fault("forged_at_exit", "ok", "test_forged_at_exit", "failed", "assertion", FORGED_AT_EXIT, needle="the real outcome"),
-        Fault("forged_from_request", "ok", "test_forged_from_request", "failed", "assertion", FORGED_FROM_REQUEST,
-              needle="the real outcome"),
+        Fault(
+            "forged_then_exit_1",
+            "ok",
+            "test_forged_then_exit_1",
+            "error",
+            "crash",
+            FORGED_THEN_EXIT_1,
+            needle="exited with status 1",
+        ),
+        Fault(
+            "forged_at_exit",
+            "ok",
+            "test_forged_at_exit",
+            "failed",
+            "assertion",
+            FORGED_AT_EXIT,
+            needle="the real outcome",
+        ),
+        Fault(
+            "forged_from_request",
+            "ok",
+            "test_forged_from_request",
+            "failed",
+            "assertion",
+            FORGED_FROM_REQUEST,
+            needle="the real outcome",
+        ),
         Fault("escapees", "ok", "test_escapees", "passed", None, ESCAPEES),
     ]
 }
@@ -265,8 +293,11 @@ def open_fault(s, directory: Path, fault: Fault) -> tuple[Path, str]:
     directory.mkdir(parents=True, exist_ok=True)
     path = design(directory, fault.behaviour, fault.extra)
     uri = path.as_uri()
-    s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+    s.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())
+        )
+    )
     return path, uri
 
 
@@ -287,22 +318,34 @@ async def run_fault(s, directory: Path, tmpdir: Path, fault: Fault) -> Measured:
     path, uri = open_fault(s, directory, fault)
     await s.diagnostics(uri, 1)
     # The command a lens (or, for a test that builds nothing, `alloDataflow.run`) sends.
-    command = lsp.Command(title=fault.lens, command="alloDataflow.simulate" if fault.target == "top" else "alloDataflow.run",
-                          arguments=[uri, fault.target])
+    command = lsp.Command(
+        title=fault.lens,
+        command="alloDataflow.simulate" if fault.target == "top" else "alloDataflow.run",
+        arguments=[uri, fault.target],
+    )
     tokens_before = set(s.client.progress_reports)
     logs_before = len(s.client.log_messages)
     m.rss_before_kib = rss_kib(s.pid)
     start = time.monotonic()
     result = await asyncio.wait_for(
-        s.request(lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(command=command.command, arguments=command.arguments)),
-        fault.timeout + 60)
+        s.request(
+            lsp.WORKSPACE_EXECUTE_COMMAND,
+            lsp.ExecuteCommandParams(command=command.command, arguments=command.arguments),
+        ),
+        fault.timeout + 60,
+    )
     m.seconds = round(time.monotonic() - start, 3)
     m.rss_after_kib = rss_kib(s.pid)
     m.status, m.cause, m.message = result["status"], result["cause"], result["message"]
     # The server answers right after.
     start = time.monotonic()
-    await asyncio.wait_for(s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
-        text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0))), 5)
+    await asyncio.wait_for(
+        s.request(
+            lsp.TEXT_DOCUMENT_HOVER,
+            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)),
+        ),
+        5,
+    )
     m.hover_s = round(time.monotonic() - start, 3)
     # Progress: begun and ended for this job (clients with work-done progress).
     new = [t for t in s.client.progress_reports if t not in tokens_before]
@@ -351,7 +394,7 @@ EXIT_WITHIN_S = 3.0 + GRACE_S  # cli._TEARDOWN_S, then the grace
 def parent_of(pid: int) -> int | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
-        return int(stat[stat.rindex(b")") + 2:].split()[1])
+        return int(stat[stat.rindex(b")") + 2 :].split()[1])
     except (OSError, ValueError, IndexError):
         return None
 
@@ -390,8 +433,12 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
     async with lsp_session.session(job_settings(60), env=job_env(tmpdir), shutdown=False) as s:
         path, uri = open_fault(s, directory / "design", fault)
         await s.diagnostics(uri, 1)
-        job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandParams(
-            command="alloDataflow.run", arguments=[uri, fault.target])))
+        job = asyncio.ensure_future(
+            s.request(
+                lsp.WORKSPACE_EXECUTE_COMMAND,
+                lsp.ExecuteCommandParams(command="alloDataflow.run", arguments=[uri, fault.target]),
+            )
+        )
         deadline = time.monotonic() + 30
         while len(pids_in(path.parent)) < 3 and time.monotonic() < deadline:  # the runner and its children
             await asyncio.sleep(0.05)
@@ -427,7 +474,9 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
         async with lsp_session.session(job_settings(60), env=job_env(tmpdir)) as s:
             path, uri = open_fault(s, directory / "again", FAULTS["hang_with_child"])
             await s.diagnostics(uri, 1)
-            await s.request(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri)))
+            await s.request(
+                lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri))
+            )
             deadline = time.monotonic() + 5
             while job_dirs(tmpdir) != [other.name] and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)

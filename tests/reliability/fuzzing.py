@@ -69,23 +69,146 @@ NAMES = sorted(CORPUS)
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 # Tokens worth inserting: what Allo designs and Python syntax are made of.
 VOCABULARY = [
-    "(", ")", "[", "]", "{", "}", ":", ",", ".", "=", "==", "@", "*", "**", "-", "+", "/", "//", "%",
-    "\n", "\n    ", "\\\n", "    ", "\t", "#", "'", '"', '"""', "'''", "f'{", "}'", "b'", ";", "->", ":=",
-    "def", "class", "return", "for", "in", "if", "else", "elif", "while", "with", "lambda", "yield",
-    "import", "from", "as", "pass", "not", "and", "or", "None", "True", "False", "async", "await",
-    "global", "nonlocal", "del", "try:", "except", "finally:", "raise", "assert", "match", "case",
-    "df", "allo", "@df.region()", "@df.kernel(", "mapping=", "args=", "args=[", "mapping=[1]",
-    "mapping=[2, 2]", "Stream[", "Stream[int32, 4]", ".put(", ".get()", "get_pid()", "allo.meta_if(",
-    "allo.meta_else()", "allo.meta_for(", "allo.grid(", "int32", "float32", "UInt(", "Fixed(",
-    "int32[", "int32[16]", "int32[M, N]", "[S(0), R]", "df.build(", "target=", "'simulator'",
-    "mod(", "top", "A", "B", "n", "local_A", "0", "1", "-1", "16", "0.5", "1e9", "10**6",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    ".",
+    "=",
+    "==",
+    "@",
+    "*",
+    "**",
+    "-",
+    "+",
+    "/",
+    "//",
+    "%",
+    "\n",
+    "\n    ",
+    "\\\n",
+    "    ",
+    "\t",
+    "#",
+    "'",
+    '"',
+    '"""',
+    "'''",
+    "f'{",
+    "}'",
+    "b'",
+    ";",
+    "->",
+    ":=",
+    "def",
+    "class",
+    "return",
+    "for",
+    "in",
+    "if",
+    "else",
+    "elif",
+    "while",
+    "with",
+    "lambda",
+    "yield",
+    "import",
+    "from",
+    "as",
+    "pass",
+    "not",
+    "and",
+    "or",
+    "None",
+    "True",
+    "False",
+    "async",
+    "await",
+    "global",
+    "nonlocal",
+    "del",
+    "try:",
+    "except",
+    "finally:",
+    "raise",
+    "assert",
+    "match",
+    "case",
+    "df",
+    "allo",
+    "@df.region()",
+    "@df.kernel(",
+    "mapping=",
+    "args=",
+    "args=[",
+    "mapping=[1]",
+    "mapping=[2, 2]",
+    "Stream[",
+    "Stream[int32, 4]",
+    ".put(",
+    ".get()",
+    "get_pid()",
+    "allo.meta_if(",
+    "allo.meta_else()",
+    "allo.meta_for(",
+    "allo.grid(",
+    "int32",
+    "float32",
+    "UInt(",
+    "Fixed(",
+    "int32[",
+    "int32[16]",
+    "int32[M, N]",
+    "[S(0), R]",
+    "df.build(",
+    "target=",
+    "'simulator'",
+    "mod(",
+    "top",
+    "A",
+    "B",
+    "n",
+    "local_A",
+    "0",
+    "1",
+    "-1",
+    "16",
+    "0.5",
+    "1e9",
+    "10**6",
 ]
 HUGE_LITERALS = [
-    "9" * 5000, "9" * 100_000, "1e" + "9" * 400, "0x" + "f" * 5000, "0b" + "1" * 20_000,
-    "'" + "x" * 100_000 + "'", '"""' + "y\n" * 3000 + '"""', "10**10**10", "2**99999", "(1 << 10**9)",
-    "[0] * 10**9", "'a' * 10**10", "int32[10**18, 10**18]", "int32[2**62]", "int32[-5]", "int32[0]",
-    "mapping=[10**9, 10**9]", "mapping=[-3]", "mapping=[0]", "mapping=[2**64]", "Stream[int32, 10**12]",
-    "UInt(10**9)", "Fixed(2**40, 3)", "1.7976931348623157e308 * 10", "-(2**63)", "1 // 0", "1 % 0",
+    "9" * 5000,
+    "9" * 100_000,
+    "1e" + "9" * 400,
+    "0x" + "f" * 5000,
+    "0b" + "1" * 20_000,
+    "'" + "x" * 100_000 + "'",
+    '"""' + "y\n" * 3000 + '"""',
+    "10**10**10",
+    "2**99999",
+    "(1 << 10**9)",
+    "[0] * 10**9",
+    "'a' * 10**10",
+    "int32[10**18, 10**18]",
+    "int32[2**62]",
+    "int32[-5]",
+    "int32[0]",
+    "mapping=[10**9, 10**9]",
+    "mapping=[-3]",
+    "mapping=[0]",
+    "mapping=[2**64]",
+    "Stream[int32, 10**12]",
+    "UInt(10**9)",
+    "Fixed(2**40, 3)",
+    "1.7976931348623157e308 * 10",
+    "-(2**63)",
+    "1 // 0",
+    "1 % 0",
 ]
 # Characters that are line breaks for someone: `str.splitlines`, libcst, CPython, LSP clients.
 LINE_BREAKS = ["\r\n", "\r", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\x00", "\ufeff"]
@@ -103,7 +226,10 @@ class Case:
     text: str
 
     def describe(self) -> str:
-        shown = [tuple(p if not isinstance(p, str) or len(p) < 60 else f"<{len(p)} chars {p[:20]!r}...>" for p in op) for op in self.ops]
+        shown = [
+            tuple(p if not isinstance(p, str) or len(p) < 60 else f"<{len(p)} chars {p[:20]!r}...>" for p in op)
+            for op in self.ops
+        ]
         return f"{self.base} + {shown}"
 
 
@@ -147,7 +273,9 @@ def apply(text: str, op: tuple) -> str:
         lines[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip())] + opening * int(p[1]) + body + closing * int(p[1])
     elif kind == "line_break":  # replace some of the newlines by another terminator
         every = max(int(p[1]), 1)
-        return "".join(line + ("\n" if k % every else p[2]) if k < len(lines) - 1 else line for k, line in enumerate(lines))
+        return "".join(
+            line + ("\n" if k % every else p[2]) if k < len(lines) - 1 else line for k, line in enumerate(lines)
+        )
     else:
         raise ValueError(kind)
     return "\n".join(lines)
@@ -209,15 +337,47 @@ MUTATIONS = st.one_of(
     st.tuples(st.just("swap_lines"), _fraction, _fraction),
     st.tuples(st.just("indent"), _fraction, st.integers(-1, 40)),
     st.tuples(st.just("insert_line"), _fraction, UNICODE),
-    st.tuples(st.just("insert_line"), _fraction,
-              st.builds(_deep_line, st.sampled_from(["blocks", "unary", "not", "attribute", "subscript", "call", "lambda",
-                                                     "power", "sum", "compare", "fstring", "string_concat", "starred",
-                                                     "dict"]),
-                        st.integers(1, 260))),
-    st.tuples(st.just("insert_line"), _fraction,
-              st.builds(_long_line, st.sampled_from(["comment", "string", "sum", "names", "brackets", "spaces", "call", "x"]),
-                        st.sampled_from([998, 999, 1000, 1001, 1002, 5000, 100_000, 1_000_000]))),
-    st.tuples(st.just("nest"), _fraction, st.integers(1, 200), st.sampled_from([("(", ")"), ("[", "]"), ("{", "}"), ("(", ""), ("", ")")])),
+    st.tuples(
+        st.just("insert_line"),
+        _fraction,
+        st.builds(
+            _deep_line,
+            st.sampled_from(
+                [
+                    "blocks",
+                    "unary",
+                    "not",
+                    "attribute",
+                    "subscript",
+                    "call",
+                    "lambda",
+                    "power",
+                    "sum",
+                    "compare",
+                    "fstring",
+                    "string_concat",
+                    "starred",
+                    "dict",
+                ]
+            ),
+            st.integers(1, 260),
+        ),
+    ),
+    st.tuples(
+        st.just("insert_line"),
+        _fraction,
+        st.builds(
+            _long_line,
+            st.sampled_from(["comment", "string", "sum", "names", "brackets", "spaces", "call", "x"]),
+            st.sampled_from([998, 999, 1000, 1001, 1002, 5000, 100_000, 1_000_000]),
+        ),
+    ),
+    st.tuples(
+        st.just("nest"),
+        _fraction,
+        st.integers(1, 200),
+        st.sampled_from([("(", ")"), ("[", "]"), ("{", "}"), ("(", ""), ("", ")")]),
+    ),
     st.tuples(st.just("line_break"), _fraction, st.integers(1, 7), st.sampled_from(LINE_BREAKS)),
 )
 
@@ -295,7 +455,11 @@ class _Checker:
         )
         if not ok:
             lengths = [len(lines[n]) if 0 <= n < len(lines) else None for n in (r.start.line, r.end.line)]
-            self.failures.append(Failure("range", where, f"{r} outside the text ({len(lines)} lines; those lines have {lengths} characters)"))
+            self.failures.append(
+                Failure(
+                    "range", where, f"{r} outside the text ({len(lines)} lines; those lines have {lengths} characters)"
+                )
+            )
 
 
 def _positions(text: str, rng: random.Random, count: int) -> list[Position]:
@@ -324,8 +488,9 @@ def _timed(fn, *args):
     return result, time.perf_counter() - start
 
 
-def check_case(text: str, base_text: str | None = None, seed: int = 0, positions: int = 6,
-               time_limit: float | None = TIME_LIMIT_S) -> Outcome:
+def check_case(
+    text: str, base_text: str | None = None, seed: int = 0, positions: int = 6, time_limit: float | None = TIME_LIMIT_S
+) -> Outcome:
     """Everything the editor does with `text`; failures listed, never raised.
 
     Times: `seconds` is a fresh analysis of `text`; `cached_seconds` is the editor's analysis of
@@ -381,8 +546,13 @@ def _check_time(c: _Checker, outcome: Outcome, text: str, base: DocumentAnalysis
             again = _timed(DocumentAnalysis.build, text, 2, Options(), base)[1]
             outcome.cached_seconds = min(outcome.cached_seconds, again)
         if outcome.cached_seconds > limit:
-            c.failures.append(Failure("slow", "DocumentAnalysis.build",
-                                      f"{outcome.cached_seconds * 1000:.0f} ms for {outcome.lines} lines"))
+            c.failures.append(
+                Failure(
+                    "slow",
+                    "DocumentAnalysis.build",
+                    f"{outcome.cached_seconds * 1000:.0f} ms for {outcome.lines} lines",
+                )
+            )
 
 
 def _same_problems(c: _Checker, fresh, cached) -> None:

@@ -72,8 +72,11 @@ def position_ok(text: str, position: lsp.Position, encoding: str, lines: list[st
 
 def range_ok(text: str, r: lsp.Range, encoding: str, lines: list[str] | None = None) -> bool:
     lines = lsp_lines(text) if lines is None else lines
-    return (position_ok(text, r.start, encoding, lines) and position_ok(text, r.end, encoding, lines)
-            and (r.start.line, r.start.character) <= (r.end.line, r.end.character))
+    return (
+        position_ok(text, r.start, encoding, lines)
+        and position_ok(text, r.end, encoding, lines)
+        and (r.start.line, r.start.character) <= (r.end.line, r.end.character)
+    )
 
 
 def rss_kib(pid: int) -> int | None:
@@ -192,8 +195,13 @@ async def _read_stderr(process: asyncio.subprocess.Process, sink: list[str]) -> 
 
 
 @contextlib.asynccontextmanager
-async def session(settings: dict | None = None, client_name: str = "visual_studio_code",
-                  env: dict[str, str] | None = None, shutdown: bool = True, configuration_delay: float = 0.0):
+async def session(
+    settings: dict | None = None,
+    client_name: str = "visual_studio_code",
+    env: dict[str, str] | None = None,
+    shutdown: bool = True,
+    configuration_delay: float = 0.0,
+):
     """A started and initialised server; shut down (shutdown + exit) at the end unless told not
     to (a test that ends the server itself)."""
     box: list[Session] = []

@@ -44,8 +44,11 @@ class RawServer:
         base = dict(os.environ)
         base.pop("LLVM_BUILD_DIR", None)
         process = await asyncio.create_subprocess_exec(
-            *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env={**base, **(env or {})},
+            *SERVER,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**base, **(env or {})},
         )
         return cls(process, dict(settings or {}))
 
@@ -72,10 +75,15 @@ class RawServer:
     async def initialize(self, capabilities: dict | None = None) -> dict:
         """initialize + initialized, with the settings as initialization options (and, if the
         capabilities say so, as the answer to workspace/configuration)."""
-        answer = await self.request("initialize", {
-            "processId": None, "rootUri": None, "capabilities": capabilities or {},
-            "initializationOptions": {"alloDataflow": self.settings},
-        })
+        answer = await self.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": None,
+                "capabilities": capabilities or {},
+                "initializationOptions": {"alloDataflow": self.settings},
+            },
+        )
         await self.notify("initialized")
         return answer
 
@@ -88,6 +96,7 @@ class RawServer:
 
     async def wait_for(self, predicate, timeout: float = 20, since: int = 0) -> dict:
         """The first message (in arrival order, from the `since`-th on) for which `predicate` holds."""
+
         async def found():
             async with self._arrived:
                 while True:
@@ -97,6 +106,7 @@ class RawServer:
                     if self.process.stdout.at_eof():
                         raise EOFError(f"the server closed its output; stderr: {''.join(self.stderr)[-2000:]}")
                     await self._arrived.wait()
+
         return await asyncio.wait_for(found(), timeout)
 
     async def response(self, msg_id, timeout: float = 20) -> dict:
@@ -150,10 +160,12 @@ class RawServer:
 
     async def logged(self, needle: str, timeout: float = 10) -> None:
         """Until the server has written `needle` on stderr."""
+
         async def found():
             async with self._arrived:
                 await self._arrived.wait_for(lambda: needle in "".join(self.stderr) or self.process.stderr.at_eof())
             assert needle in "".join(self.stderr), "".join(self.stderr)[-2000:]
+
         await asyncio.wait_for(found(), timeout)
 
     async def close(self) -> None:

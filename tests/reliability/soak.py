@@ -40,13 +40,66 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 DOCUMENTS = ["producer_consumer.py", "systolic_gemm.py", "pitfall_arg_order.py", "hierarchical.py"]
 # One larger document too: several examples one after the other (about 500 lines).
-LARGE = ["tiled_gemm.py", "unsigned_streams.py", "pitfall_swapped_call.py", "pitfall_removed_syntax.py",
-         "pitfall_merged_names.py", "region_in_test.py", "pitfall_deadlock_stream.py", "pitfall_mapping_order.py",
-         "pitfall_bare_scalar.py", "systolic_gemm.py"]
-TOKENS = ["(", ")", "[", "]", ":", ",", ".", "=", "@", "\n", "\n    ", "    ", "#", "'", '"', "def ", "for ",
-          "in ", "if ", "return", "pass", "lambda", "mapping=[2]", "args=[A]", ".put(", ".get()", "int32",
-          "int32[16]", "Stream[int32, 4]", "@df.kernel(mapping=[1], args=[A])", "allo.meta_if(", "x", "A", "n",
-          "local_A", "0", "1", "10**6", "é", "λ", "😀", "𝔘", "\t", " ", "\x0c", "\u2028"]
+LARGE = [
+    "tiled_gemm.py",
+    "unsigned_streams.py",
+    "pitfall_swapped_call.py",
+    "pitfall_removed_syntax.py",
+    "pitfall_merged_names.py",
+    "region_in_test.py",
+    "pitfall_deadlock_stream.py",
+    "pitfall_mapping_order.py",
+    "pitfall_bare_scalar.py",
+    "systolic_gemm.py",
+]
+TOKENS = [
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    ".",
+    "=",
+    "@",
+    "\n",
+    "\n    ",
+    "    ",
+    "#",
+    "'",
+    '"',
+    "def ",
+    "for ",
+    "in ",
+    "if ",
+    "return",
+    "pass",
+    "lambda",
+    "mapping=[2]",
+    "args=[A]",
+    ".put(",
+    ".get()",
+    "int32",
+    "int32[16]",
+    "Stream[int32, 4]",
+    "@df.kernel(mapping=[1], args=[A])",
+    "allo.meta_if(",
+    "x",
+    "A",
+    "n",
+    "local_A",
+    "0",
+    "1",
+    "10**6",
+    "é",
+    "λ",
+    "😀",
+    "𝔘",
+    "\t",
+    " ",
+    "\x0c",
+    "\u2028",
+]
 BREAKERS = ["(", "[", "def f(:", "@df.kernel(", "'''", "if x", ")", "\\", "for i in"]
 SETTINGS_POOL = {
     "debounceMs": [0, 10, 50, 100],
@@ -56,9 +109,22 @@ SETTINGS_POOL = {
 }
 INVALID = {"debounceMs": -5, "alloBuild": "newest", "timeout": "soon", "backend": 7, "trusted": "maybe"}
 WEIGHTS = {
-    "type": 14, "delete": 8, "break": 6, "fix": 6, "paste": 2, "lines": 3,
-    "hover": 14, "definition": 5, "references": 5, "symbols": 6, "inlay": 5, "lens": 9, "action": 9,
-    "configure": 1.5, "reopen": 1.5, "pause": 4,
+    "type": 14,
+    "delete": 8,
+    "break": 6,
+    "fix": 6,
+    "paste": 2,
+    "lines": 3,
+    "hover": 14,
+    "definition": 5,
+    "references": 5,
+    "symbols": 6,
+    "inlay": 5,
+    "lens": 9,
+    "action": 9,
+    "configure": 1.5,
+    "reopen": 1.5,
+    "pause": 4,
 }
 SLOW_MS = 50.0
 
@@ -110,13 +176,24 @@ def _percentiles(values: list[float]) -> dict:
     if len(values) < 2:
         return {"n": len(values)}
     q = statistics.quantiles(values, n=100, method="inclusive")
-    return {"n": len(values), "p50_ms": round(q[49] * 1000, 2), "p95_ms": round(q[94] * 1000, 2),
-            "p99_ms": round(q[98] * 1000, 2), "max_ms": round(max(values) * 1000, 2)}
+    return {
+        "n": len(values),
+        "p50_ms": round(q[49] * 1000, 2),
+        "p95_ms": round(q[94] * 1000, 2),
+        "p99_ms": round(q[98] * 1000, 2),
+        "max_ms": round(max(values) * 1000, 2),
+    }
 
 
 class Soak:
-    def __init__(self, operations: int, seed: int = 0, client_name: str = "visual_studio_code",
-                 warmup: int | None = None, progress=None) -> None:
+    def __init__(
+        self,
+        operations: int,
+        seed: int = 0,
+        client_name: str = "visual_studio_code",
+        warmup: int | None = None,
+        progress=None,
+    ) -> None:
         self.operations = operations
         self.rng = random.Random(seed)
         self.client_name = client_name
@@ -190,7 +267,11 @@ class Soak:
         at = rng.randint(0, len(text))
         at = _not_inside_pair(text, at)
         if kind == "type":
-            new = rng.choice(TOKENS) if rng.random() < 0.8 else "".join(rng.choice("abc_ ():[]=.,0123\n") for _ in range(rng.randint(1, 8)))
+            new = (
+                rng.choice(TOKENS)
+                if rng.random() < 0.8
+                else "".join(rng.choice("abc_ ():[]=.,0123\n") for _ in range(rng.randint(1, 8)))
+            )
             self._replace(doc, at, at, new)
         elif kind == "delete":
             end = _not_inside_pair(text, min(len(text), at + rng.choice([1, 1, 2, 5, 20, 80])))
@@ -202,7 +283,7 @@ class Soak:
         elif kind == "paste":
             source = (EXAMPLES / rng.choice(DOCUMENTS)).read_text()
             start = source.find("    @df.kernel")
-            block = source[start: source.find("\n\n", start) + 2] if start >= 0 else "x = 1\n"
+            block = source[start : source.find("\n\n", start) + 2] if start >= 0 else "x = 1\n"
             line_start = text.rfind("\n", 0, at) + 1
             self._replace(doc, line_start, line_start, block)
         elif kind == "lines":
@@ -222,10 +303,12 @@ class Soak:
         doc.history[doc.version] = doc.text
         for old in [v for v in doc.history if v < doc.version - 400]:
             del doc.history[old]
-        self.s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
-            [lsp.TextDocumentContentChangePartial(range=lsp.Range(start_pos, end_pos), text=new)],
-        ))
+        self.s.client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+                [lsp.TextDocumentContentChangePartial(range=lsp.Range(start_pos, end_pos), text=new)],
+            )
+        )
 
     def _replace_all_minimally(self, doc: Doc, target: str) -> None:
         """Go to `target` with one range edit over what differs (as an undo does)."""
@@ -242,7 +325,7 @@ class Soak:
             prefix -= 1
         while suffix and (_low_surrogate_or_lf(a, len(a) - suffix) or _low_surrogate_or_lf(b, len(b) - suffix)):
             suffix -= 1
-        self._replace(doc, prefix, len(a) - suffix, b[prefix: len(b) - suffix])
+        self._replace(doc, prefix, len(a) - suffix, b[prefix : len(b) - suffix])
 
     def _position(self, text: str, offset: int) -> lsp.Position:
         line = len(re.findall(r"\r\n|\r|\n", text[:offset]))
@@ -268,20 +351,36 @@ class Soak:
                 self.report.problems.append(f"{what} range {r} outside version {version} ({len(lines)} lines)")
 
         if kind == "hover":
-            result = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(text_document=ident, position=self._random_position(doc)), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_HOVER,
+                lsp.HoverParams(text_document=ident, position=self._random_position(doc)),
+                timings,
+            )
             check(result.range if result else None, "hover")
         elif kind == "definition":
-            result = await s.request(lsp.TEXT_DOCUMENT_DEFINITION, lsp.DefinitionParams(text_document=ident, position=self._random_position(doc)), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_DEFINITION,
+                lsp.DefinitionParams(text_document=ident, position=self._random_position(doc)),
+                timings,
+            )
             for loc in result if isinstance(result, list) else [result] if result else []:
                 check(loc.range, "definition")
         elif kind == "references":
-            result = await s.request(lsp.TEXT_DOCUMENT_REFERENCES, lsp.ReferenceParams(
-                text_document=ident, position=self._random_position(doc),
-                context=lsp.ReferenceContext(include_declaration=self.rng.random() < 0.5)), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_REFERENCES,
+                lsp.ReferenceParams(
+                    text_document=ident,
+                    position=self._random_position(doc),
+                    context=lsp.ReferenceContext(include_declaration=self.rng.random() < 0.5),
+                ),
+                timings,
+            )
             for loc in result or []:
                 check(loc.range, "reference")
         elif kind == "symbols":
-            result = await s.request(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, lsp.DocumentSymbolParams(text_document=ident), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, lsp.DocumentSymbolParams(text_document=ident), timings
+            )
             pending = list(result or [])
             while pending:
                 symbol = pending.pop()
@@ -290,7 +389,9 @@ class Soak:
                 pending += list(symbol.children or [])
         elif kind == "inlay":
             window = self._random_range(doc)
-            result = await s.request(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintParams(text_document=ident, range=window), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintParams(text_document=ident, range=window), timings
+            )
             for hint in result or []:
                 check(lsp.Range(hint.position, hint.position), f"inlay hint {hint.label}")
         elif kind == "lens":
@@ -299,8 +400,15 @@ class Soak:
                 check(lens.range, "code lens")
         elif kind == "action":
             diagnostics = self._current_diagnostics(doc)
-            result = await s.request(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionParams(
-                text_document=ident, range=self._random_range(doc), context=lsp.CodeActionContext(diagnostics=diagnostics)), timings)
+            result = await s.request(
+                lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionParams(
+                    text_document=ident,
+                    range=self._random_range(doc),
+                    context=lsp.CodeActionContext(diagnostics=diagnostics),
+                ),
+                timings,
+            )
             for action in result or []:
                 self._check_action(doc, version, text, action)
 
@@ -320,11 +428,15 @@ class Soak:
             if not isinstance(change, lsp.TextDocumentEdit):
                 continue
             if change.text_document.uri == doc.uri and change.text_document.version != version:
-                self.report.problems.append(f"code action '{action.title}' for version {change.text_document.version}, "
-                                            f"the document is at {version}")
+                self.report.problems.append(
+                    f"code action '{action.title}' for version {change.text_document.version}, "
+                    f"the document is at {version}"
+                )
             for e in change.edits:
                 if not range_ok(text, e.range, self.s.encoding):
-                    self.report.problems.append(f"code action '{action.title}' edits {e.range} outside version {version}")
+                    self.report.problems.append(
+                        f"code action '{action.title}' edits {e.range} outside version {version}"
+                    )
 
     # -- configuration, open and close --------------------------------------------------------
 
@@ -352,8 +464,11 @@ class Soak:
     def _open(self, doc: Doc) -> None:
         doc.open = True
         doc.history[doc.version] = doc.text
-        self.s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=doc.uri, language_id="python", version=doc.version, text=doc.text)))
+        self.s.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=doc.uri, language_id="python", version=doc.version, text=doc.text)
+            )
+        )
 
     # -- pauses: the published diagnostics against an analysis of the client's text -----------
 
@@ -390,7 +505,8 @@ class Soak:
         if got not in candidates:
             self.report.problems.append(
                 f"diagnostics of {doc.uri} version {doc.version} differ from an analysis of the client's text: "
-                f"expected {expected[:6]}, got {got[:6]}")
+                f"expected {expected[:6]}, got {got[:6]}"
+            )
 
     async def _settle(self) -> None:
         """The end: every document back to a text that parses, then its diagnostics compared."""
@@ -411,7 +527,9 @@ class Soak:
                 if p.version is None:
                     continue  # the empty list sent on close
                 if p.version < last:
-                    self.report.problems.append(f"{uri}: diagnostics for version {p.version} published after version {last}")
+                    self.report.problems.append(
+                        f"{uri}: diagnostics for version {p.version} published after version {last}"
+                    )
                 last = max(last, p.version)
                 text = doc.history.get(p.version)
                 if text is None:
@@ -419,7 +537,9 @@ class Soak:
                 lines = lsp_lines(text)
                 for d in p.diagnostics:
                     if not range_ok(text, d.range, self.s.encoding, lines):
-                        self.report.problems.append(f"{uri} version {p.version}: {d.code} at {d.range} outside the text")
+                        self.report.problems.append(
+                            f"{uri} version {p.version}: {d.code} at {d.range} outside the text"
+                        )
 
 
 def _start(text: str, problem, encoding: str) -> tuple[int, int]:

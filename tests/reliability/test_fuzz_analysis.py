@@ -29,8 +29,14 @@ times: list[float] = []
 cached_times: list[float] = []
 
 
-@settings(max_examples=CI_CASES, derandomize=True, database=None, deadline=None,
-          phases=[Phase.explicit, Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=CI_CASES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    suppress_health_check=list(HealthCheck),
+)
 @given(fuzzing.cases(SMALL))
 def test_mutated_programs(case):
     outcome = fuzzing.check_case(case.text, fuzzing.CORPUS[case.base], seed=len(times), positions=4, time_limit=None)
@@ -107,7 +113,9 @@ def test_deep_but_analysed(line):
     text = BASE + "\n" + line + "\n"
     first = len(BASE.split("\n"))
     result = analyze(text)
-    assert result.problems == [] and [r.name for r in result.model.regions] == [r.name for r in analyze(BASE).model.regions]
+    assert result.problems == [] and [r.name for r in result.model.regions] == [
+        r.name for r in analyze(BASE).model.regions
+    ]
     assert hover(result, Position(first, 2)) is None
     assert code_actions(text, result, Range(Position(first, 0), Position(first, 1))) == []
 
@@ -115,7 +123,9 @@ def test_deep_but_analysed(line):
 def test_too_deep_through_check(tmp_path):
     path = tmp_path / "deep.py"
     path.write_text(BASE + "\n" + TOO_DEEP["sum chain"] + "\n")
-    out = subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "check", str(path)], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"{path}:{len(BASE.split(chr(10))) + 1}:1: ADF900 error: this expression is nested too deeply" in out.stdout
 
@@ -164,4 +174,4 @@ def test_lone_carriage_returns_are_line_breaks_as_in_lsp():
     assert [f for f in outcome.failures if f.kind == "range"] == []
     lsp_lines = re.split(r"\r\n|\r|\n", text)
     for region in analyze(text).model.regions:
-        assert lsp_lines[region.range.start.line][region.range.start.column:].startswith(region.name)
+        assert lsp_lines[region.range.start.line][region.range.start.column :].startswith(region.name)

@@ -111,18 +111,31 @@ INVALID = {
     "neither request nor response": (b'{"jsonrpc": "2.0", "id": 11}', -32600, 11),
     "hover without a position": (
         b'{"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover", "params": {"textDocument": {"uri": "file:///a.py"}}}',
-        -32602, 12),
+        -32602,
+        12,
+    ),
     "hover at a line that is a string": (
         b'{"jsonrpc": "2.0", "id": 13, "method": "textDocument/hover", "params": '
-        b'{"textDocument": {"uri": "file:///a.py"}, "position": {"line": "x", "character": 0}}}', -32602, 13),
+        b'{"textDocument": {"uri": "file:///a.py"}, "position": {"line": "x", "character": 0}}}',
+        -32602,
+        13,
+    ),
     "a negative position": (
         b'{"jsonrpc": "2.0", "id": 14, "method": "textDocument/definition", "params": '
-        b'{"textDocument": {"uri": "file:///a.py"}, "position": {"line": -1, "character": 0}}}', -32602, 14),
+        b'{"textDocument": {"uri": "file:///a.py"}, "position": {"line": -1, "character": 0}}}',
+        -32602,
+        14,
+    ),
     "symbols of a document that is a number": (
         b'{"jsonrpc": "2.0", "id": "s", "method": "textDocument/documentSymbol", "params": {"textDocument": 5}}',
-        -32602, "s"),
+        -32602,
+        "s",
+    ),
     "a command that is not a string": (
-        b'{"jsonrpc": "2.0", "id": 15, "method": "workspace/executeCommand", "params": {"command": 1}}', -32602, 15),
+        b'{"jsonrpc": "2.0", "id": 15, "method": "workspace/executeCommand", "params": {"command": 1}}',
+        -32602,
+        15,
+    ),
 }
 
 
@@ -134,7 +147,9 @@ async def test_an_invalid_message_is_answered_with_its_error_code():
             seen = len(server.messages)
             await server.send(body)
             answer = await server.wait_for(lambda m: "error" in m, timeout=10, since=seen)
-            assert (answer["jsonrpc"], answer.get("id", "missing"), answer["error"]["code"]) == ("2.0", msg_id, code), name
+            assert (answer["jsonrpc"], answer.get("id", "missing"), answer["error"]["code"]) == ("2.0", msg_id, code), (
+                name
+            )
         await assert_alive(server)
         assert server.refused == []
 
@@ -163,8 +178,6 @@ async def test_an_answer_of_the_client_that_does_not_fit_settles_the_request():
 # -- answers: strict JSON even when a design computes NaN ----------------------------------------
 
 
-
-
 async def test_a_job_whose_outputs_are_nan_is_answered_in_valid_json(tmp_path):
     """The reference executor computes 0.0/0.0: the result's min, max and mean are NaN. Python's
     json wrote the bare token NaN, which VS Code's JSON-RPC rejects: the command never settled."""
@@ -172,11 +185,14 @@ async def test_a_job_whose_outputs_are_nan_is_answered_in_valid_json(tmp_path):
     path.write_text(NAN_DESIGN)
     uri = path.as_uri()
     async with raw_server({"backend": "reference", "timeout": 20}) as server:
-        await server.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "python", "version": 1, "text": NAN_DESIGN}})
+        await server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": NAN_DESIGN}},
+        )
         await server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=20)
-        answer = await server.request("workspace/executeCommand",
-                                      {"command": "alloDataflow.simulate", "arguments": [uri, "top"]}, timeout=30)
+        answer = await server.request(
+            "workspace/executeCommand", {"command": "alloDataflow.simulate", "arguments": [uri, "top"]}, timeout=30
+        )
         assert server.refused == []
         result = answer["result"]
         assert (result["status"], result["backend"]) == ("passed", "reference")
@@ -195,8 +211,9 @@ async def test_a_second_initialize_is_refused_and_the_documents_are_kept():
     edit of one raised."""
     uri = "file:///tmp/allo-lsp-protocol/design.py"
     async with raw_server() as server:
-        await server.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "python", "version": 1, "text": BASE}})
+        await server.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BASE}}
+        )
         await server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics", timeout=20)
         before = await server.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         again = await server.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
@@ -204,8 +221,9 @@ async def test_a_second_initialize_is_refused_and_the_documents_are_kept():
         after = await server.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         assert after["result"] == before["result"] != []
         hover_line = BASE.splitlines().index(next(l for l in BASE.splitlines() if l.startswith("def top(")))
-        hover = await server.request("textDocument/hover", {"textDocument": {"uri": uri},
-                                                            "position": {"line": hover_line, "character": 5}})
+        hover = await server.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": hover_line, "character": 5}}
+        )
         assert hover["result"] is not None
 
 
@@ -213,8 +231,10 @@ async def test_a_request_before_initialize_is_answered_not_initialized():
     """pygls ran the handler without a workspace, which raised: an internal error, and a
     notification before initialize (a didOpen) raised the same way."""
     async with raw_server(initialize=False) as server:
-        await server.notify("textDocument/didOpen", {"textDocument": {
-            "uri": "file:///tmp/a.py", "languageId": "python", "version": 1, "text": BASE}})
+        await server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": "file:///tmp/a.py", "languageId": "python", "version": 1, "text": BASE}},
+        )
         answer = await server.request("textDocument/documentSymbol", {"textDocument": {"uri": "file:///tmp/a.py"}})
         assert answer["error"]["code"] == -32002
         assert "result" in await server.initialize()
@@ -244,11 +264,17 @@ async def test_a_request_on_a_file_never_opened_does_not_read_it(tmp_path):
     async with raw_server() as server:
         # (/dev/stdin is the server's own input: read, it swallowed the client's next messages.)
         for uri in (fifo.as_uri(), regular.as_uri(), "file:///dev/stdin"):
-            for method in ("textDocument/codeAction", "textDocument/documentSymbol", "textDocument/codeLens",
-                           "textDocument/inlayHint"):
-                params = {"textDocument": {"uri": uri},
-                          "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}},
-                          "context": {"diagnostics": []}}
+            for method in (
+                "textDocument/codeAction",
+                "textDocument/documentSymbol",
+                "textDocument/codeLens",
+                "textDocument/inlayHint",
+            ):
+                params = {
+                    "textDocument": {"uri": uri},
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}},
+                    "context": {"diagnostics": []},
+                }
                 answer = await server.request(method, params, timeout=10)
                 assert answer["result"] in ([], None), (method, answer)
         await assert_alive(server)
@@ -257,10 +283,15 @@ async def test_a_request_on_a_file_never_opened_does_not_read_it(tmp_path):
 async def test_an_edit_of_a_document_never_opened_is_ignored_quietly():
     """pygls raised a KeyError and showed the user "Error in server: 'file:///...'"."""
     async with raw_server() as server:
-        await server.notify("textDocument/didChange", {
-            "textDocument": {"uri": "file:///tmp/never-opened.py", "version": 2},
-            "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                                "text": "x"}]})
+        await server.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": "file:///tmp/never-opened.py", "version": 2},
+                "contentChanges": [
+                    {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}
+                ],
+            },
+        )
         await assert_alive(server)
         assert [m for m in server.messages if m.get("method") == "window/showMessage"] == []
 
@@ -309,23 +340,31 @@ async def test_edits_outside_the_text_are_clamped_as_the_editor_clamps_them(newl
     expected = text
     async with lsp_session.session({"debounceMs": 0}) as s:
         uri, fresh = "file:///tmp/allo-lsp-protocol/edited.py", "file:///tmp/allo-lsp-protocol/expected.py"
-        s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        s.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        )
         await s.diagnostics(uri, 1)
         for version, (rng, new) in enumerate(_edits(text), start=2):
             new = new.replace("\n", newline)
             expected = vscode_apply(expected, rng, new)
-            s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [lsp.TextDocumentContentChangePartial(range=rng, text=new)]))
+            s.client.text_document_did_change(
+                lsp.DidChangeTextDocumentParams(
+                    lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [lsp.TextDocumentContentChangePartial(range=rng, text=new)],
+                )
+            )
         edited = await s.diagnostics(uri, version)
-        s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=fresh, language_id="python", version=1, text=expected)))
+        s.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=fresh, language_id="python", version=1, text=expected)
+            )
+        )
         assert edited == await s.diagnostics(fresh, 1)
 
         async def symbols(u):
             return await s.client.text_document_document_symbol_async(
-                lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(u)))
+                lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(u))
+            )
 
         got, want = await symbols(uri), await symbols(fresh)
         assert [x.name for x in got] == ["main", "extra"]
@@ -345,6 +384,7 @@ def test_random_edits_give_the_text_the_editor_has():
         text = "".join(rng.choice(["a", "bc", " ", "\n", "\r\n", "\r", "xyz"]) for _ in range(rng.randrange(0, 40)))
         doc = ClientDocument("file:///r.py", source=text)
         for _ in range(10):
+
             def position():
                 return lsp.Position(rng.randrange(0, 12), rng.randrange(0, 12))
 

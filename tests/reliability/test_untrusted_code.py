@@ -23,7 +23,7 @@ from waiting import file_poll, reconfigured, until, until_notified
 SERVER_PACKAGE = ROOT / "server" / "allo_lsp"
 
 # Every place where Python runs code at import, each leaving its own marker file.
-EXECUTES_AT_IMPORT = '''
+EXECUTES_AT_IMPORT = """
 import os as _os
 _MARKS = {marks!r}
 
@@ -73,7 +73,7 @@ def test_top():
 
 if __name__ == "__main__":
     _touch("main")
-'''
+"""
 
 
 def command(name: str, uri: str, target: str) -> lsp.ExecuteCommandParams:
@@ -82,8 +82,11 @@ def command(name: str, uri: str, target: str) -> lsp.ExecuteCommandParams:
 
 async def open_file(s, path: Path) -> str:
     uri = path.as_uri()
-    s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+    s.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())
+        )
+    )
     await s.diagnostics(uri, 1)
     return uri
 
@@ -94,8 +97,12 @@ async def configure(s, settings: dict, analysed_again: bool = False) -> None:
     published = sum(len(p) for p in s.published.values())
     await reconfigured(s.client, "alloDataflow", lambda: s.configure(settings))
     if analysed_again:
-        await until_notified(s.arrived, lambda: sum(len(p) for p in s.published.values()) > published,
-                             what="the analysis the new settings cause", seen=lambda: list(s.published))
+        await until_notified(
+            s.arrived,
+            lambda: sum(len(p) for p in s.published.values()) > published,
+            what="the analysis the new settings cause",
+            seen=lambda: list(s.published),
+        )
 
 
 async def test_nothing_executes_on_open_hover_lenses_actions_or_check(tmp_path):
@@ -115,21 +122,31 @@ async def test_nothing_executes_on_open_hover_lenses_actions_or_check(tmp_path):
                 await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(text_document=ident, position=pos))
                 await s.request(lsp.TEXT_DOCUMENT_DEFINITION, lsp.DefinitionParams(text_document=ident, position=pos))
             rng = lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(text)))
-            await s.request(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionParams(
-                text_document=ident, range=rng, context=lsp.CodeActionContext(diagnostics=[])))
+            await s.request(
+                lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionParams(text_document=ident, range=rng, context=lsp.CodeActionContext(diagnostics=[])),
+            )
         await s.request(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensParams(text_document=ident))
         await s.request(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, lsp.DocumentSymbolParams(text_document=ident))
         whole = lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0))
         await s.request(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintParams(text_document=ident, range=whole))
         # An edit and a settings change: analysed again, still nothing runs.
-        s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="# edited\n")]))
+        s.client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                [
+                    lsp.TextDocumentContentChangePartial(
+                        range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="# edited\n"
+                    )
+                ],
+            )
+        )
         await s.diagnostics(uri, 2)
         await configure(s, {**faults.job_settings(20), "alloBuild": "legacy"}, analysed_again=True)
         for fmt in ("text", "json", "sarif", "github"):
-            subprocess.run([sys.executable, "-m", "allo_lsp", "check", str(path), "--format", fmt],
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                [sys.executable, "-m", "allo_lsp", "check", str(path), "--format", fmt], capture_output=True, timeout=60
+            )
         assert sorted(os.listdir(marks)) == []
         # The markers do work: running the test (the user's choice) imports the module.
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
@@ -172,8 +189,11 @@ async def test_no_job_runs_before_the_editor_has_said_whether_it_trusts_the_work
     untrusted = {**faults.job_settings(20), "trusted": False}
     async with lsp_session.session(untrusted, env=faults.job_env(tmpdir), configuration_delay=1.5) as s:
         uri = path.as_uri()
-        s.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())))
+        s.client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=path.read_text())
+            )
+        )
         await s.diagnostics(uri, 1)
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", uri, "test_top"))
         assert result["status"] == "error" and "not trusted" in result["message"], result
@@ -203,8 +223,16 @@ os.execv(sys.executable, [sys.executable] + sys.argv[1:])
 
 # What a shell would split, expand or run (`cd` alone goes to $HOME, where `pwned-*` would appear).
 AWKWARD_NAMES = [
-    "with space.py", "quote'and\"double.py", "-leading-dash.py", "new\nline.py", "tab\there.py",
-    "$(cd;touch pwned-1).py", "`cd;touch pwned-2`.py", "x;cd;touch pwned-3;#.py", "star*?[a]{b,c}.py", "--help.py",
+    "with space.py",
+    "quote'and\"double.py",
+    "-leading-dash.py",
+    "new\nline.py",
+    "tab\there.py",
+    "$(cd;touch pwned-1).py",
+    "`cd;touch pwned-2`.py",
+    "x;cd;touch pwned-3;#.py",
+    "star*?[a]{b,c}.py",
+    "--help.py",
 ]
 PASSES = "\n\ndef test_here():\n    assert __file__.endswith({name!r})\n"
 
@@ -288,13 +316,22 @@ async def test_a_file_whose_uri_is_percent_encoded_is_analysed_and_runs(tmp_path
         path = faults.design(directory, extra=PASSES.format(name="top.py"), name="top.py")
         uri = await open_file(s, path)
         assert "%20" in uri and "%23" in uri
-        s.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="#\n")]))
+        s.client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                [
+                    lsp.TextDocumentContentChangePartial(
+                        range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), text="#\n"
+                    )
+                ],
+            )
+        )
         await s.diagnostics(uri, 2)
         line = next(i for i, l in enumerate(path.read_text().split("\n")) if l.startswith("def top(")) + 1
-        hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line, 5)))
+        hover = await s.request(
+            lsp.TEXT_DOCUMENT_HOVER,
+            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line, 5)),
+        )
         assert hover is not None and "region `top`" in hover.contents.value
         await configure(s, {**faults.job_settings(20), "alloBuild": "fixed"}, analysed_again=True)
         assert set(s.published) == {uri}  # never under another spelling of it
@@ -305,8 +342,14 @@ async def test_a_file_whose_uri_is_percent_encoded_is_analysed_and_runs(tmp_path
 def test_no_shell_in_the_code():
     """Nothing in the package starts a process through a shell or evaluates text as code outside
     the runner (which runs the design by design)."""
-    shell_calls = {("os", "system"), ("os", "popen"), ("subprocess", "getoutput"), ("subprocess", "getstatusoutput"),
-                   ("asyncio", "create_subprocess_shell"), ("pty", "spawn")}
+    shell_calls = {
+        ("os", "system"),
+        ("os", "popen"),
+        ("subprocess", "getoutput"),
+        ("subprocess", "getstatusoutput"),
+        ("asyncio", "create_subprocess_shell"),
+        ("pty", "spawn"),
+    }
     found = []
     for path in sorted(SERVER_PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
@@ -314,10 +357,18 @@ def test_no_shell_in_the_code():
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg == "shell":
                 found.append(f"{path}:{node.value.lineno}: shell=")
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (node.value.id, node.attr) in shell_calls:
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in shell_calls
+            ):
                 found.append(f"{path}:{node.lineno}: {node.value.id}.{node.attr}")
-            if (not in_runner and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in ("eval", "exec", "compile", "__import__")):
+            if (
+                not in_runner
+                and isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("eval", "exec", "compile", "__import__")
+            ):
                 found.append(f"{path}:{node.lineno}: {node.func.id}()")
     assert found == []
 
@@ -408,8 +459,10 @@ async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
         assert (result["status"], result["cause"]) == ("error", "environment"), result
         assert expected in result["message"] and "alloDataflow.python" in result["message"], result["message"]
         assert any(expected in m.message for m in s.client.messages)
-        hover = await s.request(lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
-            text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)))
+        hover = await s.request(
+            lsp.TEXT_DOCUMENT_HOVER,
+            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)),
+        )
         assert hover is None or hover.contents
 
 
@@ -485,9 +538,15 @@ async def test_a_job_cannot_forge_another_jobs_result(tmp_path):
         victim_path = faults.design(tmp_path / "victim", extra=VICTIM)
         attacker_path = faults.design(tmp_path / "attacker", extra=ATTACKER.format(victim_dir=str(tmp_path / "victim")))
         victim, attacker = await open_file(s, victim_path), await open_file(s, attacker_path)
-        victim_job = asyncio.ensure_future(s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", victim, "test_victim")))
-        await until(lambda: (tmp_path / "victim" / "pid.txt").exists() or victim_job.done(),
-                    what="the victim's runner up (its pid.txt)", wake=file_poll, seen=lambda: victim_job)
+        victim_job = asyncio.ensure_future(
+            s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", victim, "test_victim"))
+        )
+        await until(
+            lambda: (tmp_path / "victim" / "pid.txt").exists() or victim_job.done(),
+            what="the victim's runner up (its pid.txt)",
+            wake=file_poll,
+            seen=lambda: victim_job,
+        )
         assert not victim_job.done(), f"the victim's job ended before the attack: {victim_job.result()}"
         attack = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("run", attacker, "test_attacker"))
         assert attack["status"] == "passed", attack["message"]
@@ -531,13 +590,26 @@ def test_packages_in_the_workspace_do_not_run_when_the_extension_starts_the_serv
     argv = client_server_argv("allo_lsp")
     assert "-I" in argv and argv[-3:] == ["-m", "allo_lsp", "serve"]
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}},
+        },
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
         {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
         {"jsonrpc": "2.0", "method": "exit"},
     ]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = subprocess.run([sys.executable, *argv], cwd=workspace, input=b"".join(map(frame, messages)),
-                         capture_output=True, timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, *argv],
+        cwd=workspace,
+        input=b"".join(map(frame, messages)),
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert os.listdir(marks) == [], out.stderr.decode()[-2000:]
-    assert b'"capabilities"' in out.stdout and b'"id": 2' in out.stdout.replace(b'"id":2', b'"id": 2'), out.stderr.decode()[-2000:]
+    assert b'"capabilities"' in out.stdout and b'"id": 2' in out.stdout.replace(b'"id":2', b'"id": 2'), (
+        out.stderr.decode()[-2000:]
+    )

@@ -14,12 +14,24 @@ def test_tagged_messages_and_untagged_trailers():
     text = (FIXTURES / "two_sessions.log").read_text()
     messages = [m for m in scan_log(text) if m.severity != "INFO"]
     assert messages == [
-        LogMessage("CRITICAL WARNING", "HLS", "214-356", "Cannot apply the pragma in function 'consumer_0' (kernel.cpp:41:9)", 11),
+        LogMessage(
+            "CRITICAL WARNING",
+            "HLS",
+            "214-356",
+            "Cannot apply the pragma in function 'consumer_0' (kernel.cpp:41:9)",
+            11,
+        ),
         LogMessage("ERROR", "HLS", "207-3776", "use of undeclared identifier 'v3' (kernel.cpp:42:9)", 12),
         LogMessage("ERROR", "", "", "Pre-synthesis failed.", 13),
         LogMessage("ERROR", "", "", "command 'ap_source' returned error code", 14),
-        LogMessage("WARNING", "HLS", "200-880", "The II Violation in module 'consumer_0' (loop 'l_j'): Unable to "
-                   "enforce a carried dependence constraint (II = 1, distance = 1, offset = 1)", 24),
+        LogMessage(
+            "WARNING",
+            "HLS",
+            "200-880",
+            "The II Violation in module 'consumer_0' (loop 'l_j'): Unable to "
+            "enforce a carried dependence constraint (II = 1, distance = 1, offset = 1)",
+            24,
+        ),
     ]
     assert failed(scan_log(text))
     assert last_run(text) == 19  # the second banner: that session ended cleanly
@@ -36,8 +48,9 @@ def test_vivado_2019_2_log_with_many_sessions(vitis):
     messages = scan_log(text)
     errors = [m for m in messages if m.severity == "ERROR"]
     assert Counter(m.tool for m in errors) == {"SIM": 53, "HLS": 19, "SYNCHK": 9}
-    assert errors[0] == LogMessage("ERROR", "HLS", "200-627", "Cannot find C test bench. Please specify test bench "
-                                   "files using 'add_files -tb'.", 9)
+    assert errors[0] == LogMessage(
+        "ERROR", "HLS", "200-627", "Cannot find C test bench. Please specify test bench files using 'add_files -tb'.", 9
+    )
     assert LogMessage("ERROR", "HLS", "200-70", "Synthesizability check failed.", 966) in errors
     assert [m.code for m in errors if m.tool == "SYNCHK"].count("200-41") == 1
     assert failed(messages)
@@ -66,18 +79,29 @@ def test_every_failure_line_from_real_issues_is_caught(vitis):
     for category, _tool, line, source in lines_from_issues(vitis):
         # Not failures: banners, an INFO, a license WARNING, and the `what():` line that follows a
         # `terminate called ...` (which is the line that is caught).
-        harmless = category in ("banner", "ii_info") or line.startswith("WARNING") or line.lstrip().startswith("what():")
+        harmless = (
+            category in ("banner", "ii_info") or line.startswith("WARNING") or line.lstrip().startswith("what():")
+        )
         assert failed(scan_log(line)) is not harmless, (category, line, source)
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("ERROR: [v++ 60-773] In '/home/x/vitis_hls.log', caught Tcl error: ERROR: [HLS 207-814] header", ("ERROR", "v++", "60-773")),
-    ("ERROR: [Common 17-345] A valid license was not found for feature 'Synthesis'", ("ERROR", "Common", "17-345")),
-    ("WARNING: [Common 17-348] Failed to get the license for feature 'Synthesis'", ("WARNING", "Common", "17-348")),
-    ("INFO: [SCHED 204-61] Pipelining result : Target II = 1, Final II = 1, Depth = 5.", ("INFO", "SCHED", "204-61")),
-    ("ERROR: '2201251806' is an invalid argument. Please specify an integer value.", ("ERROR", "", "")),
-    ("Abnormal program termination (11)", ("ERROR", "", "")),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (
+            "ERROR: [v++ 60-773] In '/home/x/vitis_hls.log', caught Tcl error: ERROR: [HLS 207-814] header",
+            ("ERROR", "v++", "60-773"),
+        ),
+        ("ERROR: [Common 17-345] A valid license was not found for feature 'Synthesis'", ("ERROR", "Common", "17-345")),
+        ("WARNING: [Common 17-348] Failed to get the license for feature 'Synthesis'", ("WARNING", "Common", "17-348")),
+        (
+            "INFO: [SCHED 204-61] Pipelining result : Target II = 1, Final II = 1, Depth = 5.",
+            ("INFO", "SCHED", "204-61"),
+        ),
+        ("ERROR: '2201251806' is an invalid argument. Please specify an integer value.", ("ERROR", "", "")),
+        ("Abnormal program termination (11)", ("ERROR", "", "")),
+    ],
+)
 def test_severity_tool_and_code(line, expected):
     (message,) = scan_log(line)
     assert (message.severity, message.tool, message.code) == expected

@@ -10,8 +10,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def report(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "allo_lsp", "report", *map(str, args)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "report", *map(str, args)], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_text_is_the_default():
@@ -31,7 +32,15 @@ def test_json_schema():
     assert data["resources"]["URAM"] == {"used": 2, "available": 960, "percent": 0.21}
     module = data["modules"][2]
     assert list(module) == ["name", "latency", "interval", "resources", "loops"]
-    assert list(module["loops"][0]) == ["name", "trip_count", "latency", "iteration_latency", "ii", "pipelined", "loops"]
+    assert list(module["loops"][0]) == [
+        "name",
+        "trip_count",
+        "latency",
+        "iteration_latency",
+        "ii",
+        "pipelined",
+        "loops",
+    ]
     assert module["loops"][0]["trip_count"] == {"min": 64, "max": 128}
 
 
@@ -47,10 +56,12 @@ def test_markdown_of_a_project_directory(tmp_path):
 
 
 def test_missing_and_malformed_reports_exit_2_with_one_line(tmp_path):
-    for path, reason in ((tmp_path, "no syn/report/csynth.xml below it"),
-                         (tmp_path / "csynth.xml", "no such file"),
-                         (FIXTURES / "truncated.xml", "malformed XML at line 51"),
-                         (FIXTURES / "not_xml.xml", "not XML")):
+    for path, reason in (
+        (tmp_path, "no syn/report/csynth.xml below it"),
+        (tmp_path / "csynth.xml", "no such file"),
+        (FIXTURES / "truncated.xml", "malformed XML at line 51"),
+        (FIXTURES / "not_xml.xml", "not XML"),
+    ):
         out = report(path)
         assert out.returncode == 2, (path, out.stdout)
         assert out.stdout == ""

@@ -28,8 +28,15 @@ def test_text_shows_the_timing_violation_and_every_module_and_loop():
     text = format_text(parse_report(FIXTURES / "vitis_2023_1_dataflow.xml"))
     assert "slack -0.05 ns  TIMING VIOLATED" in text
     rows = [m[1] for m in (re.match(r"( *[+o] \S+)", line) for line in text.splitlines()) if m]
-    assert rows == ["+ top", "  + producer_0", "    + producer_0_Pipeline_l_S_i_0_i", "      o l_S_i_0_i",
-                    "  + consumer_0", "    o l_j", "    o l_j"]
+    assert rows == [
+        "+ top",
+        "  + producer_0",
+        "    + producer_0_Pipeline_l_S_i_0_i",
+        "      o l_S_i_0_i",
+        "  + consumer_0",
+        "    o l_j",
+        "    o l_j",
+    ]
 
 
 def test_markdown_bars_over_budget_and_nothing_available(vitis):
@@ -55,12 +62,26 @@ def test_delta_against_the_previous_run():
     assert change["DSP"] == {"old": 5, "new": 3, "change": -2}
     assert change["FF"]["change"] == 0
     assert change["slack_ns"] == {"old": 0.238, "new": 0.738, "change": 0.5}
-    assert list(change) == ["latency_best", "latency_average", "latency_worst", "interval_min", "interval_max",
-                            "estimated_ns", "slack_ns", "BRAM_18K", "DSP", "FF", "LUT", "URAM"]
+    assert list(change) == [
+        "latency_best",
+        "latency_average",
+        "latency_worst",
+        "interval_min",
+        "interval_max",
+        "estimated_ns",
+        "slack_ns",
+        "BRAM_18K",
+        "DSP",
+        "FF",
+        "LUT",
+        "URAM",
+    ]
 
 
 def test_delta_between_designs_with_ranges_and_missing_resources():
-    change = delta(parse_report(FIXTURES / "missing_elements.xml"), parse_report(FIXTURES / "vitis_2023_1_dataflow.xml"))
+    change = delta(
+        parse_report(FIXTURES / "missing_elements.xml"), parse_report(FIXTURES / "vitis_2023_1_dataflow.xml")
+    )
     assert change["latency_worst"] == {"old": None, "new": 3624, "change": None}
     assert change["interval_min"] == {"old": 18, "new": 605, "change": 587}
     assert change["DSP"] == {"old": None, "new": 3, "change": None}  # the old report had no DSP line

@@ -71,8 +71,22 @@ def run(path, target, *args):
     env.pop("LLVM_BUILD_DIR", None)
     env["PYTHONPATH"] = ""
     out = subprocess.run(
-        [sys.executable, "-m", "allo_lsp", "run", f"{path}::{target}", "--backend", "reference", "--format", "json", *args],
-        capture_output=True, text=True, timeout=120, env=env,
+        [
+            sys.executable,
+            "-m",
+            "allo_lsp",
+            "run",
+            f"{path}::{target}",
+            "--backend",
+            "reference",
+            "--format",
+            "json",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     return json.loads(out.stdout)
 

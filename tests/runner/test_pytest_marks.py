@@ -46,7 +46,9 @@ def test_parametrize_runs_every_set_and_reports_each():
     result = pytest_marks.run_test(gemm, "gemm", classify)
     assert sorted(seen) == [(2, 1, 1), (2, 3, 3), (4, 1, 1), (4, 3, 3)]
     assert result.status == FAILED
-    assert result.message.startswith("3 of 4 parameter sets of gemm() passed; first failure: assertion failed: 4 x 3 fails")
+    assert result.message.startswith(
+        "3 of 4 parameter sets of gemm() passed; first failure: assertion failed: 4 x 3 fails"
+    )
     reports = {r["id"]: r["status"] for r in result.details["parameters"]}
     assert reports == {"small-2": PASSED, "small-4": PASSED, "large-2": PASSED, "large-4": FAILED}
 

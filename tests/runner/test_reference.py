@@ -86,7 +86,7 @@ def test_integer_overflow_and_unsigned_wrap(tmp_path):
     run(tmp_path, source, A, B, C, D)
     assert A.tolist() == [-56, -128, 127, 3]  # 200 wraps to -56; C truncates toward zero
     assert B.tolist()[:3] == [4, 255, 1]  # 260 mod 256, -1 mod 256, 17 mod 16
-    assert C.tolist() == [-7, 4464, -2**31, 2**31 - 1, -3, -112]  # Int(4): 9 -> -7; 70000 mod 2**16
+    assert C.tolist() == [-7, 4464, -(2**31), 2**31 - 1, -3, -112]  # Int(4): 9 -> -7; 70000 mod 2**16
     assert D[0] == 2.3125  # Fixed(8, 4): truncated to a multiple of 1/16
     assert D[1] == 1.0  # bfloat16 keeps 8 bits of mantissa: 1 + 2**-8 rounds to 1
 

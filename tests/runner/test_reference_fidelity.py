@@ -70,27 +70,39 @@ def test_meta_elif_chains_resolve_per_pe_over_the_whole_grid(tmp_path):
     np.testing.assert_array_equal(C, [[1, 3, 3, 1], [2, 6, 7, 5], [2, 7, 6, 5], [1, 4, 4, 1]])
 
 
-@pytest.mark.parametrize("body, message", [
-    ("""
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            """
             with allo.meta_if(i == 0):
                 local_C[i] = 1
             with allo.meta_else():
                 local_C[i] = 2
             with allo.meta_elif(i == 1):
                 local_C[i] = 3
-    """, "Unmatched allo.meta_elif()"),
-    ("""
+    """,
+            "Unmatched allo.meta_elif()",
+        ),
+        (
+            """
             with allo.meta_else():
                 local_C[i] = 2
-    """, "Unmatched allo.meta_else()"),
-])
+    """,
+            "Unmatched allo.meta_else()",
+        ),
+    ],
+)
 def test_an_unmatched_meta_branch_is_allos_build_error(tmp_path, capsys, body, message):
-    source = """
+    source = (
+        """
     @df.region()
     def top(C: int32[2]):
         @df.kernel(mapping=[2], args=[C])
         def k(local_C: int32[2]):
-            i = df.get_pid()""" + body
+            i = df.get_pid()"""
+        + body
+    )
     with shim():
         module, _ = load(tmp_path, source)
         with pytest.raises(SystemExit) as exited:
@@ -101,44 +113,63 @@ def test_an_unmatched_meta_branch_is_allos_build_error(tmp_path, capsys, body, m
 
 # -- 8. Allo's build-time checks -------------------------------------------------------------
 
-@pytest.mark.parametrize("region, message", [
-    ("""
+
+@pytest.mark.parametrize(
+    "region, message",
+    [
+        (
+            """
     @df.region()
     def top(A: int32[4]):
         @df.kernel(args=[A])
         def k(local_A: int32[4]):
             local_A[0] = 1
-    """, "Invalid @df.kernel decorator on function 'k': missing required 'mapping' parameter."),
-    ("""
+    """,
+            "Invalid @df.kernel decorator on function 'k': missing required 'mapping' parameter.",
+        ),
+        (
+            """
     @df.region()
     def top(A: int32[4], B: int32[4]):
         @df.kernel(mapping=[1], args=[A])
         def k(local_A: int32[4], local_B: int32[4]):
             local_B[0] = local_A[0]
-    """, "Invalid @df.kernel decorator on function 'k': 'args' length mismatch (expected 2, got 1)."),
-    ("""
+    """,
+            "Invalid @df.kernel decorator on function 'k': 'args' length mismatch (expected 2, got 1).",
+        ),
+        (
+            """
     @df.region()
     def top(flag: bool, out: int32[1]):
         @df.kernel(mapping=[1], args=[flag, out])
         def gemm(inst: bool, o: int32[1]):
             o[0] = 1
-    """, "Scalar 'flag' cannot appear in `args=[...]` on @df.kernel 'gemm'. Scalars are captured from the "
-         "enclosing region scope automatically; remove it from args, or use a 1-element array (flag: ui1[1]) instead."),
-    ("""
+    """,
+            "Scalar 'flag' cannot appear in `args=[...]` on @df.kernel 'gemm'. Scalars are captured from the "
+            "enclosing region scope automatically; remove it from args, or use a 1-element array (flag: ui1[1]) instead.",
+        ),
+        (
+            """
     @df.region()
     def top(A: int32[4]):
         @df.kernel(mapping=[1], args=[A])
         def k(local_A: int32[8]):
             local_A[0] = 1
-    """, "df.kernel argument local_A do not match A."),
-    ("""
+    """,
+            "df.kernel argument local_A do not match A.",
+        ),
+        (
+            """
     @df.region()
     def top(A: int32[4]):
         @df.kernel(mapping=[1], args=[A])
         def k(A: int32[4]):
             A[0] = 1
-    """, "Argument name 'A' conflicts with an existing symbol. Please choose a different name to avoid the conflict."),
-])
+    """,
+            "Argument name 'A' conflicts with an existing symbol. Please choose a different name to avoid the conflict.",
+        ),
+    ],
+)
 def test_build_errors_print_allos_message_and_exit_1(tmp_path, capsys, region, message):
     with shim():
         module, _ = load(tmp_path, region)
@@ -150,6 +181,7 @@ def test_build_errors_print_allos_message_and_exit_1(tmp_path, capsys, region, m
 
 
 # -- 10. integer bit access ------------------------------------------------------------------
+
 
 def test_bits_get_set_and_add_on_scalars_and_array_elements(tmp_path):
     source = """
@@ -194,6 +226,7 @@ def test_bit_access_on_a_float_is_refused(tmp_path):
 
 # -- 12. row-major addressing ----------------------------------------------------------------
 
+
 def test_an_index_past_one_dimension_reads_the_row_major_element(tmp_path):
     source = """
     @df.region()
@@ -223,6 +256,7 @@ def test_an_index_outside_the_buffer_is_an_error_at_its_line(tmp_path):
 
 
 # -- 11. plain kernels, schedules, the allo.* modules ------------------------------------------
+
 
 def test_customize_build_runs_a_plain_kernel_with_allos_storage(tmp_path):
     source = """
@@ -292,6 +326,7 @@ def test_the_allo_modules_tests_import_exist_and_a_missing_name_is_unsupported(t
 
 
 # -- older forms Allo's tests still use --------------------------------------------------------
+
 
 def test_a_parameterless_region_takes_its_kernels_parameters_by_name(tmp_path):
     # The top function's arguments: kernel parameters in first-appearance order, one per name.
@@ -383,6 +418,7 @@ def test_try_put_try_get_and_empty_poll_a_stream(tmp_path):
 
 
 # -- 9. generic regions on Python 3.12+ --------------------------------------------------------
+
 
 def test_a_generic_region_runs(tmp_path):
     source = """

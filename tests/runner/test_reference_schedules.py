@@ -14,7 +14,9 @@ def line_of(path, needle):
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
 
 
-SYSTOLIC = re.sub(r"^M, N, K = .*$", "M, N, K = 5, 3, 7", (EXAMPLES / "systolic_gemm.py").read_text(), count=1, flags=re.M)
+SYSTOLIC = re.sub(
+    r"^M, N, K = .*$", "M, N, K = 5, 3, 7", (EXAMPLES / "systolic_gemm.py").read_text(), count=1, flags=re.M
+)
 
 # Streams of several types and depths, a block stream, a stream array fed by df.scatter and
 # drained by df.gather, a PE fanning out to two consumers, float32 accumulation (its rounding at
@@ -91,8 +93,13 @@ def _run_systolic(tmp_path):
 
 def _run_mixed(tmp_path):
     rng = np.random.default_rng(4)
-    arrays = [rng.standard_normal(16).astype(np.float32), np.zeros(4, np.float32),
-              rng.integers(-128, 128, 16).astype(np.int8), np.arange(4, dtype=np.int32), np.zeros((2, 4), np.int16)]
+    arrays = [
+        rng.standard_normal(16).astype(np.float32),
+        np.zeros(4, np.float32),
+        rng.integers(-128, 128, 16).astype(np.int8),
+        np.arange(4, dtype=np.int32),
+        np.zeros((2, 4), np.int16),
+    ]
     run(tmp_path, MIXED, *arrays)
     return arrays
 
@@ -169,11 +176,15 @@ def test_a_deadlock_from_a_shallow_fifo_gives_the_smallest_depth_that_completes(
     assert sizing["kind"] == "depth"
     # `tap` needs 8 (7 deadlocks: the 8th put waits while the consumer waits on `ctl`); `ctl`
     # completes at its declared depth, so it is not named.
-    assert sizing["streams"] == [{"stream": "tap", "file": str(path), "line": line_of(path, "tap: Stream"),
-                                  "declared": 2, "depth": 8}]
+    assert sizing["streams"] == [
+        {"stream": "tap", "file": str(path), "line": line_of(path, "tap: Stream"), "declared": 2, "depth": 8}
+    ]
     assert sizing["message"] == "completes with depth of `tap` >= 8 (declared 2)"
     assert "Larger FIFOs: completes with depth of `tap` >= 8 (declared 2)" in str(caught.value)
-    assert [(b.pe, b.op, b.stream) for b in caught.value.blocked] == [("consumer_0", "get", "ctl"), ("producer_0", "put", "tap")]
+    assert [(b.pe, b.op, b.stream) for b in caught.value.blocked] == [
+        ("consumer_0", "get", "ctl"),
+        ("producer_0", "put", "tap"),
+    ]
     assert B.tolist() == [0] * 8  # the user's arrays are as the failed run left them; re-runs used copies
     fixed = SHALLOW.replace("tap: Stream[int32, 2]", "tap: Stream[int32, 8]")
     run(tmp_path, fixed, A, B)
@@ -202,10 +213,15 @@ def test_a_deadlock_no_depth_avoids_is_a_put_get_imbalance_with_counts_per_pe(tm
         run(tmp_path, source, np.zeros(16, np.int32), np.zeros(16, np.int32))
     sizing = caught.value.sizing
     assert sizing["kind"] == "imbalance" and sizing["bound"] == fifos.BOUND
-    assert sizing["message"] == (f"no depth up to {fifos.BOUND} avoids it: a put/get imbalance "
-                                 "(ctl: consumer_0 gets 0 | tap: producer_0 puts 16; consumer_0 gets 0)")
+    assert sizing["message"] == (
+        f"no depth up to {fifos.BOUND} avoids it: a put/get imbalance "
+        "(ctl: consumer_0 gets 0 | tap: producer_0 puts 16; consumer_0 gets 0)"
+    )
     assert {(c["stream"], c["pe"], c["puts"], c["gets"]) for c in sizing["counts"]} == {
-        ("ctl", "consumer_0", 0, 0), ("tap", "consumer_0", 0, 0), ("tap", "producer_0", 16, 0)}
+        ("ctl", "consumer_0", 0, 0),
+        ("tap", "consumer_0", 0, 0),
+        ("tap", "producer_0", 16, 0),
+    }
 
 
 def test_a_design_that_only_polls_ends_as_a_deadlock(tmp_path, monkeypatch):
@@ -257,7 +273,10 @@ def test_a_poller_gives_way_to_the_pe_it_waits_for(tmp_path):
     ("body", "what"),
     [
         ("helper(pipe)", "passing stream 'pipe' to helper()"),
-        ("vals = [pipe.get() for _ in range(2)]", "a stream operation inside a lambda, comprehension or nested function"),
+        (
+            "vals = [pipe.get() for _ in range(2)]",
+            "a stream operation inside a lambda, comprehension or nested function",
+        ),
     ],
 )
 def test_a_stream_operation_that_cannot_suspend_is_refused_by_name(tmp_path, body, what):
@@ -301,25 +320,47 @@ def test_the_job_result_carries_the_statistics_and_the_diagnosis(tmp_path):
     from reference_harness import HEADER
 
     path = tmp_path / "design.py"
-    path.write_text(HEADER + SHALLOW + SHALLOW.replace("def top(", "def fixed(").replace("Stream[int32, 2]", "Stream[int32, 8]"))
+    path.write_text(
+        HEADER + SHALLOW + SHALLOW.replace("def top(", "def fixed(").replace("Stream[int32, 2]", "Stream[int32, 8]")
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LLVM_BUILD_DIR")}
 
     def job(target):
-        out = subprocess.run([sys.executable, "-m", "allo_lsp", "run", f"{path}::{target}", "--backend", "reference",
-                              "--format", "json"], capture_output=True, text=True, timeout=120, env=env)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "allo_lsp",
+                "run",
+                f"{path}::{target}",
+                "--backend",
+                "reference",
+                "--format",
+                "json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         return json.loads(out.stdout)
 
     failed = job("top")
     assert (failed["status"], failed["cause"]) == ("failed", "deadlock")
     assert failed["details"]["fifo_sizing"]["streams"] == [
-        {"stream": "tap", "file": str(path), "line": line_of(path, "tap: Stream[int32, 2]"), "declared": 2, "depth": 8}]
+        {"stream": "tap", "file": str(path), "line": line_of(path, "tap: Stream[int32, 2]"), "declared": 2, "depth": 8}
+    ]
     assert "completes with depth of `tap` >= 8 (declared 2)" in failed["message"]
     passed = job("fixed")
     assert passed["status"] == "passed"
     (run_stats,) = passed["details"]["fifo_statistics"]
     assert run_stats["region"] == "fixed"
     assert {k: run_stats["streams"]["tap"][k] for k in ("puts", "gets", "depth", "max_occupancy")} == {
-        "puts": 8, "gets": 8, "depth": 8, "max_occupancy": 8}
+        "puts": 8,
+        "gets": 8,
+        "depth": 8,
+        "max_occupancy": 8,
+    }
 
 
 def test_a_region_without_pes_called_from_a_pe_returns_at_once(tmp_path):

@@ -174,8 +174,9 @@ def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:
     return chunks[:lo] + middle + [c.moved(delta) for c in chunks[hi:]]
 
 
-def _chunk(lines: list[str], bounds: list[int], previous: list[Chunk], at_end: bool,
-           taken: set[int]) -> list[Chunk] | None:
+def _chunk(
+    lines: list[str], bounds: list[int], previous: list[Chunk], at_end: bool, taken: set[int]
+) -> list[Chunk] | None:
     """Parse the lines between `bounds` (chunk starts, then the end), merging a chunk that does
     not parse alone with the next ones; a chunk of `previous` with the same text, parsed the
     same way (whole or repaired), is reused. None when a merge would need a chunk past the end
@@ -228,8 +229,9 @@ def _size(lines: list[str], start: int, end: int) -> int:
     return sum(map(len, lines[start:end])) + end - start
 
 
-def _repaired(lines: list[str], start: int, failure: BaseException, previous: list[Chunk],
-              taken: set[int]) -> list[Chunk]:
+def _repaired(
+    lines: list[str], start: int, failure: BaseException, previous: list[Chunk], taken: set[int]
+) -> list[Chunk]:
     """The chunk of `lines` (starting at line `start` of the file), which parses neither alone
     nor merged, repaired as `parse.parse` repairs a text; `failure` is why libcst refused it.
 
@@ -269,7 +271,12 @@ def _statements(lines: list[str], previous: list[Chunk], taken: set[int]):
     for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
         source = "\n".join(lines[a:b]) + "\n"
         found = reusable.get(source)
-        if found is not None and found.module is not None and id(found.module) not in taken and id(found.module) not in mine:
+        if (
+            found is not None
+            and found.module is not None
+            and id(found.module) not in taken
+            and id(found.module) not in mine
+        ):
             parsed = found.module, found.positions, found.errors
             mine.add(id(found.module))
         else:

@@ -68,8 +68,6 @@ def call(fn: Callable[..., T], *args) -> T:
     return outcome["value"]  # type: ignore[return-value]
 
 
-
-
 def deepest(sources: list[tuple[int, str]]) -> tuple[int, int]:
     """(levels, 0-based line) of the most deeply nested expression in `sources` (each a
     top-level statement's first line and text), as CPython's parser builds it: levels of

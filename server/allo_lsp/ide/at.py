@@ -81,8 +81,9 @@ def _in_kernel(region: Region, kernel: Kernel, pos: Position) -> Iterator[Hit]:
         bound = region.param(kp.bound_to) if kp.bound_to else None
         where = kp.range if kp.range.contains(pos) else next((u for u in kp.access.uses if u.contains(pos)), None)
         if where is not None:
-            yield Hit(KERNEL_PARAM, where, region, param=bound, kernel=kernel, kernel_param=kp,
-                      declaration=where is kp.range)
+            yield Hit(
+                KERNEL_PARAM, where, region, param=bound, kernel=kernel, kernel_param=kp, declaration=where is kp.range
+            )
     for name, access in kernel.captured.items():
         p = region.param(name)
         use = next((u for u in access.uses if u.contains(pos)), None)

@@ -63,7 +63,9 @@ class Current:
         moved = (hint_forward(self.shift, h) for h in inlay_hints(self.analysis, reports=reports))
         return [h for h in moved if h is not None and window.contains(h.position)]
 
-    def lenses(self, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]) -> tuple[list[Lens], bool]:
+    def lenses(
+        self, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]
+    ) -> tuple[list[Lens], bool]:
         """The lenses, and whether one was left out (its line is being edited)."""
         lenses = code_lenses(self.analysis, outcomes, running)
         moved = [replace(lens, range=r) for lens in lenses if (r := range_forward(self.shift, lens.range)) is not None]

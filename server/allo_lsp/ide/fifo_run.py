@@ -51,13 +51,17 @@ def stream_hover_markdown(regions: Iterable[Region], hovered: Range, outcomes: I
 
 def statistics_markdown(stats: StreamStatistics) -> str:
     fifos = f" over {stats.fifos} FIFOs" if stats.fifos > 1 else ""
-    text = (f"\n\n---\nLast reference run: {stats.puts:,} puts, {stats.gets:,} gets{fifos}; "
-            f"occupancy at most {stats.max_occupancy} of depth {stats.depth}")
+    text = (
+        f"\n\n---\nLast reference run: {stats.puts:,} puts, {stats.gets:,} gets{fifos}; "
+        f"occupancy at most {stats.max_occupancy} of depth {stats.depth}"
+    )
     longest = stats.blocked_longest
     if longest:
         state = "full" if longest.op == "put" else "empty"
-        text += (f"; blocked longest: `{longest.pe}` on {longest.op} of `{longest.fifo}` ({state}), "
-                 f"{longest.waits:,} waits, {longest.seconds * 1e3:.1f} ms")
+        text += (
+            f"; blocked longest: `{longest.pe}` on {longest.op} of `{longest.fifo}` ({state}), "
+            f"{longest.waits:,} waits, {longest.seconds * 1e3:.1f} ms"
+        )
     return text
 
 
@@ -72,8 +76,11 @@ def sizing_diagnostics(outcome: JobResult) -> list[tuple[int, str]]:
     sizing = _depth_sizing(outcome)
     if sizing is None:
         return []
-    return [(s.line - 1, f"deadlock: completes with depth of `{s.stream}` >= {s.depth} (declared {s.declared})")
-            for s in sizing.streams if s.file in (None, outcome.file)]
+    return [
+        (s.line - 1, f"deadlock: completes with depth of `{s.stream}` >= {s.depth} (declared {s.declared})")
+        for s in sizing.streams
+        if s.file in (None, outcome.file)
+    ]
 
 
 def depth_fixes(text: str, outcomes: Iterable[JobResult], range: Range) -> list[CodeAction]:

@@ -20,8 +20,9 @@ from allo_lsp.protocol.messages import JobResult
 _MAX_INSTANCES = 8
 
 
-def hover(analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None = None,
-          outcomes: Iterable[JobResult] = ()) -> HoverResult | None:
+def hover(
+    analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None = None, outcomes: Iterable[JobResult] = ()
+) -> HoverResult | None:
     """What is at `pos`, with the newest synthesis figures of a kernel (`reports`: region name ->
     report) and the last reference runs' FIFO figures of a stream (`outcomes`: the file's jobs)."""
     found = _hover(analysis, pos)
@@ -33,7 +34,9 @@ def hover(analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None 
     around = [r for r in analysis.model.regions if r.def_range.contains(pos) or r.decorator_range.contains(pos)]
     for region in around:
         report = (reports or {}).get(region.name)
-        kernel = next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None) if report else None
+        kernel = (
+            next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None) if report else None
+        )
         if report and kernel:
             markdown += kernel_synthesis_markdown(report, kernel) or ""
     markdown += stream_hover_markdown(around, found.range, outcomes) or ""
@@ -130,10 +133,7 @@ def stream_markdown(stream: Stream) -> str:
         t = stream.type
         dims = f" · array `[{', '.join('?' if d is None else str(d) for d in t.dims)}]`" if t.dims else ""
         depth = "?" if t.depth is None else t.depth
-        head = (
-            f"**stream `{stream.name}`**: element `{t.element.resolved}` · depth {depth}{dims} · "
-            f"`{t.mlir}`"
-        )
+        head = f"**stream `{stream.name}`**: element `{t.element.resolved}` · depth {depth}{dims} · `{t.mlir}`"
     puts = ", ".join(dict.fromkeys(u.kernel for u in stream.puts)) or "no kernel"
     gets = ", ".join(dict.fromkeys(u.kernel for u in stream.gets)) or "no kernel"
     return f"{head}\n\nput by: {puts}  \ngot by: {gets}"
@@ -144,8 +144,7 @@ def call_markdown(call: ModuleCall, allo_build: str) -> str:
     params = region.signature_for(allo_build)
     order = "kernel-appearance order (older Allo builds)" if allo_build == "legacy" else "declaration order"
     lines = [
-        f"**`{call.module}`** is `{region.name}` built with target `{call.build_target or '?'}`; "
-        f"arguments in {order}:",
+        f"**`{call.module}`** is `{region.name}` built with target `{call.build_target or '?'}`; arguments in {order}:",
         "",
         "| # | parameter | type | receives |",
         "|---|---|---|---|",

@@ -10,8 +10,9 @@ from allo_lsp.ide.synthesis import kernel_hint
 from allo_lsp.ide.types import InlayHint
 
 
-def inlay_hints(analysis: Analysis, window: Range | None = None,
-                reports: Mapping[str, dict] | None = None) -> list[InlayHint]:
+def inlay_hints(
+    analysis: Analysis, window: Range | None = None, reports: Mapping[str, dict] | None = None
+) -> list[InlayHint]:
     """The hints in `window`, then each kernel's worst-case cycles from its region's newest
     synthesis report (`reports`: region name -> report)."""
     hints = _analysis_hints(analysis, window)
@@ -30,7 +31,9 @@ def _analysis_hints(analysis: Analysis, window: Range | None) -> list[InlayHint]
         for kernel in region.kernels:
             if kernel.mapping_range is not None and kernel.pe_count is not None:
                 pes = kernel.pe_count
-                hints.append(InlayHint(kernel.mapping_range.end, f"{pes} PE{'s' * (pes != 1)}", "type", padding_left=True))
+                hints.append(
+                    InlayHint(kernel.mapping_range.end, f"{pes} PE{'s' * (pes != 1)}", "type", padding_left=True)
+                )
     for call in analysis.model.calls:
         params = call.region.signature_for(analysis.options.allo_build)
         for i, arg in enumerate(call.args):

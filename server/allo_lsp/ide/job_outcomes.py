@@ -121,8 +121,9 @@ def _unreached(model: FileModel, target: str, lines: list[str]) -> list[tuple[in
     """Lines of the module-level regions and test functions the job of `target` does not reach:
     neither the target nor named in the text of what it reaches."""
     spans = {r.name: (r.decorator_range.start.line, r.def_range.end.line) for r in model.regions if not r.scope_path}
-    spans.update({f.name: (f.def_range.start.line, f.def_range.end.line)
-                  for f in model.functions if model.builds_in(f.name)})
+    spans.update(
+        {f.name: (f.def_range.start.line, f.def_range.end.line) for f in model.functions if model.builds_in(f.name)}
+    )
     reached, todo = set(), [target]
     while todo:
         name = todo.pop()
@@ -130,7 +131,7 @@ def _unreached(model: FileModel, target: str, lines: list[str]) -> list[tuple[in
         if name not in spans:
             return []  # the target is something else: any edit may change what the job ran
         start, end = spans[name]
-        words = set(re.findall(r"\w+", "\n".join(lines[start:end + 1])))
+        words = set(re.findall(r"\w+", "\n".join(lines[start : end + 1])))
         todo += [other for other in spans if other in words and other not in reached]
     return sorted(span for name, span in spans.items() if name not in reached)
 

@@ -19,12 +19,17 @@ REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
 # A running job's lens cancels it; running the target again while it runs starts nothing.
 CANCEL = "alloDataflow.cancelJob"
 COMMANDS = {
-    SIMULATE: "alloDataflow.simulate", RUN: "alloDataflow.run", MLIR: "alloDataflow.showMlir",
-    SYNTHESIZE: "alloDataflow.synthesize", REPORT: "alloDataflow.showReport",
+    SIMULATE: "alloDataflow.simulate",
+    RUN: "alloDataflow.run",
+    MLIR: "alloDataflow.showMlir",
+    SYNTHESIZE: "alloDataflow.synthesize",
+    REPORT: "alloDataflow.showReport",
 }
 _LABELS = {SIMULATE: "▶ Simulate", RUN: "▶ Run", MLIR: "MLIR", SYNTHESIZE: "⚙ Synthesize", REPORT: "Report"}
 _ACTION_TITLES = {
-    SIMULATE: "Simulate region '{}'", RUN: "Run test '{}'", MLIR: "Show MLIR of region '{}'",
+    SIMULATE: "Simulate region '{}'",
+    RUN: "Run test '{}'",
+    MLIR: "Show MLIR of region '{}'",
     SYNTHESIZE: "Synthesize region '{}' (Vitis HLS)",
 }
 
@@ -50,7 +55,9 @@ def runnable(analysis: Analysis) -> list[tuple[Range, str, str]]:
     return sorted(out, key=lambda t: t[0].start)
 
 
-def code_lenses(analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]) -> list[Lens]:
+def code_lenses(
+    analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]
+) -> list[Lens]:
     lenses = []
     for rng, name, kind in runnable(analysis):
         title, command = _LABELS[kind], COMMANDS[kind]
@@ -59,7 +66,11 @@ def code_lenses(analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], 
         elif (name, kind) in outcomes:
             title = lens_title_after(title, kind, outcomes[(name, kind)])
         lenses.append(Lens(rng, title, command, name, kind))
-        if kind == SYNTHESIZE and (name, kind) in outcomes and details_as(outcomes[(name, kind)].details, SynthesisDetails).report:
+        if (
+            kind == SYNTHESIZE
+            and (name, kind) in outcomes
+            and details_as(outcomes[(name, kind)].details, SynthesisDetails).report
+        ):
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
     return lenses
 
@@ -71,7 +82,9 @@ def run_actions(analysis: Analysis, line: int) -> list[tuple[str, str, str]]:
     model = analysis.model
     for region in model.regions:
         if not region.scope_path and region.def_range.start.line <= line <= region.def_range.end.line:
-            out += [(_ACTION_TITLES[k].format(region.name), COMMANDS[k], region.name) for k in (SIMULATE, SYNTHESIZE, MLIR)]
+            out += [
+                (_ACTION_TITLES[k].format(region.name), COMMANDS[k], region.name) for k in (SIMULATE, SYNTHESIZE, MLIR)
+            ]
     for function in model.functions:
         if function.def_range.start.line <= line <= function.def_range.end.line and model.builds_in(function.name):
             out.append((_ACTION_TITLES[RUN].format(function.name), COMMANDS[RUN], function.name))

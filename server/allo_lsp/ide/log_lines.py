@@ -18,8 +18,10 @@ from allo_lsp.protocol.vocabulary import LOG_LEVELS, SECTION
 ERROR, WARN, INFO, DEBUG = LOG_LEVELS
 _HEADLINE = 300  # characters of a failure message on its job's line: the rest is a debug line
 # What the probe's answer means, on its line (`jobs/build_probe.py`).
-_BUILDS = {"fixed": "keeps the declaration order of top arguments (a fixed build): ADF003 follows it",
-           "legacy": "orders top arguments by kernel (an older build): ADF003 follows it"}
+_BUILDS = {
+    "fixed": "keeps the declaration order of top arguments (a fixed build): ADF003 follows it",
+    "legacy": "orders top arguments by kernel (an older build): ADF003 follows it",
+}
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,20 @@ def probe_lines(python: str, found: str | None, outcome: JobResult) -> list[LogL
         lines = [LogLine(INFO, f"allo-lsp: the Allo of {python} {_BUILDS[found]}")]
     else:
         why = bounded((outcome.message.strip().splitlines() or [outcome.status])[0], _HEADLINE)
-        lines = [LogLine(WARN, f"allo-lsp: could not tell which order the Allo of {python} compiles top arguments in "
-                               f"({outcome.status}: {why}): ADF003 warns where the two orders differ; set {SECTION}.alloBuild "
-                               "to fixed or legacy to say which. Not probed again until the settings change")]
+        lines = [
+            LogLine(
+                WARN,
+                f"allo-lsp: could not tell which order the Allo of {python} compiles top arguments in "
+                f"({outcome.status}: {why}): ADF003 warns where the two orders differ; set {SECTION}.alloBuild "
+                "to fixed or legacy to say which. Not probed again until the settings change",
+            )
+        ]
     detail = "\n".join(filter(None, (outcome.message.strip(), (outcome.details.log or "").strip())))
-    lines.append(LogLine(DEBUG, f"allo-lsp: the probe's outcome: {outcome.status} {outcome.cause or ''}\n"
-                                f"{bounded(detail, DETAIL_LIMIT)}".rstrip()))
+    lines.append(
+        LogLine(
+            DEBUG,
+            f"allo-lsp: the probe's outcome: {outcome.status} {outcome.cause or ''}\n"
+            f"{bounded(detail, DETAIL_LIMIT)}".rstrip(),
+        )
+    )
     return lines

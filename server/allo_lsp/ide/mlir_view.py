@@ -69,9 +69,16 @@ def view_functions(parsed, region: Region | None) -> list[dict]:
     functions = []
     for f in parsed.functions:
         mapped = kernel_of(f.name, region) if region is not None else None
-        functions.append({"name": f.name, "kernel": mapped[0] if mapped else None,
-                          "pe": list(mapped[1]) if mapped else None, "args": list(f.arg_types)})
+        functions.append(
+            {
+                "name": f.name,
+                "kernel": mapped[0] if mapped else None,
+                "pe": list(mapped[1]) if mapped else None,
+                "args": list(f.arg_types),
+            }
+        )
     return functions
+
 
 _SYMBOL = re.compile(r"@[\w.$-]+")
 

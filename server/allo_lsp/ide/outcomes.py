@@ -80,8 +80,10 @@ def findings(outcome: JobResult, model: FileModel, name: str) -> list[tuple[int,
     disagree = {n: diff for n, diff in differences.items() if diff > DIFFERENTIAL_TOLERANCE}
     if disagree:
         listed = ", ".join(f"{n} (largest difference {d:g})" for n, d in disagree.items())
-        message = (f"Allo's simulator and the reference executor disagree on {listed} for the same inputs: "
-                   "one of them is wrong")
+        message = (
+            f"Allo's simulator and the reference executor disagree on {listed} for the same inputs: "
+            "one of them is wrong"
+        )
         found.append((line_of_target, message, "differential", Severity.WARNING))
     return found
 
@@ -92,8 +94,7 @@ def _failures(outcome: JobResult, line_of_target: int | None) -> list[tuple[int,
         for b in details_as(outcome.details, SimulateDetails).blocked:
             if b.line:
                 state = "full" if b.op == "put" else "empty"
-                message = (f"deadlock: {b.pe} waits forever to {b.op} {b.stream} "
-                           f"(FIFO {state}, {b.occupancy}/{b.depth})")
+                message = f"deadlock: {b.pe} waits forever to {b.op} {b.stream} (FIFO {state}, {b.occupancy}/{b.depth})"
                 found.append((b.line - 1, message, DEADLOCK, Severity.ERROR))
         for line, message in sizing_diagnostics(outcome):  # a declaration too shallow: its quick fix
             found.append((line, message, FIFO_DEPTH, Severity.ERROR))
@@ -113,6 +114,9 @@ def placed(found: list[tuple[int, str, str, Severity]], lines: list[str]) -> lis
             continue
         text = lines[line].rstrip("\r\n")
         start = len(text) - len(text.lstrip())
-        out.append(Problem(code, severity, Range(Position(line, start), Position(line, len(text))),
-                           bounded(message, MESSAGE_LIMIT)))
+        out.append(
+            Problem(
+                code, severity, Range(Position(line, start), Position(line, len(text))), bounded(message, MESSAGE_LIMIT)
+            )
+        )
     return out

@@ -22,14 +22,26 @@ def document_symbols(analysis: Analysis) -> list[Symbol]:
             for k in region.kernels
         ]
         children += [
-            Symbol(s.name, "stream", s.type.resolved if s.type else s.annotation, _span(s.range, s.annotation_range or s.range), s.range)
+            Symbol(
+                s.name,
+                "stream",
+                s.type.resolved if s.type else s.annotation,
+                _span(s.range, s.annotation_range or s.range),
+                s.range,
+            )
             for s in region.streams
         ]
         children.sort(key=lambda c: c.range.start)
         signature = f"({', '.join(p.name for p in region.params)})"
         out.append(
-            Symbol(region.name, "region", signature, _span(region.decorator_range, region.def_range),
-                   region.range, tuple(children))
+            Symbol(
+                region.name,
+                "region",
+                signature,
+                _span(region.decorator_range, region.def_range),
+                region.range,
+                tuple(children),
+            )
         )
     return out
 

@@ -60,12 +60,22 @@ def kernel_markdown(report: dict, kernel: Kernel) -> str | None:
     modules = pe_modules(report, kernel)
     if not modules:
         return None
-    lines = ["", "Synthesis (Vitis HLS):", "", "| PE | latency | II | LUT | FF | DSP | BRAM_18K |", "|---|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        "",
+        "Synthesis (Vitis HLS):",
+        "",
+        "| PE | latency | II | LUT | FF | DSP | BRAM_18K |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for m in modules:
         res = m.get("resources", {})
         used = [_figure(res.get(r, {}).get("used")) for r in ("LUT", "FF", "DSP", "BRAM_18K")]
         lat, ii = m.get("latency", {}), m.get("interval", {})
-        lines.append(f"| `{m['name']}` | {_range(lat.get('best'), lat.get('worst'))} | {_range(ii.get('min'), ii.get('max'))} | " + " | ".join(used) + " |")
+        lines.append(
+            f"| `{m['name']}` | {_range(lat.get('best'), lat.get('worst'))} | {_range(ii.get('min'), ii.get('max'))} | "
+            + " | ".join(used)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -73,7 +83,9 @@ def kernel_hint(report: dict, kernel: Kernel) -> str | None:
     modules = pe_modules(report, kernel)
     if not modules:
         return None
-    worst = max((_number(m.get("latency", {}).get("worst")) or _number(m.get("latency", {}).get("best")) or 0) for m in modules)
+    worst = max(
+        (_number(m.get("latency", {}).get("worst")) or _number(m.get("latency", {}).get("best")) or 0) for m in modules
+    )
     return f"⚙ {_figure(worst)} cycles"
 
 
@@ -104,8 +116,10 @@ def report_markdown(name: str, history: list[JobResult]) -> str:
     rows = ["", "### Change since the previous run", ""]
     if changed:
         rows += ["| figure | before | now | change |", "|---|--:|--:|--:|"]
-        rows += [f"| {k} | {v['old']} | {v['new']} | {v['change'] if v['change'] is not None else '—'} |"
-                 for k, v in changed.items()]
+        rows += [
+            f"| {k} | {v['old']} | {v['new']} | {v['change'] if v['change'] is not None else '—'} |"
+            for k, v in changed.items()
+        ]
     else:
         rows.append("No figure changed.")
     return markdown + "\n".join(rows) + "\n"

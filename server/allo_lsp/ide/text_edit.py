@@ -23,8 +23,9 @@ def lsp_lines(text: str) -> tuple[str, ...]:
     return tuple(_LINE.findall(text))
 
 
-def apply_edit(text: str, start: Position, end: Position, new: str,
-               units_of: Callable[[str], int] | None) -> tuple[str, str | None]:
+def apply_edit(
+    text: str, start: Position, end: Position, new: str, units_of: Callable[[str], int] | None
+) -> tuple[str, str | None]:
     """(the text after the edit, why it was clamped or swapped, or None). `units_of`: None when
     a column counts code points."""
     (begin, clamped_start), (stop, clamped_end) = (_offset(text, p, units_of) for p in (start, end))

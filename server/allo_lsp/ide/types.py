@@ -48,4 +48,3 @@ class InlayHint:
     kind: str  # "parameter" or "type"
     padding_left: bool = False
     padding_right: bool = False
-

@@ -63,8 +63,12 @@ def answer(outcome: JobResult, kind: str) -> dict:
 
 
 def running_answer(name: str, kind: str) -> dict:
-    return {"status": RUNNING, "message": f"'{name}' ({kind}) is already running: its lens cancels it",
-            "target": name, "kind": kind}
+    return {
+        "status": RUNNING,
+        "message": f"'{name}' ({kind}) is already running: its lens cancels it",
+        "target": name,
+        "kind": kind,
+    }
 
 
 @dataclass
@@ -90,8 +94,16 @@ class EditorJobs:
         """The lens titles of `uri` change (a job started or ended)."""
         self.lens_changes[uri] = self.lens_changes.get(uri, 0) + 1
 
-    async def run(self, target: Target, model: FileModel, source: str, config: JobConfig, synth: SynthConfig,
-                  backend: str, progress: Progress) -> JobResult:
+    async def run(
+        self,
+        target: Target,
+        model: FileModel,
+        source: str,
+        config: JobConfig,
+        synth: SynthConfig,
+        backend: str,
+        progress: Progress,
+    ) -> JobResult:
         """Run the `claim`ed job to its outcome (a failure of ours too is one), keeping what
         later requests read."""
         try:
@@ -122,6 +134,9 @@ class EditorJobs:
 
     def reports_of(self, uri: str) -> dict[str, dict]:
         """Region name -> its newest synthesis report, for the document."""
-        newest = {name: details_as(history[-1].details, SynthesisDetails).report
-                  for (u, name), history in self.synthesis.items() if u == uri and history}
+        newest = {
+            name: details_as(history[-1].details, SynthesisDetails).report
+            for (u, name), history in self.synthesis.items()
+            if u == uri and history
+        }
         return {name: report for name, report in newest.items() if report}

@@ -40,7 +40,9 @@ def resolve_python(setting: str) -> str:
         return sys.executable
     path = shutil.which(setting) if os.sep not in setting else setting
     if path is None or not os.path.exists(path):
-        raise SetupError(f"alloDataflow.python: {setting!r} does not exist. Point it at your Allo environment's python.")
+        raise SetupError(
+            f"alloDataflow.python: {setting!r} does not exist. Point it at your Allo environment's python."
+        )
     if not os.path.isfile(path):
         raise SetupError(f"alloDataflow.python: {path!r} is not a file. Point it at your Allo environment's python.")
     if not os.access(path, os.X_OK):

@@ -73,11 +73,21 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
             backend = "reference"  # auto: no usable LLVM build, so not the real simulator
     omp = omp_threads(config, pe_count)
     request = JobRequest(
-        kind=target.kind, file=os.path.abspath(target.file), target=target.name, backend=backend, seed=seed, args=args,
+        kind=target.kind,
+        file=os.path.abspath(target.file),
+        target=target.name,
+        backend=backend,
+        seed=seed,
+        args=args,
     )
     return JobSpec(
-        key=target.key, request=request, python=python, env=job_environment(config, omp, llvm),
-        timeout_s=config.timeout_s, omp_threads=omp, pe_count=pe_count,
+        key=target.key,
+        request=request,
+        python=python,
+        env=job_environment(config, omp, llvm),
+        timeout_s=config.timeout_s,
+        omp_threads=omp,
+        pe_count=pe_count,
     )
 
 
@@ -103,7 +113,8 @@ def arg_specs(region: Region) -> list[ArgSpec]:
             raise DesignError(
                 f"cannot make an input for '{p.name}': its type ({p.annotation or 'missing'}) does not "
                 "fold to a constant shape here; write a test function that builds and calls the region",
-                line, UNSUPPORTED,
+                line,
+                UNSUPPORTED,
             )
         if t.is_scalar:
             raise DesignError(f"'{p.name}' is a bare scalar (ADF001): declare it {p.annotation}[1] first", line)

@@ -214,7 +214,9 @@ class JobManager:
         except OSError as exc:
             shutil.rmtree(workdir, ignore_errors=True)
             _UNFINISHED.discard(workdir)
-            return JobResult("error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}")
+            return JobResult(
+                "error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}"
+            )
         try:
             request = spec.request
             request.project_dir = request.project_dir or os.path.join(workdir, "project")
@@ -241,9 +243,14 @@ class JobManager:
                 final = _not_a_runner(spec.python, returncode, log.text())
             else:
                 final = outcome(
-                    returncode, result, log.text(), cancelled=job.cancelled,
-                    timed_out=timed_out, timeout_s=spec.timeout_s,
-                    omp_threads=spec.omp_threads, pe_count=spec.pe_count,
+                    returncode,
+                    result,
+                    log.text(),
+                    cancelled=job.cancelled,
+                    timed_out=timed_out,
+                    timeout_s=spec.timeout_s,
+                    omp_threads=spec.omp_threads,
+                    pe_count=spec.pe_count,
                 )
             details = final.details  # the fields of every kind's
             if details.log is None:
@@ -261,8 +268,16 @@ class JobManager:
                 shutil.rmtree(workdir, ignore_errors=True)
                 _UNFINISHED.discard(workdir)
 
-    async def run_tool(self, key: str, argv: list[str], cwd: str, env: dict[str, str], timeout_s: float,
-                       phase_of=None, progress: Progress = lambda phase: None) -> ToolRun:
+    async def run_tool(
+        self,
+        key: str,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        timeout_s: float,
+        phase_of=None,
+        progress: Progress = lambda phase: None,
+    ) -> ToolRun:
         """Run an external tool (Vitis HLS) with the same guarantees as a runner job: its own
         process group, no shell, a timeout, cancellation under `key`, a bounded log."""
         if self.cancel(key):
@@ -279,8 +294,13 @@ class JobManager:
                 watchdog_read, watchdog_write = os.pipe()
                 try:
                     process = await asyncio.create_subprocess_exec(
-                        *tool_argv(argv, watchdog_read), cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-                        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+                        *tool_argv(argv, watchdog_read),
+                        cwd=cwd,
+                        env=env,
+                        stdin=asyncio.subprocess.DEVNULL,
+                        stdout=asyncio.subprocess.PIPE,
+                        stderr=asyncio.subprocess.STDOUT,
+                        start_new_session=True,
                         pass_fds=(watchdog_read,),
                     )
                 except BaseException:
@@ -313,10 +333,14 @@ class JobManager:
         marker = uuid.uuid4().hex
         try:
             process = await asyncio.create_subprocess_exec(
-                *runner_argv(python, result_write, watchdog_read, warm=workdir is None), cwd=workdir or "/",
+                *runner_argv(python, result_write, watchdog_read, warm=workdir is None),
+                cwd=workdir or "/",
                 env={**{k: v for k, v in env.items() if k != JOB_MARKER}, JOB_MARKER: marker},
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, pass_fds=(result_write, watchdog_read),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(result_write, watchdog_read),
             )
         except BaseException:
             for fd in (result_read, watchdog_write):
@@ -498,9 +522,11 @@ def _not_a_runner(python: str, returncode: int, log: str) -> JobResult:
     """The interpreter exited without ever starting our runner: not Python 3.10+, or broken."""
     tail = "\n".join(log.strip().splitlines()[-5:])
     return JobResult(
-        "error", "environment",
+        "error",
+        "environment",
         f"{python} (alloDataflow.python) did not start the allo-lsp runner: it exited with status {returncode}"
-        + (f":\n{tail}\n" if tail else ". ") + "It must be a Python 3.10+ interpreter of your Allo environment.",
+        + (f":\n{tail}\n" if tail else ". ")
+        + "It must be a Python 3.10+ interpreter of your Allo environment.",
     )
 
 

@@ -57,17 +57,30 @@ def outcome(
         )
     if result is not None and returncode == 0:
         return result
-    unbelieved = " (a result was written, but a runner that does not exit 0 is not believed)" if result is not None else ""
+    unbelieved = (
+        " (a result was written, but a runner that does not exit 0 is not believed)" if result is not None else ""
+    )
     tail = "\n".join(log.strip().splitlines()[-5:])
     if returncode is not None and returncode < 0:
         if -returncode in _ABORTS:
             bug = classify.library_bug("\n".join(log.strip().splitlines()[-_LAST_LINES:]))
             if bug is not None:
                 return JobResult(ERROR, LIBRARY_BUG, f"Allo/LLVM bug, not your code: {bug}")
-        return JobResult(CRASHED, CRASH, f"the process died of {signal_name(returncode)} before producing a result{unbelieved}"
-                         + (f":\n{tail}" if tail else ""))
+        return JobResult(
+            CRASHED,
+            CRASH,
+            f"the process died of {signal_name(returncode)} before producing a result{unbelieved}"
+            + (f":\n{tail}" if tail else ""),
+        )
     if returncode == 0:
-        return JobResult(ERROR, CRASH, "the runner exited without a result it could vouch for: the design ended the "
-                         "process itself (os._exit) or wrote to the runner's result pipe" + (f":\n{tail}" if tail else ""))
-    return JobResult(ERROR, CRASH, f"the runner exited with status {returncode} without a result{unbelieved}"
-                     + (f":\n{tail}" if tail else ""))
+        return JobResult(
+            ERROR,
+            CRASH,
+            "the runner exited without a result it could vouch for: the design ended the "
+            "process itself (os._exit) or wrote to the runner's result pipe" + (f":\n{tail}" if tail else ""),
+        )
+    return JobResult(
+        ERROR,
+        CRASH,
+        f"the runner exited with status {returncode} without a result{unbelieved}" + (f":\n{tail}" if tail else ""),
+    )

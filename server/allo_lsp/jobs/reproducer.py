@@ -28,7 +28,8 @@ def reproducer(text: str, model: FileModel, target: str, message: str) -> str | 
         return None
     body_lines = {i for start, end in spans for i in range(start, end + 1)}
     setup = [
-        line for i, line in enumerate(lines)
+        line
+        for i, line in enumerate(lines)
         if i not in body_lines and _TOP_LEVEL_SETUP.match(line) and i < max(s for s, _ in spans)
     ]
     parts = [

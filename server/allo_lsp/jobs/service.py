@@ -86,7 +86,7 @@ def locate_allo_error(result: JobResult, model: FileModel, file: str) -> None:
 
 
 async def probe(manager: JobManager, config: JobConfig) -> str | None:
-    """"legacy" if the configured Allo compiles top arguments in kernel order, "fixed" if in
+    """Which build: "legacy" if the configured Allo compiles top arguments in kernel order, "fixed" if in
     declaration order, None if it could not tell. Runs our own probe design, never user code."""
     return build_of(await probe_outcome(manager, config))
 

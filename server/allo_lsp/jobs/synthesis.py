@@ -83,8 +83,14 @@ def _phase(line: bytes) -> str | None:
     return next((name for marker, name in _PHASES if marker in line), None)
 
 
-async def synthesize(manager: JobManager, target: Target, model: FileModel, config: JobConfig,
-                     synth: SynthConfig, progress: Progress = lambda phase: None) -> JobResult:
+async def synthesize(
+    manager: JobManager,
+    target: Target,
+    model: FileModel,
+    config: JobConfig,
+    synth: SynthConfig,
+    progress: Progress = lambda phase: None,
+) -> JobResult:
     try:
         argv = tool_argv(synth)
         spec = prepare(Target(target.file, target.name, SYNTHESIZE, target.uri), model, config, backend="allo")
@@ -97,7 +103,9 @@ async def synthesize(manager: JobManager, target: Target, model: FileModel, conf
     project = details_as(generated.details, SynthesisDetails).project
     tcl = os.path.join(project, "run.tcl")
     if not os.path.isfile(tcl):
-        return JobResult(ERROR, "allo_error", f"Allo wrote no run.tcl into {project}", target=target.name).of_kind(SYNTHESIZE)
+        return JobResult(ERROR, "allo_error", f"Allo wrote no run.tcl into {project}", target=target.name).of_kind(
+            SYNTHESIZE
+        )
     configure_tcl(tcl, synth)
     started = time.time()
     tool = await manager.run_tool(f"{target.key}::vitis", argv, project, spec.env, synth.timeout_s, _phase, progress)
@@ -135,8 +143,13 @@ def _judge(tool, project: str, started: float, name: str) -> JobResult:
         report = parse_report(str(path))
     except ReportError as exc:
         return JobResult(ERROR, SYNTHESIS, f"the synthesis report cannot be read: {exc}")
-    return JobResult(PASSED, None, f"{name} synthesized", artifact=str(path),
-                     details=SynthesisDetails(report=report.to_json(), report_markdown=format_markdown(report)))
+    return JobResult(
+        PASSED,
+        None,
+        f"{name} synthesized",
+        artifact=str(path),
+        details=SynthesisDetails(report=report.to_json(), report_markdown=format_markdown(report)),
+    )
 
 
 def _describe(m) -> str:
@@ -159,4 +172,7 @@ def keep_reports(history: list[JobResult], outcome: JobResult) -> None:
         return
     history.append(outcome)
     while len(history) > KEPT_REPORTS:
-        shutil.rmtree(os.path.dirname(details_as(history.pop(0).details, SynthesisDetails).project or "/nonexistent"), ignore_errors=True)
+        shutil.rmtree(
+            os.path.dirname(details_as(history.pop(0).details, SynthesisDetails).project or "/nonexistent"),
+            ignore_errors=True,
+        )

@@ -82,7 +82,9 @@ def _content_length(value: bytes, previous: int | None) -> int:
     # Compared as text first: CPython refuses int() of over 4,300 digits.
     digits = value.lstrip(b"0") or b"0"
     if len(digits) > len(str(MAX_FRAME_BYTES)) or int(digits) > MAX_FRAME_BYTES:
-        raise FramingError(f"a frame of {value[:40].decode()} bytes, over the bound of {MAX_FRAME_BYTES} bytes (64 MiB)")
+        raise FramingError(
+            f"a frame of {value[:40].decode()} bytes, over the bound of {MAX_FRAME_BYTES} bytes (64 MiB)"
+        )
     if previous is not None and previous != int(digits):
         raise FramingError("two different Content-Length headers")
     return int(digits)

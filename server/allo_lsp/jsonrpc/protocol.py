@@ -182,11 +182,18 @@ class Protocol(LanguageServerProtocol):
             msg_id = getattr(data, "id", None)
             if msg_id is None or not hasattr(data, "result"):
                 return
-            body = dumps({"jsonrpc": "2.0", "id": msg_id,
-                          "error": {"code": INTERNAL_ERROR, "message": "the server's answer could not be encoded"}})
+            body = dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": msg_id,
+                    "error": {"code": INTERNAL_ERROR, "message": "the server's answer could not be encoded"},
+                }
+            )
         payload = body.encode(self.CHARSET)
         if self._include_headers:
-            header = f"Content-Length: {len(payload)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            header = (
+                f"Content-Length: {len(payload)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
             payload = header.encode("ascii") + payload
         try:
             written = self.writer.write(payload)

@@ -36,7 +36,10 @@ class Converter:
     def range_json(self, r: Range) -> dict:
         """`range` as JSON, for answers encoded once (`jsonrpc/encoded.py`)."""
         start, end = self.position(r.start), self.position(r.end)
-        return {"start": {"line": start.line, "character": start.character}, "end": {"line": end.line, "character": end.character}}
+        return {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        }
 
     def from_position(self, p: lsp.Position) -> Position:
         server = self.codec.position_from_client_units(self.lines, p)
@@ -90,7 +93,9 @@ class Converter:
             padding_right=h.padding_right,
         )
 
-    def code_action(self, uri: str, version: int | None, a: CodeAction, diagnostics: list[lsp.Diagnostic]) -> lsp.CodeAction:
+    def code_action(
+        self, uri: str, version: int | None, a: CodeAction, diagnostics: list[lsp.Diagnostic]
+    ) -> lsp.CodeAction:
         edits = [lsp.TextEdit(range=self.range(e.range), new_text=e.new_text) for e in a.edits]
         document = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         return lsp.CodeAction(
@@ -105,8 +110,9 @@ class Converter:
 # -- values that carry no position: the features' options, messages, progress, registrations ------
 
 INLAY_HINT_OPTIONS = lsp.InlayHintOptions(resolve_provider=False)
-CODE_ACTION_OPTIONS = lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source],
-                                            resolve_provider=False)
+CODE_ACTION_OPTIONS = lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source], resolve_provider=False
+)
 
 
 def log_message(text: str, level: str) -> lsp.LogMessageParams:
@@ -145,8 +151,9 @@ def progress_end(message: str) -> lsp.WorkDoneProgressEnd:
 
 def command_action(title: str, command: str, arguments: list) -> lsp.CodeAction:
     """A job of a lens as a code action, for editors without code lenses."""
-    return lsp.CodeAction(title, kind=lsp.CodeActionKind.Source,
-                          command=lsp.Command(title=title, command=command, arguments=arguments))
+    return lsp.CodeAction(
+        title, kind=lsp.CodeActionKind.Source, command=lsp.Command(title=title, command=command, arguments=arguments)
+    )
 
 
 def new_file_action(title: str, uri: str, text: str, diagnostics: list[lsp.Diagnostic]) -> lsp.CodeAction:

@@ -37,7 +37,8 @@ async def initialized(ls: AlloLanguageServer, params: lsp.InitializedParams) -> 
         caps = ls.client_capabilities.workspace
         if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
             await ls.client_register_capability_async(
-                convert.registration("allo-config", lsp.WORKSPACE_DID_CHANGE_CONFIGURATION))
+                convert.registration("allo-config", lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+            )
         await ls.pull_settings()
     finally:
         ls.settings_received.set()
@@ -139,13 +140,15 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     out = [converter.code_action(uri, version, a, params.context.diagnostics) for a in actions]
     out += _reproducer_actions(ls, uri, params.context.diagnostics)
     # The jobs of the lenses, for editors without code lenses (the lightbulb, a context menu).
-    out += [convert.command_action(title, command, [uri, name])
-            for title, command, name in run_actions(result.current, where.start.line)]
+    out += [
+        convert.command_action(title, command, [uri, name])
+        for title, command, name in run_actions(result.current, where.start.line)
+    ]
     return out
 
 
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
-    """"Write a minimal reproducer" on a library-bug diagnostic: a new file next to the design."""
+    """The "Write a minimal reproducer" action on a library-bug diagnostic: a new file next to the design."""
     found, bug = ls.jobs.reproducers.get(uri), [d for d in diagnostics if d.code == LIBRARY_BUG]
     if found is None or not bug:
         return []

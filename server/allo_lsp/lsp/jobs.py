@@ -75,8 +75,9 @@ async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> Jo
             ls.work_done_progress.report(token, convert.progress_report(phase))
 
     try:
-        return await ls.jobs.run(target, model, source, config, ls.settings.synth_config(), ls.settings.backend,
-                                 progress)
+        return await ls.jobs.run(
+            target, model, source, config, ls.settings.synth_config(), ls.settings.backend, progress
+        )
     finally:
         if token is not None:
             ls.work_done_progress.end(token, convert.progress_end("done"))

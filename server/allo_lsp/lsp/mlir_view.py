@@ -19,8 +19,9 @@ from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import MLIR, PASSED, JobResult
 
 
-async def after_mlir_job(ls: AlloLanguageServer, uri: str, name: str, model: FileModel, outcome: JobResult,
-                         ran: str) -> dict:
+async def after_mlir_job(
+    ls: AlloLanguageServer, uri: str, name: str, model: FileModel, outcome: JobResult, ran: str
+) -> dict:
     """Check the compiled signature against region `name` of the text the job `ran` (`model`),
     and register the view. Returns what the client needs to open the view."""
     text = outcome.details.artifact_text

@@ -13,8 +13,17 @@ from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.synthesis import SynthConfig
 from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SECTION, VITIS_COMMANDS
 
-_CHOICES = {"allo_build": ("alloBuild", ALLO_BUILDS), "backend": ("backend", BACKENDS),  # the key as written, choices
-            "vitis_command": ("vitis.command", VITIS_COMMANDS), "log_level": ("logLevel", LOG_LEVELS)}
+_CHOICES = {
+    "allo_build": ("alloBuild", ALLO_BUILDS),
+    "backend": ("backend", BACKENDS),  # the key as written, choices
+    "vitis_command": ("vitis.command", VITIS_COMMANDS),
+    "log_level": ("logLevel", LOG_LEVELS),
+}
+
+
+def _is_number(value: Any, whole: bool = False) -> bool:
+    """A JSON number (an integer if `whole`): booleans are not numbers here, as in JSON."""
+    return isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,13 +48,13 @@ class Settings:
         for name, (key, choices) in _CHOICES.items():
             if getattr(self, name) not in choices:
                 raise ValueError(f"{key} must be one of {', '.join(choices)}")
-        if not isinstance(self.debounce_ms, int) or isinstance(self.debounce_ms, bool) or not 0 <= self.debounce_ms <= 10_000:
+        if not (_is_number(self.debounce_ms, whole=True) and 0 <= self.debounce_ms <= 10_000):
             raise ValueError("debounceMs must be an integer between 0 and 10000")
         if not isinstance(self.python, str) or not isinstance(self.llvm_build_dir, str):
             raise ValueError("python and llvmBuildDir are paths (strings)")
-        if not isinstance(self.omp_threads, int) or isinstance(self.omp_threads, bool) or not 0 <= self.omp_threads <= 4096:
+        if not (_is_number(self.omp_threads, whole=True) and 0 <= self.omp_threads <= 4096):
             raise ValueError("ompThreads must be an integer between 0 and 4096")
-        if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) or not 0 < self.timeout <= 7 * 86400:
+        if not (_is_number(self.timeout) and 0 < self.timeout <= 7 * 86400):
             raise ValueError("timeout must be a positive number of seconds")
         if not isinstance(self.emulate, str) or not set(filter(None, self.emulate.split(","))) <= {"aie", "csim"}:
             raise ValueError("emulate must be empty, aie, csim or aie,csim")
@@ -53,18 +62,26 @@ class Settings:
             raise ValueError("trusted must be true or false")
         if not isinstance(self.vitis_part, str) or not isinstance(self.vitis_launcher_prefix, str):
             raise ValueError("vitis.part and vitis.launcherPrefix are strings")
-        for name in ("vitis_clock_ns", "vitis_timeout"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ValueError("must be a non-negative number")
+        if not all(_is_number(n) and n >= 0 for n in (self.vitis_clock_ns, self.vitis_timeout)):
+            raise ValueError("vitis.clockNs and vitis.timeout must be non-negative numbers")
 
     def job_config(self) -> JobConfig:
-        return JobConfig(python=self.python, llvm_build_dir=self.llvm_build_dir, omp_threads=self.omp_threads,
-                         timeout_s=self.timeout, extra_env={"ALLO_LSP_EMULATE": self.emulate} if self.emulate else {})
+        return JobConfig(
+            python=self.python,
+            llvm_build_dir=self.llvm_build_dir,
+            omp_threads=self.omp_threads,
+            timeout_s=self.timeout,
+            extra_env={"ALLO_LSP_EMULATE": self.emulate} if self.emulate else {},
+        )
 
     def synth_config(self) -> SynthConfig:
-        return SynthConfig(command=self.vitis_command, part=self.vitis_part, clock_ns=self.vitis_clock_ns,
-                           launcher_prefix=self.vitis_launcher_prefix, timeout_s=self.vitis_timeout)
+        return SynthConfig(
+            command=self.vitis_command,
+            part=self.vitis_part,
+            clock_ns=self.vitis_clock_ns,
+            launcher_prefix=self.vitis_launcher_prefix,
+            timeout_s=self.vitis_timeout,
+        )
 
     def runner_environment(self) -> tuple:
         """What a pre-started runner was started with: a change lets it go."""

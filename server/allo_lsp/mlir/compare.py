@@ -47,8 +47,10 @@ def compare_signature(parsed: ParsedModule, region: Region) -> Mismatch | None:
     top = parsed.top(region.name)
     if top is None:
         return Mismatch(
-            f"The compiled module has no top function '@{region.name}' (nor any function marked "
-            f"`dataflow`).", None, (), declared_types,
+            f"The compiled module has no top function '@{region.name}' (nor any function marked `dataflow`).",
+            None,
+            (),
+            declared_types,
         )
     compiled = top.arg_types
     if _matches(compiled, declared):

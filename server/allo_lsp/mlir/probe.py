@@ -14,7 +14,7 @@ from allo_lsp.mlir.functions import parse_functions
 
 PROBE_REGION = "probe_top"
 
-PROBE_SOURCE = '''\
+PROBE_SOURCE = """\
 import allo
 from allo.ir.types import int32, float32
 import allo.dataflow as df
@@ -30,7 +30,7 @@ def probe_top(a: int32[4], b: float32[4], c: int32[1]):
     def second(local_b: float32[4]):
         for i in range(4):
             local_b[i] = local_b[i] * 2.0
-'''
+"""
 
 DECLARATION_ORDER = ("memref<4xi32>", "memref<4xf32>", "memref<1xi32>")  # (a, b, c)
 KERNEL_APPEARANCE_ORDER = ("memref<4xi32>", "memref<1xi32>", "memref<4xf32>")  # (a, c, b)

@@ -38,7 +38,7 @@ def phase_line(name: str) -> str:
 def phase_of(line: bytes) -> str | None:
     """The phase a marker line reports; None for a line of the job's own output."""
     if line.startswith(_MARKERS[0]):
-        return line[len(_MARKERS[0]):].decode("utf-8", "replace").strip()
+        return line[len(_MARKERS[0]) :].decode("utf-8", "replace").strip()
     if line.startswith(_MARKERS[1]):
         return STARTED
     return None
@@ -59,8 +59,9 @@ class JobLine:
     nonce: str  # only the runner learns it: the result line must carry it
 
     def encode(self) -> bytes:
-        return (json.dumps({"request": asdict(self.request), "cwd": self.cwd, "env": self.env,
-                            "nonce": self.nonce}) + "\n").encode()
+        return (
+            json.dumps({"request": asdict(self.request), "cwd": self.cwd, "env": self.env, "nonce": self.nonce}) + "\n"
+        ).encode()
 
     @staticmethod
     def decode(line: bytes) -> JobLine:

@@ -14,7 +14,22 @@ from .model import Clock, Latency, Loop, Module, Range, Report, ReportError, Res
 from .project import find_report, load, parse_report
 
 __all__ = [
-    "Clock", "Latency", "LogMessage", "Loop", "Module", "Range", "Report", "ReportError", "Resource",
-    "delta", "failed", "find_report", "format_markdown", "format_text", "last_run", "load", "parse_report",
+    "Clock",
+    "Latency",
+    "LogMessage",
+    "Loop",
+    "Module",
+    "Range",
+    "Report",
+    "ReportError",
+    "Resource",
+    "delta",
+    "failed",
+    "find_report",
+    "format_markdown",
+    "format_text",
+    "last_run",
+    "load",
+    "parse_report",
     "scan_log",
 ]

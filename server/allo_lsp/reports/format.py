@@ -5,8 +5,19 @@ from __future__ import annotations
 from .model import RESOURCES, Latency, Loop, Module, Range, Report, Value, json_value
 
 BAR_WIDTH = 10
-TREE_HEADERS = ("Modules & loops", "Latency", "Time", "Interval/II", "Trip count", "Pipelined",
-                "BRAM_18K", "DSP", "FF", "LUT", "URAM")
+TREE_HEADERS = (
+    "Modules & loops",
+    "Latency",
+    "Time",
+    "Interval/II",
+    "Trip count",
+    "Pipelined",
+    "BRAM_18K",
+    "DSP",
+    "FF",
+    "LUT",
+    "URAM",
+)
 
 
 def format_text(report: Report) -> str:
@@ -46,8 +57,9 @@ def delta(old: Report, new: Report) -> dict[str, dict]:
     for name in RESOURCES:
         if name in old.resources or name in new.resources:
             pairs[name] = (_used(old, name), _used(new, name))
-    return {name: {"old": json_value(a), "new": json_value(b), "change": _change(a, b)}
-            for name, (a, b) in pairs.items()}
+    return {
+        name: {"old": json_value(a), "new": json_value(b), "change": _change(a, b)} for name, (a, b) in pairs.items()
+    }
 
 
 def _used(report: Report, name: str) -> Value:
@@ -68,21 +80,25 @@ def _title(report: Report) -> str:
 
 def _summary(report: Report) -> list[tuple[str, str]]:
     c = report.clock
-    clock = (f"target {_ns(c.target_ns)}, uncertainty {_ns(c.uncertainty_ns)}, "
-             f"estimated {_ns(c.estimated_ns)}, slack {_ns(c.slack_ns)}")
+    clock = (
+        f"target {_ns(c.target_ns)}, uncertainty {_ns(c.uncertainty_ns)}, "
+        f"estimated {_ns(c.estimated_ns)}, slack {_ns(c.slack_ns)}"
+    )
     if isinstance(c.slack_ns, (int, float)) and c.slack_ns < 0:
         clock += "  TIMING VIOLATED"
     time = ""
     if report.latency_ns is not None:  # the report's absolute time is the worst case
         worst = "" if report.latency.best == report.latency.worst else "worst "
         time = f" ({worst}{_time(report.latency_ns)})"
-    return [("Clock", clock), ("Latency", f"{_latency(report.latency)} cycles{time}"),
-            ("Interval", f"{_value(_interval(report.interval))} cycles")]
+    return [
+        ("Clock", clock),
+        ("Latency", f"{_latency(report.latency)} cycles{time}"),
+        ("Interval", f"{_value(_interval(report.interval))} cycles"),
+    ]
 
 
 def _resource_rows(report: Report) -> list[tuple[str, ...]]:
-    return [(name, _value(r.used), _value(r.available), _percent(r.percent))
-            for name, r in report.resources.items()]
+    return [(name, _value(r.used), _value(r.available), _percent(r.percent)) for name, r in report.resources.items()]
 
 
 def _bars(report: Report) -> list[str]:
@@ -108,13 +124,29 @@ def _tree_rows(report: Report, indent: str) -> list[tuple[str, ...]]:
 
 def _module_row(module: Module, pad: str) -> tuple[str, ...]:
     resources = [_value(module.resources[n].used) if n in module.resources else "" for n in TREE_HEADERS[6:]]
-    return (f"{pad}+ {module.name}", _latency(module.latency), _time(module.latency_ns),
-            _value(_interval(module.interval)), "", "", *resources)
+    return (
+        f"{pad}+ {module.name}",
+        _latency(module.latency),
+        _time(module.latency_ns),
+        _value(_interval(module.interval)),
+        "",
+        "",
+        *resources,
+    )
 
 
 def _loop_rows(loop: Loop, pad: str, indent: str, rows: list) -> None:
-    rows.append((f"{pad}o {loop.name}", _value(loop.latency), _time(loop.latency_ns), _value(loop.ii),
-                 _value(loop.trip_count), "yes" if loop.pipelined else "no", *[""] * 5))
+    rows.append(
+        (
+            f"{pad}o {loop.name}",
+            _value(loop.latency),
+            _time(loop.latency_ns),
+            _value(loop.ii),
+            _value(loop.trip_count),
+            "yes" if loop.pipelined else "no",
+            *[""] * 5,
+        )
+    )
     for inner in loop.loops:
         _loop_rows(inner, pad + indent, indent, rows)
 
@@ -168,5 +200,8 @@ def _text_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[s
 
 def _md_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     align = ["---"] + ["--:"] * (len(headers) - 1)
-    return [f"| {' | '.join(headers)} |", f"|{'|'.join(align)}|",
-            *(f"| {' | '.join(c.replace('|', '/') for c in r)} |" for r in rows)]
+    return [
+        f"| {' | '.join(headers)} |",
+        f"|{'|'.join(align)}|",
+        *(f"| {' | '.join(c.replace('|', '/') for c in r)} |" for r in rows),
+    ]

@@ -43,7 +43,7 @@ def scan_log(text: str) -> list[LogMessage]:
         if match:
             messages.append(LogMessage(match[1], match[2], match[3], match[4].strip(), number))
         elif any(pattern.search(line) for pattern in UNTAGGED_FAILURES):
-            message = line[len("ERROR: "):] if line.startswith("ERROR: ") else line.strip()
+            message = line[len("ERROR: ") :] if line.startswith("ERROR: ") else line.strip()
             messages.append(LogMessage(ERROR, "", "", message, number))
     return messages
 

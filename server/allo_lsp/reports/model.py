@@ -104,14 +104,23 @@ class Report:
             "version": self.version,
             "part": self.part,
             "top": self.top,
-            "clock": {"target_ns": self.clock.target_ns, "uncertainty_ns": self.clock.uncertainty_ns,
-                      "estimated_ns": self.clock.estimated_ns, "slack_ns": self.clock.slack_ns},
+            "clock": {
+                "target_ns": self.clock.target_ns,
+                "uncertainty_ns": self.clock.uncertainty_ns,
+                "estimated_ns": self.clock.estimated_ns,
+                "slack_ns": self.clock.slack_ns,
+            },
             "latency": _latency_json(self.latency),
             "interval": json_value(self.interval),
             "resources": _resources_json(self.resources),
             "modules": [
-                {"name": m.name, "latency": _latency_json(m.latency), "interval": json_value(m.interval),
-                 "resources": _resources_json(m.resources), "loops": [_loop_json(l) for l in m.loops]}
+                {
+                    "name": m.name,
+                    "latency": _latency_json(m.latency),
+                    "interval": json_value(m.interval),
+                    "resources": _resources_json(m.resources),
+                    "loops": [_loop_json(l) for l in m.loops],
+                }
                 for m in self.modules
             ],
             "loops": [_loop_json(l) for l in self.loops],
@@ -123,7 +132,11 @@ def json_value(value: Value):
 
 
 def _latency_json(latency: Latency) -> dict:
-    return {"best": json_value(latency.best), "average": json_value(latency.average), "worst": json_value(latency.worst)}
+    return {
+        "best": json_value(latency.best),
+        "average": json_value(latency.average),
+        "worst": json_value(latency.worst),
+    }
 
 
 def _resources_json(resources: dict[str, Resource]) -> dict:
@@ -131,9 +144,15 @@ def _resources_json(resources: dict[str, Resource]) -> dict:
 
 
 def _loop_json(loop: Loop) -> dict:
-    return {"name": loop.name, "trip_count": json_value(loop.trip_count), "latency": json_value(loop.latency),
-            "iteration_latency": json_value(loop.iteration_latency), "ii": json_value(loop.ii),
-            "pipelined": loop.pipelined, "loops": [_loop_json(l) for l in loop.loops]}
+    return {
+        "name": loop.name,
+        "trip_count": json_value(loop.trip_count),
+        "latency": json_value(loop.latency),
+        "iteration_latency": json_value(loop.iteration_latency),
+        "ii": json_value(loop.ii),
+        "pipelined": loop.pipelined,
+        "loops": [_loop_json(l) for l in loop.loops],
+    }
 
 
 def number(text: str | None) -> Number | None:

@@ -66,16 +66,26 @@ def _summary(lines: list[str], at: int, report: Report) -> None:
         parent = stack[-1][1] if stack else None
         latency = value(row.get("Latency (cycles)"))
         if kind == "o":
-            item = Loop(name=name, trip_count=value(row.get("Trip Count")), latency=latency,
-                        iteration_latency=value(row.get("Iteration Latency")), ii=value(row.get("Interval")),
-                        pipelined=row.get("Pipelined", "").strip() in ("yes", "dataflow"),
-                        latency_ns=time_ns(row.get("Latency (ns)")))
+            item = Loop(
+                name=name,
+                trip_count=value(row.get("Trip Count")),
+                latency=latency,
+                iteration_latency=value(row.get("Iteration Latency")),
+                ii=value(row.get("Interval")),
+                pipelined=row.get("Pipelined", "").strip() in ("yes", "dataflow"),
+                latency_ns=time_ns(row.get("Latency (ns)")),
+            )
             (parent.loops if parent is not None else report.loops).append(item)
         else:
             low, high = (latency.min, latency.max) if isinstance(latency, Range) else (latency, latency)
-            item = Module(name=name, latency=Latency(best=low, worst=high), depth=depth,
-                          interval=interval_of(value(row.get("Interval"))), resources=_used(row),
-                          latency_ns=time_ns(row.get("Latency (ns)")))
+            item = Module(
+                name=name,
+                latency=Latency(best=low, worst=high),
+                depth=depth,
+                interval=interval_of(value(row.get("Interval"))),
+                resources=_used(row),
+                latency_ns=time_ns(row.get("Latency (ns)")),
+            )
             report.modules.append(item)
             if len(report.modules) == 1:  # the first row is the top module
                 report.latency, report.interval, report.resources = item.latency, item.interval, item.resources
@@ -100,8 +110,11 @@ def _detailed(lines: list[str], report: Report) -> None:
     if timing:
         names, rows = timing
         row = dict(zip(names, rows[0])) if rows else {}
-        report.clock = Clock(target_ns=_ns(row.get("Target")), uncertainty_ns=_ns(row.get("Uncertainty")),
-                             estimated_ns=_ns(row.get("Estimated")))
+        report.clock = Clock(
+            target_ns=_ns(row.get("Target")),
+            uncertainty_ns=_ns(row.get("Uncertainty")),
+            estimated_ns=_ns(row.get("Estimated")),
+        )
         report.clock.slack_ns = slack(report.clock)
     latency = _after(lines, "+ Latency")
     if latency and latency[1]:
@@ -128,9 +141,14 @@ def _detailed_loops(lines: list[str]) -> list[Loop]:
         if len(cells) < 8 or not match:
             continue
         depth = 0 if match[1] == "-" else len(match[1])
-        loop = Loop(name=match[2].strip(), latency=make_range(number(cells[1]), number(cells[2])),
-                    iteration_latency=value(cells[3]), ii=number(cells[4]), trip_count=value(cells[6]),
-                    pipelined=cells[7].strip() == "yes")
+        loop = Loop(
+            name=match[2].strip(),
+            latency=make_range(number(cells[1]), number(cells[2])),
+            iteration_latency=value(cells[3]),
+            ii=number(cells[4]),
+            trip_count=value(cells[6]),
+            pipelined=cells[7].strip() == "yes",
+        )
         del stack[depth:]
         (stack[-1].loops if stack else top).append(loop)
         stack.append(loop)

@@ -39,8 +39,17 @@ from .model import (
 
 # Children of a loop element that describe it; any other child with children of its own is a sub-loop.
 LOOP_FIELDS = {
-    "Name", "Slack", "TripCount", "Latency", "AbsoluteTimeLatency", "IterationLatency", "PipelineII",
-    "PipelineDepth", "PipelineType", "InstanceList", "DataflowPipelineThroughput",
+    "Name",
+    "Slack",
+    "TripCount",
+    "Latency",
+    "AbsoluteTimeLatency",
+    "IterationLatency",
+    "PipelineII",
+    "PipelineDepth",
+    "PipelineType",
+    "InstanceList",
+    "DataflowPipelineThroughput",
 }
 
 
@@ -91,8 +100,10 @@ def _report(root: ET.Element, source: str) -> Report:
         clock=clock,
         latency=_latency(overall),
         interval=_interval(overall),
-        resources=_resources(area.find("Resources") if area is not None else None,
-                             area.find("AvailableResources") if area is not None else None),
+        resources=_resources(
+            area.find("Resources") if area is not None else None,
+            area.find("AvailableResources") if area is not None else None,
+        ),
         loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None),
         latency_ns=time_ns(_text(overall, "Worst-caseRealTimeLatency")),
         source=source,
@@ -105,8 +116,15 @@ def _report(root: ET.Element, source: str) -> Report:
 
 def top_module(report: Report, depth: int = 0) -> Module:
     """The report's own top-level figures as a module (for reports without ModuleInformation)."""
-    return Module(name=report.top or "?", latency=report.latency, interval=report.interval,
-                  resources=report.resources, loops=report.loops, depth=depth, latency_ns=report.latency_ns)
+    return Module(
+        name=report.top or "?",
+        latency=report.latency,
+        interval=report.interval,
+        resources=report.resources,
+        loops=report.loops,
+        depth=depth,
+        latency_ns=report.latency_ns,
+    )
 
 
 def _modules(info: ET.Element, hierarchy: ET.Element | None) -> list[Module]:
@@ -149,8 +167,11 @@ def _module(element: ET.Element) -> Module:
 
 
 def _latency(overall: ET.Element | None) -> Latency:
-    return Latency(best=_value(overall, "Best-caseLatency"), average=_value(overall, "Average-caseLatency"),
-                   worst=_value(overall, "Worst-caseLatency"))
+    return Latency(
+        best=_value(overall, "Best-caseLatency"),
+        average=_value(overall, "Average-caseLatency"),
+        worst=_value(overall, "Worst-caseLatency"),
+    )
 
 
 def _interval(overall: ET.Element | None) -> Range:
@@ -171,7 +192,7 @@ def _resources(used: ET.Element | None, available: ET.Element | None, available_
         if available_prefix:
             if not tag.startswith(available_prefix):
                 continue
-            tag = tag[len(available_prefix):]
+            tag = tag[len(available_prefix) :]
         name = resource_name(tag)
         if name:
             found.setdefault(name, Resource(None, None)).available = number(element.text)

@@ -181,7 +181,7 @@ def deliver(fd: int, nonce: str, result: JobResult) -> None:
     data = memoryview(result_line(nonce, result))
     try:
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
     except OSError:
         os._exit(4)  # the server is gone
     os._exit(0)
@@ -223,8 +223,9 @@ def run(request: JobRequest) -> JobResult:
         # so that it can use a launcher prefix, stream the log and cancel it.
         phase("generating the HLS project")
         df.build(target, target="vitis_hls", mode="csyn", project=request.project_dir)
-        return JobResult(PASSED, message=f"HLS project of {request.target}",
-                         details=SynthesisDetails(project=request.project_dir))
+        return JobResult(
+            PASSED, message=f"HLS project of {request.target}", details=SynthesisDetails(project=request.project_dir)
+        )
     if request.kind in (MLIR, PROBE):
         phase("customizing")
         text = str(df.customize(target).module)
@@ -239,8 +240,12 @@ def run(request: JobRequest) -> JobResult:
         phase("simulating")
         mod(*arrays)
         phase("comparing with the reference executor")
-        return JobResult(PASSED, message=f"{request.target} simulated", outputs=outputs_of(request, arrays),
-                         details=SimulateDetails(differential=differential(request, target, arrays)))
+        return JobResult(
+            PASSED,
+            message=f"{request.target} simulated",
+            outputs=outputs_of(request, arrays),
+            details=SimulateDetails(differential=differential(request, target, arrays)),
+        )
     raise UserFailure(f"unknown job kind {request.kind!r}")
 
 
@@ -376,15 +381,27 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
             # Allo prints its build errors and calls sys.exit(1).
             message = classify.allo_error_line(printed) or f"Allo exited with status {exc.code}"
             return JobResult(ERROR, ALLO_ERROR, bounded(message, MESSAGE_LIMIT), request.file, line)
-        return JobResult(ERROR, USER_ERROR, f"sys.exit({exc.code!r}) was called before '{request.target}' finished",
-                         request.file, line)
+        return JobResult(
+            ERROR,
+            USER_ERROR,
+            f"sys.exit({exc.code!r}) was called before '{request.target}' finished",
+            request.file,
+            line,
+        )
     if isinstance(exc, AssertionError):
         detail = str(exc).strip().splitlines()
         message = f"assertion failed: {detail[0] if detail else 'assert'}"
-        return JobResult(FAILED, ASSERTION, bounded(message, MESSAGE_LIMIT), request.file, line,
-                         details=Details(assertion=bounded(str(exc), DETAIL_LIMIT)))
-    return JobResult(FAILED, USER_ERROR, bounded(text, MESSAGE_LIMIT), request.file, line,
-                     details=Details(traceback=_traceback(exc)))
+        return JobResult(
+            FAILED,
+            ASSERTION,
+            bounded(message, MESSAGE_LIMIT),
+            request.file,
+            line,
+            details=Details(assertion=bounded(str(exc), DETAIL_LIMIT)),
+        )
+    return JobResult(
+        FAILED, USER_ERROR, bounded(text, MESSAGE_LIMIT), request.file, line, details=Details(traceback=_traceback(exc))
+    )
 
 
 def _is_allo(module: str | None) -> bool:

@@ -31,8 +31,10 @@ def python_too_old(exc: BaseException) -> str | None:
     if not GENERIC.match(exc.text or ""):
         return None
     found = ".".join(map(str, sys.version_info[:3]))
-    return (f"generic regions (`def name[P0, P1](...)`, line {exc.lineno}) need Python >= 3.12, as Allo does; "
-            f"this runner is Python {found}: choose a Python 3.12+ interpreter")
+    return (
+        f"generic regions (`def name[P0, P1](...)`, line {exc.lineno}) need Python >= 3.12, as Allo does; "
+        f"this runner is Python {found}: choose a Python 3.12+ interpreter"
+    )
 
 
 def run_test(fn, name: str, classify) -> JobResult:
@@ -47,7 +49,9 @@ def run_test(fn, name: str, classify) -> JobResult:
     provided = set(cases[0][1]) if cases else set()
     missing = [p for p in wanted if p not in provided]
     if missing:
-        return JobResult(ERROR, UNSUPPORTED, f"the pytest fixture '{missing[0]}' of {name}() is not provided by the runner")
+        return JobResult(
+            ERROR, UNSUPPORTED, f"the pytest fixture '{missing[0]}' of {name}() is not provided by the runner"
+        )
     if not marks or not any(m.name == "parametrize" for m in marks):
         fn()
         return JobResult(PASSED, message=f"{name}() returned")
@@ -93,7 +97,9 @@ def _cases(marks) -> list[tuple[str, dict]]:
     for mark in marks:
         if mark.name != "parametrize":
             continue
-        args = list(mark.args) + [mark.kwargs[k] for k in ("argnames", "argvalues") if k in mark.kwargs][len(mark.args):]
+        args = (
+            list(mark.args) + [mark.kwargs[k] for k in ("argnames", "argvalues") if k in mark.kwargs][len(mark.args) :]
+        )
         names, values = args[0], list(args[1])
         names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
         ids = mark.kwargs.get("ids")
@@ -107,8 +113,10 @@ def _cases(marks) -> list[tuple[str, dict]]:
     if not axes:
         return [("", {})]
     # `pytestmark` lists the mark nearest the function first, and so do pytest's ids.
-    return [("-".join(i for i, _ in combo), {k: v for _, row in combo for k, v in row.items()})
-            for combo in itertools.product(*axes)]
+    return [
+        ("-".join(i for i, _ in combo), {k: v for _, row in combo for k, v in row.items()})
+        for combo in itertools.product(*axes)
+    ]
 
 
 def _label(value) -> str:

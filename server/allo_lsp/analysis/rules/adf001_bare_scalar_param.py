@@ -44,4 +44,3 @@ def check(ctx: Context):
                 f"and pass np.array([{p.name}], dtype=np.{p.type.dtype.numpy_attr}).",
                 {"region": region.name, "param": p.name},
             )
-

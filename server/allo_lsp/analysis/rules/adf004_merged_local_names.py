@@ -49,6 +49,10 @@ def check(ctx: Context):
                     f"to '{seen[1]}' and '{kp.bound_to}': older Allo builds key top arguments on this "
                     f"local name and merge them into one (Allo issue #592). Rename this one, e.g. "
                     f"'{kp.name}_{kp.bound_to}'.",
-                    {"region": region.name, "kernel": kernel.name, "param": kp.name,
-                     "new_name": f"{kp.name}_{kp.bound_to}"},
+                    {
+                        "region": region.name,
+                        "kernel": kernel.name,
+                        "param": kp.name,
+                        "new_name": f"{kp.name}_{kp.bound_to}",
+                    },
                 )

@@ -48,6 +48,6 @@ def check(ctx: Context):
                 f"'{p.name}' is written by kernel '{writer}' but comes before read-only "
                 f"{', '.join(repr(n) for n in later)}: Vitis HLS stops with 'Output arguments must "
                 f"appear at the end.' Move the outputs last, or build with "
-                f"configs={{\"num_output_args\": n}}.",
+                f'configs={{"num_output_args": n}}.',
                 {"region": region.name, "param": p.name},
             )

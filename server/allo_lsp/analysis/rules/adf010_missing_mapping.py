@@ -31,7 +31,6 @@ def check(ctx: Context):
             if kernel.mapping_keyword_index is None:
                 yield Finding(
                     kernel.decorator_range,
-                    f"Invalid @df.kernel decorator on function '{kernel.name}': missing required "
-                    "'mapping' parameter.",
+                    f"Invalid @df.kernel decorator on function '{kernel.name}': missing required 'mapping' parameter.",
                     {"region": region.name, "kernel": kernel.name},
                 )

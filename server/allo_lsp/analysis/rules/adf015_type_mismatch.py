@@ -44,6 +44,5 @@ def check(ctx: Context):
                     f"df.kernel argument {kp.name} do not match {rp.name}. (kernel '{kernel.name}' "
                     f"declares {kp.type.printed}, region '{region.name}' passes {rp.type.printed}; "
                     f"declare it {rp.annotation}.)",
-                    {"region": region.name, "kernel": kernel.name, "param": kp.name,
-                     "annotation": rp.annotation},
+                    {"region": region.name, "kernel": kernel.name, "param": kp.name, "annotation": rp.annotation},
                 )

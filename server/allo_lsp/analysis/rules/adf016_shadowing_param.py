@@ -41,6 +41,5 @@ def check(ctx: Context):
                     f"Argument name '{kp.name}' conflicts with an existing symbol. Please choose a "
                     f"different name to avoid the conflict. (It shadows {kp.shadows}; e.g. "
                     f"'local_{kp.name}'.)",
-                    {"region": region.name, "kernel": kernel.name, "param": kp.name,
-                     "new_name": f"local_{kp.name}"},
+                    {"region": region.name, "kernel": kernel.name, "param": kp.name, "new_name": f"local_{kp.name}"},
                 )

@@ -30,7 +30,6 @@ def check(ctx: Context):
         if region.name == "kernel":
             yield Finding(
                 region.range,
-                "kernel is a reserved keyword for vitis_hls: rename the region (e.g. 'top') "
-                "before synthesizing it.",
+                "kernel is a reserved keyword for vitis_hls: rename the region (e.g. 'top') before synthesizing it.",
                 {"region": region.name},
             )

@@ -69,7 +69,9 @@ def _new_line(source: Source, line: str) -> TextEdit:
 
 
 def _is_docstring(stmt: cst.SimpleStatementLine) -> bool:
-    return isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    return isinstance(stmt.body[0], cst.Expr) and isinstance(
+        stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
+    )
 
 
 def _local(alias: cst.ImportAlias) -> str:

@@ -74,10 +74,7 @@ def taken(source: Source, model: FileModel, kernel: cst.FunctionDef) -> set[str]
     kernels' definitions. Wider than what Allo sees (a test function's locals count too), so a
     chosen name may be longer than needed but never clashes."""
     others = {
-        id(fn)
-        for region in model.regions
-        for k in region.kernels
-        if (fn := source.function(k.range)) is not kernel
+        id(fn) for region in model.regions for k in region.kernels if (fn := source.function(k.range)) is not kernel
     }
     visitor = _AllNames(others)
     source.module.visit(visitor)

@@ -20,10 +20,25 @@ from allo_lsp.ide.types import TextEdit
 
 _QUOTES = "\"'"  # a string annotation names its type inside them
 # Calls that make an array, as `np.<name>(...)` or `x.<name>(...)`: their result is passed as is.
-_ARRAY_MAKERS = frozenset({
-    "array", "asarray", "ascontiguousarray", "zeros", "ones", "full", "empty", "arange",
-    "zeros_like", "ones_like", "full_like", "empty_like", "astype", "reshape", "copy",
-})
+_ARRAY_MAKERS = frozenset(
+    {
+        "array",
+        "asarray",
+        "ascontiguousarray",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty_like",
+        "astype",
+        "reshape",
+        "copy",
+    }
+)
 
 
 def one_element_array(source: Source, model: FileModel, problem: Problem) -> Fix:

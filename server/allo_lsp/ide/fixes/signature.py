@@ -127,4 +127,3 @@ class _DirectCalls(cst.CSTVisitor):
         func = node.func.value if isinstance(node.func, cst.Subscript) else node.func
         if isinstance(func, cst.Name) and func.value == self.name:
             self.calls.append(node)
-

@@ -33,7 +33,9 @@ def check_region(fdef: ast.FunctionDef, kernels: list[ast.FunctionDef], ns: dict
 
 
 def _check_kernel(fdef, kernel: ast.FunctionDef, region_types: dict, evaluate) -> None:
-    decorator = next(d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel"))
+    decorator = next(
+        d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")
+    )
     keywords = {k.arg: k.value for k in decorator.keywords}
     if "mapping" not in keywords:
         raise BuildError(_KERNEL.format(k=kernel.name) + "missing required 'mapping' parameter.", decorator.lineno)
@@ -48,7 +50,9 @@ def _check_kernel(fdef, kernel: ast.FunctionDef, region_types: dict, evaluate) -
     if not region_types:
         return  # the older parameter-less region: kernels bind their parameters by name
     bound = keywords.get("args")
-    names = [e.id if isinstance(e, ast.Name) else ast.unparse(e) for e in bound.elts] if isinstance(bound, ast.List) else []
+    names = (
+        [e.id if isinstance(e, ast.Name) else ast.unparse(e) for e in bound.elts] if isinstance(bound, ast.List) else []
+    )
     if len(names) != len(params):
         raise BuildError(
             _KERNEL.format(k=kernel.name) + f"'args' length mismatch (expected {len(params)}, got {len(names)}).",
@@ -78,13 +82,19 @@ def argument_directions(region_args: list[str], kernels: list[ast.FunctionDef], 
     reads: dict[str, bool] = {a: False for a in region_args}
     writes: dict[str, bool] = {a: False for a in region_args}
     for kernel in kernels:
-        decorator = next(d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel"))
+        decorator = next(
+            d for d in kernel.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")
+        )
         keywords = {k.arg: k.value for k in decorator.keywords}
         params = [p.arg for p in kernel.args.args]
         if legacy:
             bound = dict(zip(params, params))
         else:
-            names = [e.id for e in keywords["args"].elts if isinstance(e, ast.Name)] if isinstance(keywords.get("args"), ast.List) else []
+            names = (
+                [e.id for e in keywords["args"].elts if isinstance(e, ast.Name)]
+                if isinstance(keywords.get("args"), ast.List)
+                else []
+            )
             bound = dict(zip(params, names))
         use = _uses(kernel, set(bound))
         if use is None:
@@ -120,7 +130,12 @@ def _uses(kernel: ast.FunctionDef, params: set) -> dict | None:
                 if isinstance(arg, ast.Name) and arg.id in params and not library:
                     return None  # passed on: a sub-region or helper may write it
     for node in ast.walk(kernel):
-        if isinstance(node, ast.Name) and node.id in params and isinstance(node.ctx, ast.Load) and id(node) not in stored:
+        if (
+            isinstance(node, ast.Name)
+            and node.id in params
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in stored
+        ):
             use[node.id][0] = True
     return {p: tuple(v) for p, v in use.items()}
 

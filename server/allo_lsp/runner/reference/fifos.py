@@ -39,7 +39,9 @@ def recorded() -> list[dict]:
 
 def snapshot(arrays: list, state: dict):
     """Copies of a run's inputs, taken before it writes into them."""
-    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else copy.deepcopy(a) for a in arrays], copy.deepcopy(state)
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else copy.deepcopy(a) for a in arrays], copy.deepcopy(
+        state
+    )
 
 
 def diagnose(run, user_file: str, inputs, failed: Scheduler) -> dict | None:
@@ -99,15 +101,20 @@ def diagnose(run, user_file: str, inputs, failed: Scheduler) -> dict | None:
         needed = {k: deep[k] for k in needed}  # the minima interact: the uniform depth for those
     if not needed:
         return _inconclusive(u)
-    streams = [{"stream": declared[k][0], "file": k[0], "line": k[1], "declared": declared[k][1], "depth": d}
-               for k, d in sorted(needed.items(), key=lambda item: item[0][1])]
+    streams = [
+        {"stream": declared[k][0], "file": k[0], "line": k[1], "declared": declared[k][1], "depth": d}
+        for k, d in sorted(needed.items(), key=lambda item: item[0][1])
+    ]
     parts = ", ".join(f"`{s['stream']}` >= {s['depth']} (declared {s['declared']})" for s in streams)
     return {"kind": "depth", "streams": streams, "message": f"completes with depth of {parts}"}
 
 
 def _inconclusive(depth: int) -> dict:
-    return {"kind": "unknown", "largest_depth": depth,
-            "message": f"the re-runs with larger FIFOs found no answer within {BUDGET_S:g} s (largest depth tried: {depth})"}
+    return {
+        "kind": "unknown",
+        "largest_depth": depth,
+        "message": f"the re-runs with larger FIFOs found no answer within {BUDGET_S:g} s (largest depth tried: {depth})",
+    }
 
 
 def _imbalance(sched: Scheduler) -> dict:

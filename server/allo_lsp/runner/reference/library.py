@@ -46,11 +46,28 @@ def scatter(buffer, streams, line=None):
 
 # Allo's library calls with a numpy meaning (results take the destination's type when stored).
 LIBRARY = {
-    "matmul": np.matmul, "bmm": np.matmul, "add": np.add, "sub": np.subtract, "mul": np.multiply,
-    "div": np.divide, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "tanh": np.tanh,
-    "relu": _relu, "softmax": _softmax, "transpose": np.transpose, "copy": np.copy,
-    "max": np.max, "min": np.min, "sum": np.sum, "grid": grid, "reduction": grid,
-    "gather": gather, "scatter": scatter,
+    "matmul": np.matmul,
+    "bmm": np.matmul,
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.divide,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "abs": np.abs,
+    "tanh": np.tanh,
+    "relu": _relu,
+    "softmax": _softmax,
+    "transpose": np.transpose,
+    "copy": np.copy,
+    "max": np.max,
+    "min": np.min,
+    "sum": np.sum,
+    "grid": grid,
+    "reduction": grid,
+    "gather": gather,
+    "scatter": scatter,
 }
 
 STORED = object()  # `assign_item` wrote into an array: nothing to write back
@@ -75,8 +92,16 @@ class _Flat:
 
 
 class Runtime:
-    def __init__(self, sched, table: list, run_region, state: dict | None = None, kernel: str = "",
-                 suspends: bool = False, widths: bool = True) -> None:
+    def __init__(
+        self,
+        sched,
+        table: list,
+        run_region,
+        state: dict | None = None,
+        kernel: str = "",
+        suspends: bool = False,
+        widths: bool = True,
+    ) -> None:
         self.sched = sched
         self.widths = widths  # integers keep their Allo width (`types.sized`): a kernel asks for it
         self.suspends = suspends  # a kernel (a generator): `run_region` gives the region's PEs
@@ -169,8 +194,14 @@ class Runtime:
         if np.shape(array) != shape:  # the offsets the transform computes would be another array's
             raise Unsupported(f"a kernel parameter of shape {shape} given an array of shape {np.shape(array)}", line)
         elem = getattr(array, "allo_type", None)
-        if (isinstance(array, np.ndarray) and elem is not None and elem.whole and array.dtype == elem.numpy
-                and array.dtype.isnative and array.flags.c_contiguous):
+        if (
+            isinstance(array, np.ndarray)
+            and elem is not None
+            and elem.whole
+            and array.dtype == elem.numpy
+            and array.dtype.isnative
+            and array.flags.c_contiguous
+        ):
             if elem.kind in ("int", "uint") and not self.widths:
                 code = _MEMORYVIEW_CODE[array.dtype.itemsize]
                 return memoryview(array).cast("B").cast(code.upper() if elem.kind == "uint" else code)

@@ -34,7 +34,9 @@ def compile_function(fn):
         table.append(evaluate_type(node, ns, node.lineno))
         return len(table) - 1
 
-    arg_types = [evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args]
+    arg_types = [
+        evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
+    ]
     result_type = evaluate_type(fdef.returns, ns, fdef.lineno) if fdef.returns is not None else None
     fdef = KernelTransformer(lambda n: _is_allo(ns.get(n), n), lambda n: is_region(ns.get(n)), type_index).visit(fdef)
     fdef.decorator_list, fdef.returns = [], None
@@ -65,4 +67,3 @@ def _typed(value, kind):
     if isinstance(kind, ScalarType):
         return kind.cast(value)
     return value
-

@@ -25,7 +25,19 @@ from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, a
 
 _ALLO_NAMES = {
     name: getattr(ref_types, name)
-    for name in ("Int", "UInt", "Fixed", "UFixed", "Stream", "ConstExpr", "float16", "float32", "float64", "bfloat16", "index")
+    for name in (
+        "Int",
+        "UInt",
+        "Fixed",
+        "UFixed",
+        "Stream",
+        "ConstExpr",
+        "float16",
+        "float32",
+        "float64",
+        "bfloat16",
+        "index",
+    )
 }
 
 
@@ -72,8 +84,12 @@ def run_region(fn, arrays: list | None, generic=None, state: dict | None = None)
     try:
         sched.run(prepare(fn, arrays, generic, sched, state))
     except Deadlock as dead:
-        dead.sizing = fifos.diagnose(lambda sched, arrays, state: sched.run(prepare(fn, arrays, generic, sched, state)),
-                                     fn.__code__.co_filename, inputs, sched)
+        dead.sizing = fifos.diagnose(
+            lambda sched, arrays, state: sched.run(prepare(fn, arrays, generic, sched, state)),
+            fn.__code__.co_filename,
+            inputs,
+            sched,
+        )
         if dead.sizing is not None:
             dead.args = (f"{dead.args[0]} Larger FIFOs: {dead.sizing['message']}",)
         raise
@@ -100,8 +116,10 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
     legacy = not region_args and any(k.args.args for k in kernels)
     if legacy:
         region_args = _legacy_arguments(kernels)
-        emulate.remark(f"region '{fdef.name}' ran in Allo's older form (no parameters: the kernels' own parameters "
-                       "are its arguments); current Allo rejects it ('args' length mismatch), see ADF040")
+        emulate.remark(
+            f"region '{fdef.name}' ran in Allo's older form (no parameters: the kernels' own parameters "
+            "are its arguments); current Allo rejects it ('args' length mismatch), see ADF040"
+        )
     params = [a.arg for a in region_args]
     if arrays is not None:
         if len(arrays) != len(params):
@@ -120,7 +138,9 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
             exec(compile(ast.Module([stmt], []), sched.user_file, "exec"), ns)
             for target in stmt.targets:
                 if isinstance(target, ast.Name) and isinstance(ns.get(target.id), StreamType):
-                    ns[target.id] = _fifo(target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno), widths)
+                    ns[target.id] = _fifo(
+                        target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno), widths
+                    )
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a docstring
         elif not isinstance(stmt, ast.Pass):
@@ -157,7 +177,9 @@ def _parse(fn) -> tuple[ast.FunctionDef, dict]:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise Unsupported(f"syntax this Python cannot parse ({exc.msg}; generic regions need Python 3.12)", start) from exc
+        raise Unsupported(
+            f"syntax this Python cannot parse ({exc.msg}; generic regions need Python 3.12)", start
+        ) from exc
     fdef = tree.body[0]
     ns = dict(fn.__globals__)
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
@@ -254,11 +276,21 @@ def _storer(elem, widths: bool):
 
 
 def _kernel_decorator(fdef: ast.FunctionDef):
-    return next((d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None)
+    return next(
+        (d for d in fdef.decorator_list if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("kernel")), None
+    )
 
 
-def _kernel_pes(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, legacy: bool, build_only: bool,
-                widths: bool, region: tuple) -> list:
+def _kernel_pes(
+    fdef: ast.FunctionDef,
+    ns: dict,
+    sched: Scheduler,
+    state: dict,
+    legacy: bool,
+    build_only: bool,
+    widths: bool,
+    region: tuple,
+) -> list:
     decorator = _kernel_decorator(fdef)
     if decorator is None:
         return []  # a helper defined in the region
@@ -342,17 +374,25 @@ def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths:
         table.append(evaluate_type(node, ns, node.lineno))
         return len(table) - 1
 
-    arg_types = [evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args]
+    arg_types = [
+        evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
+    ]
     transformer = KernelTransformer(
         is_allo=lambda name: _is_allo(ns.get(name), name),
         is_region=lambda name: is_region(ns.get(name)),
         evaluate_type=type_index,
         is_stream=lambda name: isinstance(ns.get(name), (Fifo, FifoArray)),
         suspends=True,
-        plain_int=lambda index: None if widths or not isinstance(table[index], ScalarType) else table[index].plain_int(),
-        flat_arrays={} if widths else {
-            a.arg: (t.shape, t.elem.plain_int()) for a, t in zip(fdef.args.args, arg_types)
-            if isinstance(t, ArrayType) and not t.layout},
+        plain_int=lambda index: (
+            None if widths or not isinstance(table[index], ScalarType) else table[index].plain_int()
+        ),
+        flat_arrays={}
+        if widths
+        else {
+            a.arg: (t.shape, t.elem.plain_int())
+            for a, t in zip(fdef.args.args, arg_types)
+            if isinstance(t, ArrayType) and not t.layout
+        },
     )
     fdef = transformer.visit(fdef)
     fdef.decorator_list = []
@@ -367,5 +407,3 @@ def _is_allo(value, name: str) -> bool:
     if isinstance(value, pytypes.ModuleType):
         return value.__name__ == "allo" or value.__name__.startswith("allo.")
     return value is None and name in ("allo", "df")
-
-

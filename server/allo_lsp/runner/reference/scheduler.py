@@ -70,8 +70,11 @@ class Deadlock(Exception):
         self.blocked = blocked
         self.sizing: dict | None = None  # set by `sizing.diagnose` (does a larger depth help?)
         lines = "; ".join(b.describe() for b in blocked)
-        head = ("no PE can make progress: every running PE polls and no FIFO has changed for "
-                f"{POLL_STALL_S:g} s" if polling else "no PE can make progress")
+        head = (
+            f"no PE can make progress: every running PE polls and no FIFO has changed for {POLL_STALL_S:g} s"
+            if polling
+            else "no PE can make progress"
+        )
         super().__init__(f"deadlock: {head}. {lines}")
 
 
@@ -157,8 +160,9 @@ class Scheduler:
                     if now != signature:
                         signature, last_change = now, time.perf_counter()
                     elif time.perf_counter() - last_change > POLL_STALL_S:
-                        raise Deadlock(self._blocked() + [Blocked(p.pe, "", "poll", p.line, 0, 0) for p in ready],
-                                       polling=True)
+                        raise Deadlock(
+                            self._blocked() + [Blocked(p.pe, "", "poll", p.line, 0, 0) for p in ready], polling=True
+                        )
                 continue
             polls = 0
             if why is GIVE_WAY:
@@ -176,8 +180,14 @@ class Scheduler:
         return [pe for f in self.fifos for pe in f.waiters]
 
     def _blocked(self) -> list[Blocked]:
-        return sorted((Blocked(pe.pe, f.name, op, line, len(f.items), f.depth) for pe in self.parked()
-                       for f, op, line, _ in [pe.wait]), key=lambda b: b.pe)
+        return sorted(
+            (
+                Blocked(pe.pe, f.name, op, line, len(f.items), f.depth)
+                for pe in self.parked()
+                for f, op, line, _ in [pe.wait]
+            ),
+            key=lambda b: b.pe,
+        )
 
     def _signature(self) -> int:
         return sum(2 * f.puts - len(f.items) for f in self.fifos)  # puts + gets
@@ -193,8 +203,19 @@ class Scheduler:
             waiting.setdefault(f, {})[(pe.pe, op)] = now - since
         for f in self.fifos:
             key = f.name.split("[")[0]
-            s = out.setdefault(key, {"line": f.declared[1], "depth": f.depth, "fifos": 0, "puts": 0, "gets": 0,
-                                     "max_occupancy": 0, "waits": 0, "blocked_longest": None})
+            s = out.setdefault(
+                key,
+                {
+                    "line": f.declared[1],
+                    "depth": f.depth,
+                    "fifos": 0,
+                    "puts": 0,
+                    "gets": 0,
+                    "max_occupancy": 0,
+                    "waits": 0,
+                    "blocked_longest": None,
+                },
+            )
             s["fifos"] += 1
             s["puts"] += f.puts
             s["gets"] += f.gets
@@ -208,7 +229,13 @@ class Scheduler:
                 s["waits"] += waits  # times a PE parked on it (full on put, empty on get)
                 longest = s["blocked_longest"]
                 if longest is None or seconds > longest["seconds"]:
-                    s["blocked_longest"] = {"pe": pe, "op": op, "fifo": f.name, "waits": waits, "seconds": round(seconds, 6)}
+                    s["blocked_longest"] = {
+                        "pe": pe,
+                        "op": op,
+                        "fifo": f.name,
+                        "waits": waits,
+                        "seconds": round(seconds, 6),
+                    }
         return out
 
 
@@ -348,8 +375,10 @@ class FifoArray(dict):
         """`pipe[:]`, `pipe[0, :]` (the transform sends an index with a slice here): the streams
         of the slice, in row-major order (what `df.gather` / `df.scatter` take)."""
         items = index if isinstance(index, tuple) else (index,)
-        ranges = [range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
-                  for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)]
+        ranges = [
+            range(*i.indices(d)) if isinstance(i, slice) else [int(i)]
+            for i, d in zip(items + (slice(None),) * (len(self.dims) - len(items)), self.dims)
+        ]
         return [self[idx if len(idx) > 1 else idx[0]] for idx in itertools.product(*ranges)]
 
     def __missing__(self, index):

@@ -59,8 +59,16 @@ _COLLECTIVE = ("gather", "scatter")  # df.gather / df.scatter put and get stream
 
 
 class KernelTransformer(ast.NodeTransformer):
-    def __init__(self, is_allo, is_region, evaluate_type, is_stream=None, suspends: bool = False,
-                 plain_int=None, flat_arrays=None) -> None:
+    def __init__(
+        self,
+        is_allo,
+        is_region,
+        evaluate_type,
+        is_stream=None,
+        suspends: bool = False,
+        plain_int=None,
+        flat_arrays=None,
+    ) -> None:
         self.is_allo = is_allo  # name -> does it refer to allo / allo.dataflow?
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
@@ -165,8 +173,7 @@ class KernelTransformer(ast.NodeTransformer):
         item = stmt.items[0]
         target = item.optional_vars or ast.Name("_", ast.Store())
         bounds = [self.visit(a) for a in item.context_expr.args]
-        loop = ast.For(target=target, iter=_ref_call("range", *bounds),
-                       body=self._meta_body(stmt.body), orelse=[])
+        loop = ast.For(target=target, iter=_ref_call("range", *bounds), body=self._meta_body(stmt.body), orelse=[])
         return ast.copy_location(loop, stmt)
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
@@ -174,15 +181,21 @@ class KernelTransformer(ast.NodeTransformer):
             self._entered = True  # the kernel itself
             own = {a.arg for a in node.args.args}
             for sub in ast.walk(node):
-                rebound = (sub.id if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
-                           else sub.arg if isinstance(sub, ast.arg) and sub.arg not in own
-                           else None)
+                rebound = (
+                    sub.id
+                    if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)
+                    else sub.arg
+                    if isinstance(sub, ast.arg) and sub.arg not in own
+                    else None
+                )
                 if isinstance(sub, (ast.Global, ast.Nonlocal)):
                     self.flat_arrays = {k: v for k, v in self.flat_arrays.items() if k not in sub.names}
                 self.flat_arrays.pop(rebound, None)
             node = self.generic_visit(node)
-            views = [_template(f"__m_{name} = __ref.flat({name}, {tuple(shape)!r}, {node.lineno})")
-                     for name, (shape, _) in self.flat_arrays.items()]
+            views = [
+                _template(f"__m_{name} = __ref.flat({name}, {tuple(shape)!r}, {node.lineno})")
+                for name, (shape, _) in self.flat_arrays.items()
+            ]
             node.body[:0] = [ast.fix_missing_locations(ast.copy_location(v, node)) for v in views]
             if self.suspends:
                 # Always a generator, even when it never touches a stream (the scheduler resumes it).
@@ -206,8 +219,12 @@ class KernelTransformer(ast.NodeTransformer):
             self._refuse_nested(call)
             n = next(self._temps)
             stream, value = self.visit(call.func.value), self.visit(call.args[0])
-            stmt = _template(f"if not (__f{n} := STREAM).put_now(__v{n} := VALUE): "
-                             f"yield from __f{n}.wait_put(__v{n}, {call.lineno})", STREAM=stream, VALUE=value)
+            stmt = _template(
+                f"if not (__f{n} := STREAM).put_now(__v{n} := VALUE): "
+                f"yield from __f{n}.wait_put(__v{n}, {call.lineno})",
+                STREAM=stream,
+                VALUE=value,
+            )
             self._note(call.func.value, "put")
             return ast.copy_location(stmt, node)
         return self.generic_visit(node)
@@ -232,8 +249,11 @@ class KernelTransformer(ast.NodeTransformer):
 
     def _refuse_nested(self, node: ast.AST) -> None:
         if self._depth:
-            raise Unsupported("a stream operation inside a lambda, comprehension or nested function "
-                              "(only a kernel's own body can wait on a FIFO)", getattr(node, "lineno", None))
+            raise Unsupported(
+                "a stream operation inside a lambda, comprehension or nested function "
+                "(only a kernel's own body can wait on a FIFO)",
+                getattr(node, "lineno", None),
+            )
 
     def visit_AnnAssign(self, node: ast.AnnAssign):
         if not isinstance(node.target, ast.Name):
@@ -292,8 +312,8 @@ class KernelTransformer(ast.NodeTransformer):
     def _store(self, target: ast.Subscript, value: ast.expr, at: ast.stmt) -> list[ast.stmt]:
         """`T[idx] = value`: an array element (typed, row-major addressed) or bits of a value.
 
-            __v = value; __r = __ref.assign_item(T, idx, __v, line)
-            if __r is not __ref.STORED: T = __r   (itself a store: T's type applies)
+        __v = value; __r = __ref.assign_item(T, idx, __v, line)
+        if __r is not __ref.STORED: T = __r   (itself a store: T's type applies)
         """
         n = next(self._temps)
         v, r = f"__v{n}", f"__r{n}"
@@ -306,18 +326,30 @@ class KernelTransformer(ast.NodeTransformer):
             wrap = self.flat_arrays[name][1]
             if wrap is not None:  # a memoryview holds only in-range integers: wrapped here
                 mask, half = wrap
-                stored = _template(f"((__ref_int(VALUE) + {half}) & {mask}) - {half}" if half else
-                                   f"__ref_int(VALUE) & {mask}", VALUE=stored)
-            stmts.append(_template(f"if CHECKED: __m_{name}[OFFSET] = STORED\n"
-                                   f"else: __ref.assign_item({name}, INDEX, {v}, {at.lineno})",
-                                   CHECKED=checked, OFFSET=offset, STORED=stored, INDEX=index))
+                stored = _template(
+                    f"((__ref_int(VALUE) + {half}) & {mask}) - {half}" if half else f"__ref_int(VALUE) & {mask}",
+                    VALUE=stored,
+                )
+            stmts.append(
+                _template(
+                    f"if CHECKED: __m_{name}[OFFSET] = STORED\n"
+                    f"else: __ref.assign_item({name}, INDEX, {v}, {at.lineno})",
+                    CHECKED=checked,
+                    OFFSET=offset,
+                    STORED=stored,
+                    INDEX=index,
+                )
+            )
             return [ast.copy_location(s, at) for s in stmts]
         container = self.visit(_load(target.value))
-        call = _ref_call("assign_item", container, self._index(target.slice), ast.Name(v, ast.Load()),
-                         ast.Constant(at.lineno))
+        call = _ref_call(
+            "assign_item", container, self._index(target.slice), ast.Name(v, ast.Load()), ast.Constant(at.lineno)
+        )
         stmts.append(ast.Assign([ast.Name(r, ast.Store())], call))
         write_back = ast.Assign([_store_ctx(target.value)], ast.Name(r, ast.Load()))
-        test = ast.Compare(ast.Name(r, ast.Load()), [ast.IsNot()], [ast.Attribute(ast.Name(REF, ast.Load()), "STORED", ast.Load())])
+        test = ast.Compare(
+            ast.Name(r, ast.Load()), [ast.IsNot()], [ast.Attribute(ast.Name(REF, ast.Load()), "STORED", ast.Load())]
+        )
         stmts.append(ast.If(test, self._block([ast.copy_location(write_back, at)]), []))
         return [ast.copy_location(s, at) for s in stmts]
 
@@ -373,7 +405,9 @@ class KernelTransformer(ast.NodeTransformer):
         if isinstance(index, ast.Tuple):
             return ast.copy_location(ast.Tuple([self._index(e) for e in index.elts], ast.Load()), index)
         if isinstance(index, ast.Slice):
-            parts = [self.visit(p) if p is not None else ast.Constant(None) for p in (index.lower, index.upper, index.step)]
+            parts = [
+                self.visit(p) if p is not None else ast.Constant(None) for p in (index.lower, index.upper, index.step)
+            ]
             return ast.copy_location(_ref_call("slice", *parts), index)
         return self.visit(index)
 
@@ -392,7 +426,9 @@ class KernelTransformer(ast.NodeTransformer):
         if isinstance(func, ast.Name) and func.id == "range":
             node.keywords = [k for k in node.keywords if k.arg != "name"]  # `range(N, name="i")`
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.is_allo(func.value.id):
-            call = ast.Call(_ref_call("allo", ast.Constant(func.attr), ast.Constant(node.lineno)), node.args, node.keywords)
+            call = ast.Call(
+                _ref_call("allo", ast.Constant(func.attr), ast.Constant(node.lineno)), node.args, node.keywords
+            )
             if func.attr in _COLLECTIVE:
                 if not self.suspends:
                     raise Unsupported(f"{func.value.id}.{func.attr} outside a kernel", node.lineno)
@@ -414,8 +450,11 @@ class KernelTransformer(ast.NodeTransformer):
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             base = _base_name(arg)
             if base is not None and self.is_stream(base):
-                raise Unsupported(f"passing stream '{base}' to {ast.unparse(node.func)}() (a helper function "
-                                  "cannot wait on a FIFO; put and get in the kernel's own body)", node.lineno)
+                raise Unsupported(
+                    f"passing stream '{base}' to {ast.unparse(node.func)}() (a helper function "
+                    "cannot wait on a FIFO; put and get in the kernel's own body)",
+                    node.lineno,
+                )
         return node
 
     def _stream_operation(self, op: str, node: ast.Call) -> ast.expr:
@@ -428,8 +467,10 @@ class KernelTransformer(ast.NodeTransformer):
         args = [self.visit(a) for a in node.args]
         self._note(node.func.value, "put" if op == "try_put" else "get")
         if op == "get":
-            src = (f"(__t{n} if (__t{n} := (__f{n} := STREAM).get_now()) is not __ref_EMPTY "
-                   f"else (yield from __f{n}.wait_get({node.lineno})))")
+            src = (
+                f"(__t{n} if (__t{n} := (__f{n} := STREAM).get_now()) is not __ref_EMPTY "
+                f"else (yield from __f{n}.wait_get({node.lineno})))"
+            )
         elif op == "try_get":
             src = f"(__t{n} if (__t{n} := (__f{n} := STREAM).try_get())[1] else (yield from __f{n}.polled(__t{n})))"
         elif op == "try_put":
@@ -442,8 +483,14 @@ class KernelTransformer(ast.NodeTransformer):
 def asks_widths(fdef: ast.FunctionDef) -> bool:
     """Does this kernel call `.reverse()`/`.bitcast()`, which need a value's Allo width? Only
     then do its integers carry their width (`types.sized`); elsewhere they are plain ints."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _VALUE_METHODS
-               and not n.args and not n.keywords for n in ast.walk(fdef))
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in _VALUE_METHODS
+        and not n.args
+        and not n.keywords
+        for n in ast.walk(fdef)
+    )
 
 
 def _base_name(node: ast.expr) -> str | None:
@@ -479,7 +526,12 @@ def _ref_call(name: str, *args: ast.expr) -> ast.Call:
 
 def _is_ref_call(node: ast.Call, name: str) -> bool:
     func = node.func
-    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name) and func.value.id == REF
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == name
+        and isinstance(func.value, ast.Name)
+        and func.value.id == REF
+    )
 
 
 def _load(node: ast.expr) -> ast.expr:

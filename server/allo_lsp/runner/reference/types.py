@@ -35,7 +35,11 @@ class ScalarType:
         return self.name
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ScalarType) and (self.kind, self.bits, self.frac) == (other.kind, other.bits, other.frac)
+        return isinstance(other, ScalarType) and (self.kind, self.bits, self.frac) == (
+            other.kind,
+            other.bits,
+            other.frac,
+        )
 
     def __hash__(self) -> int:
         return hash((self.kind, self.bits, self.frac))
@@ -230,8 +234,14 @@ def by_name(name: str) -> ScalarType | None:
     m = _NAMED.match(name)
     if m:
         return ScalarType("uint" if m.group(1) else "int", int(m.group(2)), name=name)
-    return {"float16": float16, "float32": float32, "float64": float64, "bfloat16": bfloat16,
-            "bool": bool_, "index": index}.get(name)
+    return {
+        "float16": float16,
+        "float32": float32,
+        "float64": float64,
+        "bfloat16": bfloat16,
+        "bool": bool_,
+        "index": index,
+    }.get(name)
 
 
 _PRINTED = re.compile(r"(u?)i(\d+)\Z|f(16|32|64)\Z|(u?fixed)\((\d+), ?(\d+)\)\Z")

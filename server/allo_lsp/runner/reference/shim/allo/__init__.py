@@ -27,7 +27,9 @@ def _kernel_only(name):
     return call
 
 
-meta_if, meta_elif, meta_else, meta_for, get_pid = (_kernel_only(n) for n in ("meta_if", "meta_elif", "meta_else", "meta_for", "get_pid"))
+meta_if, meta_elif, meta_else, meta_for, get_pid = (
+    _kernel_only(n) for n in ("meta_if", "meta_elif", "meta_else", "meta_for", "get_pid")
+)
 
 
 def __getattr__(name: str):

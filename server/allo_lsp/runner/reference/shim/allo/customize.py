@@ -11,9 +11,28 @@ from allo_lsp.runner.reference.plain import compile_function
 from allo_lsp.runner.reference.transform import Unsupported
 
 PRIMITIVES = (
-    "partition", "pipeline", "unroll", "reorder", "split", "tile", "fuse", "compute_at", "reuse_at",
-    "buffer_at", "reshape", "parallel", "dataflow", "compose", "to", "relay", "outline", "bind",
-    "inline", "unfold", "dtype", "layout",
+    "partition",
+    "pipeline",
+    "unroll",
+    "reorder",
+    "split",
+    "tile",
+    "fuse",
+    "compute_at",
+    "reuse_at",
+    "buffer_at",
+    "reshape",
+    "parallel",
+    "dataflow",
+    "compose",
+    "to",
+    "relay",
+    "outline",
+    "bind",
+    "inline",
+    "unfold",
+    "dtype",
+    "layout",
 )
 
 

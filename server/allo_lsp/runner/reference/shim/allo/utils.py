@@ -14,5 +14,11 @@ def get_np_pow2_type(bitwidth, signed=True):
 def get_np_struct_type(bitwidth):
     """A numpy structured dtype of ceil(bitwidth / 8) unsigned bytes (how Allo passes wide ints)."""
     n_bytes = -(-int(bitwidth) // 8)
-    return np.dtype({"names": [f"f{i}" for i in range(n_bytes)], "formats": ["u1"] * n_bytes,
-                     "offsets": list(range(n_bytes)), "itemsize": n_bytes})
+    return np.dtype(
+        {
+            "names": [f"f{i}" for i in range(n_bytes)],
+            "formats": ["u1"] * n_bytes,
+            "offsets": list(range(n_bytes)),
+            "itemsize": n_bytes,
+        }
+    )

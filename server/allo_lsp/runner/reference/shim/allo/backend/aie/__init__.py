@@ -19,4 +19,6 @@ class ExternalModule:
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise Unsupported(f"allo.backend.aie.{name}", None, f"allo.backend.aie.{name} is not part of the reference executor")
+    raise Unsupported(
+        f"allo.backend.aie.{name}", None, f"allo.backend.aie.{name} is not part of the reference executor"
+    )
