@@ -494,6 +494,9 @@ async def shutdown_mid_job(directory: Path, how: str) -> ShutdownMeasured:
     elif m.died_s is None or m.died_s > 1.0:
         m.problems.append(f"the job's processes took {m.died_s} s to die after the server")
     if m.leftover_dirs:
-        m.problems.append(f"job directories left behind: {m.leftover_dirs}")
+        inside = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob("*") if p.parent != tmpdir)
+        m.problems.append(
+            f"job directories left behind: {m.leftover_dirs}, holding {inside[:20]}; the server exited in {m.exit_s} s"
+        )
     kill_all(m.survivors)
     return m

@@ -89,15 +89,23 @@ class _Running:
 # session of their own, a daemon) are found and killed with it.
 JOB_MARKER = "ALLO_LSP_JOB"
 # Directories of jobs not yet ended (and not to be kept): removed at exit, whatever ends the
-# server. Cancelled by a SIGTERM, a job's own clean-up can outlast the server's last seconds.
+# server. Cancelled by a SIGTERM, a job's own clean-up can outlast the server's last seconds; the
+# lock keeps the two from removing one directory at once, when each can see the other's half-removed
+# tree, give up on a directory it finds not empty, and the exit then stops the one still at work.
 _UNFINISHED: set[str] = set()
+_REMOVING = threading.Lock()
+
+
+def _remove_unfinished(path: str) -> None:
+    with _REMOVING:
+        shutil.rmtree(path, ignore_errors=True)
+        _UNFINISHED.discard(path)
 
 
 def remove_unfinished_dirs() -> None:
     """For the server's last moment: the jobs' processes are killed by their watchdogs."""
     for path in list(_UNFINISHED):
-        shutil.rmtree(path, ignore_errors=True)
-        _UNFINISHED.discard(path)
+        _remove_unfinished(path)
 
 
 # Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
@@ -212,8 +220,7 @@ class JobManager:
             if runner is None:
                 runner = await self._start_runner(spec.python, spec.env, workdir)
         except OSError as exc:
-            shutil.rmtree(workdir, ignore_errors=True)
-            _UNFINISHED.discard(workdir)
+            _remove_unfinished(workdir)
             return JobResult(
                 "error", "environment", f"cannot start {spec.python} (alloDataflow.python): {exc.strerror}"
             )
@@ -265,8 +272,7 @@ class JobManager:
             runner.stop()
             runner.result.close()
             if not spec.keep_dir:
-                shutil.rmtree(workdir, ignore_errors=True)
-                _UNFINISHED.discard(workdir)
+                _remove_unfinished(workdir)
 
     async def run_tool(
         self,
