@@ -24,8 +24,9 @@ BENCH = ROOT / "bench"
 BENCH_VENV = ROOT / ".bench-venv"  # the peer servers' environment, created on demand (not committed)
 PEER_PACKAGES = ("python-lsp-server", "pyflakes", "jedi-language-server")
 PEER_TOOLS = ("pylsp", "jedi-language-server", "pyflakes")
-OUR_DEFAULT_DEBOUNCE_MS = 200  # allo_lsp.lsp.settings.Settings.debounce_ms
+OUR_DEFAULT_DEBOUNCE_MS = 200  # allo_lsp.settings.Settings.debounce_ms
 SECTION = "alloDataflow"
+NOT_ADVERTISED = "not advertised"  # a figure of a capability the server does not announce
 
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
@@ -34,6 +35,24 @@ if str(BENCH) not in sys.path:
 def our_server() -> list[str]:
     """`allo-lsp serve` in this interpreter (run the benchmarks with the project's .venv/bin/python)."""
     return [sys.executable, "-m", "allo_lsp", "serve"]
+
+
+def our_debounce_ms() -> int:
+    """The server's default `debounceMs`, as this checkout has it."""
+    import importlib
+
+    for module in ("allo_lsp.settings", "allo_lsp.lsp.settings"):  # where it is now, where it was
+        try:
+            return importlib.import_module(module).Settings().debounce_ms
+        except (ImportError, AttributeError):
+            continue
+    return OUR_DEFAULT_DEBOUNCE_MS
+
+
+def probed_server(events: Path) -> list[str]:
+    """`allo-lsp serve` that also writes when each analysis starts and ends to `events`
+    (bench/analysis_probe.py): how many ran at once is then read, not assumed."""
+    return [sys.executable, str(BENCH / "analysis_probe.py"), str(events)]
 
 
 def our_cli() -> list[str]:
@@ -167,6 +186,8 @@ class EditSeries:
     error: str | None = None
     nonempty: int = 0  # publications that carried diagnostics (the generated text has none)
     version: int = 1  # the document's version at the end
+    pull: bool = False  # timed to the answer of `textDocument/diagnostic` instead of a publication
+    unchanged: int = 0  # pull answers "unchanged" to a request made after an edit (wrong)
 
     def summary(self) -> dict[str, Any]:
         out = {
@@ -177,6 +198,8 @@ class EditSeries:
             "nonempty_publications": self.nonempty,
         }
         out.update(stats_ms(self.latencies))
+        if self.pull:
+            out["unchanged_answers_after_an_edit"] = self.unchanged
         if self.error:
             out["error"] = self.error
         return out
@@ -203,15 +226,19 @@ async def edit_series(
     idle: Callable[[int, str], None] | None = None,
     min_edits: int = 5,
     on_edit: Callable[[int], None] | None = None,
+    pull: bool = False,
 ) -> EditSeries:
     """One-character edits at `site` (line, column), alternately inserting "1" after the literal
     there and deleting it, so the text stays valid; each waits for the server's diagnostics of
-    its version. `idle(i, text)` runs after each measured edit, while the server has nothing to
-    do (for baselines measured in the same run); `on_edit(n)` after every edit."""
+    its version: the publication (push), or with `pull` the answer to `textDocument/diagnostic`
+    sent right after the edit (with the previous answer's resultId). `idle(i, text)` runs after
+    each measured edit, while the server has nothing to do (for baselines measured in the same
+    run); `on_edit(n)` after every edit."""
     line, column = site
     offset = offset_of(text, line, column)
     texts = (text, text[:offset] + "1" + text[offset:])
-    series = EditSeries(warmup=warmup, requested=count, version=version)
+    series = EditSeries(warmup=warmup, requested=count, version=version, pull=pull)
+    result_id = None
     inserted = False
     started = time.perf_counter()
     for i in range(warmup + count):
@@ -228,18 +255,34 @@ async def edit_series(
             await server.change(uri, series.version, line, column, column, "1")
         inserted = not inserted
         try:
-            published = await server.wait_diagnostics(uri, series.version, after, timeout_s)
+            if pull:
+                report, received = await pull_diagnostics(server, uri, result_id, timeout_s)
+                result_id = report.get("resultId")
+                unchanged, count_now = report.get("kind") == "unchanged", len(report.get("items") or [])
+            else:
+                published = await server.wait_diagnostics(uri, series.version, after, timeout_s)
+                received, unchanged, count_now = published.time, False, published.count
         except Exception as exc:  # noqa: BLE001 - a timeout or a dead server ends the series
             series.error = f"edit {i}: {exc}"
             break
         if measured >= 0:
-            series.latencies.append(published.time - t0)
-            series.nonempty += published.count > 0
+            series.latencies.append(received - t0)
+            series.nonempty += count_now > 0
+            series.unchanged += unchanged
             if idle is not None:
                 idle(measured, texts[inserted])
         if on_edit is not None:
             on_edit(i + 1)
     return series
+
+
+async def pull_diagnostics(server, uri: str, previous: str | None, timeout_s: float) -> tuple[dict, float]:
+    """`textDocument/diagnostic` for `uri`: (the report, its receipt time)."""
+    params: dict[str, Any] = {"textDocument": {"uri": uri}}
+    if previous is not None:
+        params["previousResultId"] = previous
+    report, received = await server.request("textDocument/diagnostic", params, timeout_s)
+    return report or {}, received
 
 
 def current_text(text: str, site: tuple[int, int], series: EditSeries) -> str:

@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,21 @@ CAPABILITIES = {
     },
     "window": {"workDoneProgress": True},
 }
+
+# What a client that pulls diagnostics adds (LSP 3.17): `textDocument/diagnostic` and
+# `workspace/diagnostic`. Without it a server pushes (`publishDiagnostics`).
+PULL_CAPABILITIES = {
+    "textDocument": {"diagnostic": {"dynamicRegistration": False, "relatedDocumentSupport": False}},
+    "workspace": {"diagnostics": {"refreshSupport": False}},
+}
+
+
+def with_pull(capabilities: dict) -> dict:
+    """`capabilities` with PULL_CAPABILITIES merged in (a copy)."""
+    out = {key: dict(value) for key, value in capabilities.items()}
+    for key, value in PULL_CAPABILITIES.items():
+        out.setdefault(key, {}).update(value)
+    return out
 
 
 class LspError(Exception):
@@ -56,8 +72,12 @@ class LspServer:
         self._changed = asyncio.Condition()
         self._first: dict[tuple[str, int | None], Published] = {}  # (uri, version): first publish
         self._latest: dict[str, tuple[int, Published]] = {}  # uri -> (sequence number, publish)
+        self._history: dict[str, list[Published]] = {}  # uri -> every publication, in order
         self.closed = False
         self.requests_seen: list[str] = []
+        self.server_capabilities: dict = {}  # from the initialize result
+        self.log_messages: list[tuple[float, int, str]] = []  # window/logMessage: (receipt, type, text)
+        self.progress: dict[Any, list[tuple[float, Any]]] = {}  # $/progress by token: (receipt, value)
         self._reader = asyncio.ensure_future(self._read_loop())
 
     @classmethod
@@ -95,12 +115,20 @@ class LspServer:
 
     async def request(self, method: str, params: Any, timeout: float = 30.0) -> tuple[Any, float]:
         """(result, receipt time); LspError on an error response, TimeoutError on no answer."""
+        rid, future = await self.send_request(method, params)
+        return await self.response(method, rid, future, timeout)
+
+    async def send_request(self, method: str, params: Any) -> tuple[int, asyncio.Future]:
+        """Send a request; its id and the future of its response (for `response`)."""
         self._next_id += 1
         rid = self._next_id
         future = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         self._write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         await self.proc.stdin.drain()
+        return rid, future
+
+    async def response(self, method: str, rid: int, future: asyncio.Future, timeout: float) -> tuple[Any, float]:
         try:
             message, received = await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
@@ -157,6 +185,16 @@ class LspServer:
             except (LspError, ConnectionError):
                 pass
             return
+        if method == "window/logMessage":
+            params = message.get("params") or {}
+            self.log_messages.append((received, params.get("type", 0), params.get("message", "")))
+            return
+        if method == "$/progress":
+            params = message.get("params") or {}
+            self.progress.setdefault(params.get("token"), []).append((received, params.get("value")))
+            async with self._changed:
+                self._changed.notify_all()
+            return
         if method == "textDocument/publishDiagnostics":
             params = message["params"]
             uri, version = params["uri"], params.get("version")
@@ -164,6 +202,7 @@ class LspServer:
             self._first.setdefault((uri, version), published)
             sequence = self._latest.get(uri, (0, None))[0] + 1
             self._latest[uri] = (sequence, published)
+            self._history.setdefault(uri, []).append(published)
             async with self._changed:
                 self._changed.notify_all()
 
@@ -177,6 +216,10 @@ class LspServer:
     def sequence(self, uri: str) -> int:
         """How many diagnostics publications `uri` has had (to wait for the next one)."""
         return self._latest.get(uri, (0, None))[0]
+
+    def versions_published(self, uri: str, after: int) -> list[int | None]:
+        """The versions of `uri`'s publications after sequence number `after`, in order."""
+        return [p.version for p in self._history.get(uri, [])[after:]]
 
     async def wait_diagnostics(self, uri: str, version: int | None, after: int, timeout: float) -> Published:
         """The first publication for `uri` at `version`; a server that publishes without a version
@@ -207,20 +250,51 @@ class LspServer:
 
     # -- documents ----------------------------------------------------------------------------
 
-    async def initialize(self, root: Path, initialization_options: Any = None, timeout: float = 60.0) -> float:
+    async def initialize(
+        self,
+        root: Path,
+        initialization_options: Any = None,
+        timeout: float = 60.0,
+        capabilities: dict | None = None,
+    ) -> float:
         params = {
             "processId": os.getpid(),
             "rootUri": root.as_uri(),
             "rootPath": str(root),
             "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
-            "capabilities": CAPABILITIES,
+            "capabilities": capabilities if capabilities is not None else CAPABILITIES,
             "clientInfo": {"name": "allo-lsp-bench"},
         }
         if initialization_options is not None:
             params["initializationOptions"] = initialization_options
-        _, received = await self.request("initialize", params, timeout)
+        result, received = await self.request("initialize", params, timeout)
+        self.server_capabilities = (result or {}).get("capabilities") or {}
         await self.notify("initialized", {})
         return received
+
+    def pulls(self) -> bool:
+        """The server advertises `textDocument/diagnostic` (`diagnosticProvider`)."""
+        return bool(self.server_capabilities.get("diagnosticProvider"))
+
+    def pulls_workspace(self) -> bool:
+        """The server advertises `workspace/diagnostic` (`diagnosticProvider.workspaceDiagnostics`)."""
+        provider = self.server_capabilities.get("diagnosticProvider")
+        return isinstance(provider, dict) and bool(provider.get("workspaceDiagnostics"))
+
+    async def wait_progress(self, token: Any, done: Callable[[list[tuple[float, Any]]], bool], timeout: float) -> None:
+        """Until `done(progress of token)` holds (TimeoutError after `timeout` s)."""
+
+        async def wait() -> None:
+            async with self._changed:
+                while not done(self.progress.get(token, [])):
+                    if self.closed:
+                        raise LspError(f"the server exited ({self.stderr_tail()})")
+                    await self._changed.wait()
+
+        try:
+            await asyncio.wait_for(wait(), timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"progress of {token!r} not done within {timeout:g} s") from None
 
     async def open(self, uri: str, text: str, version: int = 1) -> None:
         await self.notify(

@@ -1,14 +1,17 @@
-"""All the performance benchmarks of issue #8, one after another, on this machine, in one run.
+"""All the performance benchmarks (issues 8 and 18), one after another, on this machine, in one run.
 
     .venv/bin/python bench/run_all.py [--json] [--quick] [--no-install] [--only latency,peers,...]
 
 0. generate    bench/generate.py: the generated files are exact, deterministic and analyse cleanly
 1. latency     bench/latency.py: edit -> diagnostics (debounceMs 0) against ast.parse and libcst
-2. peers       bench/peers.py: the same edits against pylsp and jedi-language-server; check vs pyflakes
-3. hover_lens  bench/hover_lens.py: hover and code lens on a 10,000-line file
-4. cold_start  bench/cold_start.py: spawn -> first diagnostics; import costs
-5. job_start   bench/job_start.py: alloDataflow.run -> user code running, against a cold interpreter
-6. memory      bench/memory.py: RSS with 100 files open, growth over 10,000 edits
+2. peers       bench/peers.py: default settings, push and pull, against ast.parse, pylsp and
+               jedi-language-server; check vs pyflakes
+3. burst       bench/burst.py: 50 keystrokes 30 ms apart -> the last one's diagnostics; analyses at once
+4. workspace   bench/workspace.py: workspace diagnostics of 200 files; hovers meanwhile
+5. hover_lens  bench/hover_lens.py: hover and code lens on a 10,000-line file
+6. cold_start  bench/cold_start.py: spawn -> first diagnostics, against the import floor; import costs
+7. job_start   bench/job_start.py: alloDataflow.run -> user code running, against a cold interpreter
+8. memory      bench/memory.py: RSS with 100 files open, growth over 10,000 edits
 
 Each runs in its own process (`bench/NAME.py --json`, with a timeout), so one failing or hanging
 is reported and the others still run. `--quick` runs them all with small sizes and counts and
@@ -25,7 +28,7 @@ import time
 
 import common
 
-SCRIPTS = ("latency", "peers", "hover_lens", "cold_start", "job_start", "memory")
+SCRIPTS = ("latency", "peers", "burst", "workspace", "hover_lens", "cold_start", "job_start", "memory")
 TIMEOUT_S = {"full": 3600, "quick": 300}
 
 
@@ -91,12 +94,19 @@ def goals(results: dict) -> dict:
         g[f"latency_{s['lines']}_p50_le_1x_ast_parse"] = s.get("goal_p50_le_1x_ast")
         g[f"latency_{s['lines']}_p95_le_2x_ast_parse"] = s.get("goal_p95_le_2x_ast")
     for s in results.get("peers", {}).get("sizes", []):
+        for mode in ("push", "pull"):
+            g[f"default_{mode}_{s['lines']}_p50_le_1x_ast_parse"] = s.get(f"goal_{mode}_p50_le_1x_ast")
+            g[f"default_{mode}_{s['lines']}_p95_le_2x_ast_parse"] = s.get(f"goal_{mode}_p95_le_2x_ast")
         g[f"peers_{s['lines']}_default_faster_than_both"] = s.get("faster_than_both_default")
-        g[f"peers_{s['lines']}_debounce0_faster_than_both"] = s.get("faster_than_both_debounce0")
+    for s in results.get("burst", {}).get("sizes", []):
+        g[f"burst_{s['lines']}_last_keystroke_le_1x_ast_parse"] = s.get("goal_last_le_1x_ast")
+        g[f"burst_{s['lines']}_one_analysis_at_a_time"] = s.get("goal_one_at_a_time")
+    g["workspace_hover_p50_under_3ms"] = results.get("workspace", {}).get("goal_hover_p50_under_3ms")
     hl = results.get("hover_lens", {})
     g["hover_p50_under_3ms"] = hl.get("goal_hover_p50_under_3ms")
     g["code_lens_p50_under_3ms"] = hl.get("goal_lens_p50_under_3ms")
     g["cold_start_under_500ms"] = results.get("cold_start", {}).get("goal_under_500ms")
+    g["cold_start_within_1_05x_import_floor"] = results.get("cold_start", {}).get("goal_within_1_05x_stack_imports")
     g["job_start_3x_faster_than_cold"] = results.get("job_start", {}).get("goal_speedup_ge_3x")
     mem = results.get("memory", {})
     g["memory_open_under_150mb"] = mem.get("goal_open_under_150mb")
@@ -106,16 +116,20 @@ def goals(results: dict) -> dict:
 
 
 def summarize(result: dict) -> str:
+    import burst
     import cold_start
     import hover_lens
     import job_start
     import latency
     import memory
     import peers
+    import workspace
 
     modules = {
         "latency": latency,
         "peers": peers,
+        "burst": burst,
+        "workspace": workspace,
         "hover_lens": hover_lens,
         "cold_start": cold_start,
         "job_start": job_start,
@@ -123,7 +137,7 @@ def summarize(result: dict) -> str:
     }
     m = result["machine"]
     rows = [
-        f"allo-lsp performance (issue #8) on {m['cpus']} CPUs, Python {m['python']}, load {m['loadavg']}"
+        f"allo-lsp performance (issues 8 and 18) on {m['cpus']} CPUs, Python {m['python']}, load {m['loadavg']}"
         + (" [quick]" if result["quick"] else ""),
         "",
     ]
