@@ -8,11 +8,15 @@ call only reads its arguments, as Allo's library functions return their results.
 
 from __future__ import annotations
 
+from math import prod
+
 import libcst as cst
 
 from allo_lsp.analysis.context import Context
 from allo_lsp.analysis.evaluate import FunctionRef, RegionRef, Scope
 from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
+from allo_lsp.analysis.syntax import target_names
+from allo_lsp.analysis.walk import walk
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
 META = ("meta_if", "meta_elif", "meta_else", "meta_for")
@@ -23,6 +27,10 @@ _STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
 # `df.gather(pipes)` / `df.scatter(buffer, pipes)`: the position of `pipes`.
 _COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
+# Loops whose trip count can fold: `for i in range(...)` and `for i, j in allo.grid(M, N)`.
+_COUNTED_LOOPS = ("range", "grid")
+# Statements that may run a use any number of times, or not at all.
+_UNCOUNTED = (cst.If, cst.While, cst.Try, cst.IfExp, cst.CompFor)
 
 
 def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: Context, scope: Scope) -> None:
@@ -61,6 +69,12 @@ class _Scanner(cst.CSTVisitor):
         # a meta_elif/meta_else with the last open meta_if of its own level.
         self._levels: list[MetaLevel] = [MetaLevel()]
         self._meta_bodies: set[int] = set()
+        # What a stream use's trip count needs: one factor per enclosing loop or branch (None
+        # when it does not fold), the meta branches open, and the names the body binds (a loop
+        # bound that reads one is not a constant).
+        self._trips: list[int | None] = []
+        self._meta_branches: set[int] = set()
+        self._locals: set[str] = set()
 
     # -- writes --------------------------------------------------------------------------
 
@@ -75,6 +89,8 @@ class _Scanner(cst.CSTVisitor):
                 for s in root.slice:
                     s.visit(self)
             root = root.value
+        if isinstance(root, cst.Name) and root.value not in self.access:
+            self._locals.add(root.value)
         if isinstance(root, cst.Name) and root.value in self.access:
             access = self.access[root.value]
             access.uses.append(self.ctx.range(root))
@@ -119,6 +135,45 @@ class _Scanner(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node) -> bool:
         return False
+
+    # -- trip counts -------------------------------------------------------------------------
+
+    def visit_For(self, node: cst.For) -> None:
+        self._trips.append(self._loop_trips(node.iter))
+        self._locals.update(target_names(node))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._trips.pop()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, _UNCOUNTED):
+            self._trips.append(None)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, _UNCOUNTED):
+            self._trips.pop()
+
+    def _loop_trips(self, iterable: cst.BaseExpression) -> int | None:
+        func = iterable.func if isinstance(iterable, cst.Call) else None
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if name not in _COUNTED_LOOPS or any(a.keyword or a.star for a in iterable.args):  # type: ignore[union-attr]
+            return None
+        bounds = [self._constant(a.value) for a in iterable.args]  # type: ignore[union-attr]
+        return _trip_count(name, bounds)
+
+    def _constant(self, node: cst.BaseExpression) -> int | None:
+        """An int the expression folds to, unless it reads a name the kernel binds."""
+        if any(isinstance(n, cst.Name) and (n.value in self._locals or n.value in self.access) for n in walk(node)):
+            return None
+        value = self.ctx.evaluator.eval(node, self.scope, self.ctx.line(node))
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    def _use_trips(self, op: str) -> int | None:
+        if op.startswith("try_") or None in self._trips:  # a non-blocking call may move nothing
+            return None
+        return prod(self._trips)  # type: ignore[arg-type]
 
     def visit_Call(self, node: cst.Call) -> bool:
         if self._stream_use(node) or self._collective(node):
@@ -191,6 +246,8 @@ class _Scanner(cst.CSTVisitor):
                 call_range=self.ctx.range(node),
                 arg_count=len(node.args),
                 indexed=indexed,
+                trips=self._use_trips(func.attr.value),
+                meta_branch=bool(self._meta_branches),
             )
         )
         return True
@@ -221,6 +278,8 @@ class _Scanner(cst.CSTVisitor):
                     self.ctx.range(node),
                     1,
                     isinstance(item, cst.Subscript),
+                    self._use_trips(name),
+                    bool(self._meta_branches),
                 )
             )
         return True
@@ -246,11 +305,20 @@ class _Scanner(cst.CSTVisitor):
         if metas:
             self._levels.append(MetaLevel())
             self._meta_bodies.add(id(node))
+            self._locals.update(target_names(node))
+            if any(name in _BRANCHES for _, name in metas):
+                self._meta_branches.add(id(node))
+                self._trips.append(None)
+            else:  # `meta_for(ub)`, `(lb, ub)` or `(lb, ub, step)`, unrolled at compile time
+                counts = [_trip_count("range", [self._constant(a.value) for a in call.args]) for call, _ in metas]
+                self._trips.append(None if None in counts else prod(counts))  # type: ignore[arg-type]
 
     def leave_With(self, original_node: cst.With) -> None:
         if id(original_node) in self._meta_bodies:
             self._meta_bodies.discard(id(original_node))
+            self._meta_branches.discard(id(original_node))
             self._levels.pop()
+            self._trips.pop()
 
     def _branch(self, name: str) -> bool:
         """Whether a meta branch pairs with an open chain of its level (conditions are not
@@ -262,6 +330,17 @@ class _Scanner(cst.CSTVisitor):
         except MetaChainError:
             return False
         return True
+
+
+def _trip_count(loop: str, bounds: list[int | None]) -> int | None:
+    """Iterations of `range(*bounds)` or `allo.grid(*bounds)`; None when a bound is unknown."""
+    if not bounds or None in bounds:
+        return None
+    if loop == "grid":
+        return prod(max(b, 0) for b in bounds)  # type: ignore[type-var]
+    if len(bounds) > 3 or (len(bounds) == 3 and bounds[2] == 0):
+        return None
+    return len(range(*bounds))  # type: ignore[arg-type]
 
 
 def _meta_call(item: cst.WithItem) -> tuple[cst.Call | None, str | None]:

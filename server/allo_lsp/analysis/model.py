@@ -101,6 +101,10 @@ class StreamUse:
     call_range: Range
     arg_count: int
     indexed: bool
+    # Times one PE runs the use: the product of the enclosing loops' trip counts when each folds
+    # to a constant and no branch or while loop encloses it; None otherwise (try_put/try_get too).
+    trips: int | None = None
+    meta_branch: bool = False  # inside `allo.meta_if/elif/else`: which PEs run it is decided per PE
 
 
 @dataclass

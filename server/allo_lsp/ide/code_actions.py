@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from allo_lsp.analysis import Analysis, Problem
 from allo_lsp.analysis.model import FileModel, Range
-from allo_lsp.ide.fixes import decorator, removed_syntax, rename, scalar, signature
+from allo_lsp.ide.fixes import decorator, kernel_order, removed_syntax, rename, scalar, signature
 from allo_lsp.ide.fixes.base import Fix
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import CodeAction
@@ -24,6 +24,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix]] = {
     "ADF010": decorator.add_mapping,
     "ADF011": decorator.move_mapping_first,
     "ADF016": rename.rename_kernel_param,
+    "ADF023": kernel_order.producers_first,
     "ADF040": removed_syntax.modernize,
 }
 
