@@ -29,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="the Allo build the code targets: legacy makes ADF003/ADF004 errors, fixed information",
     )
+    check.add_argument(
+        "--omp-threads", type=int, default=0, help="OpenMP threads the design will run with (ADF051); 0: unset"
+    )
 
     run = sub.add_parser("run", help="simulate a region, or run a function that builds one, in an isolated process")
     run.add_argument("target", metavar="FILE::TARGET", help="a module-level region (simulated) or function (run)")
@@ -173,7 +176,7 @@ def _check(args) -> int:
     from allo_lsp.check import CheckError, check_files, collect, render
 
     try:
-        checked = check_files(collect(args.paths), Options(allo_build=args.allo_build))
+        checked = check_files(collect(args.paths), Options(allo_build=args.allo_build, omp_threads=args.omp_threads))
     except CheckError as exc:
         print(f"allo-lsp check: {exc}", file=sys.stderr)
         return 2

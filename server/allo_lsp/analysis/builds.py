@@ -11,6 +11,13 @@ from allo_lsp.analysis.model import Build, CallArg, ModuleCall, Range
 from allo_lsp.analysis.syntax import string
 from allo_lsp.protocol.vocabulary import DEFAULT_PLATFORM
 
+# The target platforms `df.build` accepts (`allo/dataflow.py`, then `Schedule.build`); the HLS ones
+# write a project and hand it to a vendor's tool. Rules that depend on the target read these.
+HLS_PLATFORMS = ("vhls", "vivado_hls", "vitis_hls", "pynq", "tapa", "ihls", "catapult", "xls", "xlscc")
+PLATFORMS = ("simulator", "llvm", "aie", "aie-mlir", *HLS_PLATFORMS)
+# `df.build`'s parameters after the region, in order: what a positional argument is.
+_PARAMETERS = ("target", "mode", "project", "configs", "wrap_io")
+
 
 class Builds:
     def __init__(self, ctx: Context) -> None:
@@ -50,6 +57,9 @@ class Builds:
         if not isinstance(ref, RegionRef):
             return None
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword}
+        for name, arg in zip(_PARAMETERS, [a for a in positional[1:] if not a.star]):
+            keywords.setdefault(name, arg.value)
+        passed = (*keywords, *dict.fromkeys(a.star for a in node.args if a.star))
         found = self._at(ctx.range(node))
         if found is not None:
             return found
@@ -61,6 +71,7 @@ class Builds:
             target=string(keywords.get("target")) if "target" in keywords else DEFAULT_PLATFORM,
             mode=string(keywords.get("mode")),
             has_num_output_args=configs is not None and "num_output_args" in ctx.text(configs),
+            passed=passed,
             scope_path=path,
         )
         ctx.model.builds.append(build)

@@ -13,8 +13,19 @@ from math import prod
 import libcst as cst
 
 from allo_lsp.analysis.context import Context
-from allo_lsp.analysis.evaluate import FunctionRef, RegionRef, Scope
-from allo_lsp.analysis.model import Access, Kernel, MetaUse, PidUnpack, Region, StreamUse
+from allo_lsp.analysis.evaluate import FunctionRef, RegionRef, Scope, Symbol
+from allo_lsp.analysis.model import (
+    Access,
+    Kernel,
+    LibraryCall,
+    LocalBinding,
+    MetaUse,
+    PidUnpack,
+    Region,
+    RemovedSyntax,
+    StreamUse,
+)
+from allo_lsp.analysis.syntax import dotted
 from allo_lsp.analysis.syntax import target_names
 from allo_lsp.analysis.walk import walk
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
@@ -27,6 +38,9 @@ _STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
 # `df.gather(pipes)` / `df.scatter(buffer, pipes)`: the position of `pipes`.
 _COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
+# Host libraries whose functions a kernel may name (`np.exp(x)`), by module; an unimported `np`
+# in a snippet still reads as numpy.
+_LIBRARIES = {"math": "math", "numpy": "numpy", "np": "numpy"}
 # Loops whose trip count can fold: `for i in range(...)` and `for i, j in allo.grid(M, N)`.
 _COUNTED_LOOPS = ("range", "grid")
 # Statements that may run a use any number of times, or not at all.
@@ -45,6 +59,8 @@ def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: C
     kernel.pid_unpacks = scanner.pid_unpacks
     kernel.meta_uses = scanner.meta_uses
     kernel.subregions = scanner.subregions
+    kernel.local_bindings = scanner.bindings
+    kernel.library_calls = scanner.library_calls
 
 
 def _helper_access(fn: cst.FunctionDef, ctx: Context, scope: Scope, depth: int) -> list[Access]:
@@ -65,6 +81,8 @@ class _Scanner(cst.CSTVisitor):
         self.pid_unpacks: list[PidUnpack] = []
         self.meta_uses: list[MetaUse] = []
         self.subregions: list[Region] = []
+        self.bindings: list[LocalBinding] = []
+        self.library_calls: list[LibraryCall] = []
         # One level per meta body being visited (the kernel body is the outermost): Allo pairs
         # a meta_elif/meta_else with the last open meta_if of its own level.
         self._levels: list[MetaLevel] = [MetaLevel()]
@@ -79,6 +97,8 @@ class _Scanner(cst.CSTVisitor):
     # -- writes --------------------------------------------------------------------------
 
     def _store(self, target: cst.BaseExpression, also_read: bool) -> None:
+        if isinstance(target, cst.Name) and not also_read:
+            self.bindings.append(LocalBinding(target.value, self.ctx.range(target)))
         if isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 self._store(el.value, also_read)
@@ -114,9 +134,50 @@ class _Scanner(cst.CSTVisitor):
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._store(node.target, also_read=False)
+        self._stateful(node.annotation.annotation)
         if node.value is not None:
             node.value.visit(self)
         return False
+
+    def _stateful(self, annotation: cst.BaseExpression) -> None:
+        """`x: stateful(T) = ...`, removed in 2026 (Allo PR #555) for `x: T @ Stateful`."""
+        call = annotation if isinstance(annotation, cst.Call) else None
+        if self.region is None or call is None or len(call.args) != 1 or call.args[0].keyword is not None:
+            return
+        if not self._names(call.func, "allo.ir.types.stateful", "stateful"):
+            return
+        replacement = f"{self.ctx.text(call.args[0].value)} @ Stateful"
+        self.region.removed_syntax.append(RemovedSyntax("stateful()", self.ctx.range(call), replacement))
+
+    def _names(self, node: cst.BaseExpression, qualified: str, bare: str) -> bool:
+        """Whether `node` is the name `bare` imported as `qualified` (or not imported at all)."""
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == bare and dotted(node) in (qualified, f"types.{bare}")
+        if not isinstance(node, cst.Name) or node.value != bare:
+            return False
+        line = self.ctx.line(node)
+        return self.scope.find(bare, line) is None or self.ctx.evaluator.lookup(bare, self.scope, line) == Symbol(
+            qualified
+        )
+
+    def _library_call(self, func: cst.BaseExpression) -> None:
+        """`math.exp(x)`, `np.exp(x)`, or `exp(x)` after `from math import exp`."""
+        line = self.ctx.line(func)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            base = func.value.value
+            value = self.ctx.evaluator.lookup(base, self.scope, line)
+            module = value.qualname if isinstance(value, Symbol) else None
+            if module is None and self.scope.find(base, line) is None:
+                module = _LIBRARIES.get(base)
+            function = f"{module}.{func.attr.value}"
+        elif isinstance(func, cst.Name):
+            value = self.ctx.evaluator.lookup(func.value, self.scope, line)
+            function = value.qualname if isinstance(value, Symbol) else ""
+            module = function.rpartition(".")[0]
+        else:
+            return
+        if module in _LIBRARIES.values():
+            self.library_calls.append(LibraryCall(function, self.ctx.range(func)))
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -176,6 +237,8 @@ class _Scanner(cst.CSTVisitor):
         return prod(self._trips)  # type: ignore[arg-type]
 
     def visit_Call(self, node: cst.Call) -> bool:
+        if self.kernel is not None:
+            self._library_call(node.func)
         if self._stream_use(node) or self._collective(node):
             for a in node.args:
                 a.visit(self)

@@ -93,11 +93,20 @@ def _param(ctx: Context, p: cst.Param, arg: ArgName | None, rscope: Scope, regio
         annotation_range=ctx.range(ann) if ann is not None else None,
         type=typ if isinstance(typ, AlloType) else None,
         shadows=_shadowed(ctx, p.name.value, rscope, region, line),
+        stateful=_stateful(ann),
     )
     if arg is not None and arg.name and region.param(arg.name):
         kp.bound_to = arg.name
         kp.binding_range = arg.range
     return kp
+
+
+def _stateful(ann: cst.BaseExpression | None) -> bool:
+    """`T @ Stateful`: what Allo marks a kernel-local variable with."""
+    if not (isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.MatrixMultiply)):
+        return False
+    right = ann.right
+    return (right.value if isinstance(right, cst.Name) else getattr(right, "attr", cst.Name("_")).value) == "Stateful"
 
 
 def _shadowed(ctx: Context, name: str, rscope: Scope, region: Region, line: int) -> str | None:

@@ -76,6 +76,7 @@ class KernelParam:
     binding_range: Range | None = None  # the name in args=[...]
     access: Access = field(default_factory=Access)
     shadows: str | None = None  # what visible symbol the name shadows ("region parameter 'A'")
+    stateful: bool = False  # annotated `T @ Stateful`
 
 
 @dataclass
@@ -108,6 +109,22 @@ class StreamUse:
 
 
 @dataclass
+class LocalBinding:
+    """A name a kernel's body assigns (`x = ...`, `x: T = ...`)."""
+
+    name: str
+    range: Range
+
+
+@dataclass
+class LibraryCall:
+    """A call in a kernel's body of a function of Python's `math` or of numpy (`np.exp(x)`)."""
+
+    function: str  # qualified: "math.exp", "numpy.exp"
+    range: Range  # the callee as written
+
+
+@dataclass
 class MetaUse:
     func: str  # meta_if, meta_elif, meta_else, meta_for
     qualified: bool  # written as an attribute of `allo`
@@ -133,6 +150,8 @@ class Kernel:
     body_range: Range | None = None
     subregions: list[Region] = field(default_factory=list, repr=False)  # regions its body calls
     captured: dict[str, Access] = field(default_factory=dict)  # region parameters used unbound
+    local_bindings: list[LocalBinding] = field(default_factory=list)
+    library_calls: list[LibraryCall] = field(default_factory=list)
 
     @property
     def bindings_known(self) -> bool:
@@ -176,10 +195,18 @@ class Stream:
 
 
 @dataclass
+class BodyStatement:
+    """A statement of a region's body that is not a stream, a `ConstExpr` declaration or a kernel."""
+
+    kind: str  # "assignment", "call", "function", "for" ...
+    range: Range
+
+
+@dataclass
 class RemovedSyntax:
     """Old Allo syntax still found in code: what it is, where, and its modern spelling."""
 
-    kind: str  # "df.pipe", "string layout", "parameter-less region"
+    kind: str  # "df.pipe", "string layout", "parameter-less region", "stateful()"
     range: Range
     replacement: str | None = None
 
@@ -220,6 +247,7 @@ class Region:
     scope_path: tuple[str, ...] = ()  # enclosing functions, outermost first
     removed_syntax: list[RemovedSyntax] = field(default_factory=list)
     stream_uses: list[StreamUse] = field(default_factory=list)  # in source order
+    other_statements: list[BodyStatement] = field(default_factory=list)
 
     def param(self, name: str) -> RegionParam | None:
         return next((p for p in self.params if p.name == name), None)
@@ -329,6 +357,7 @@ class Build:
     target: str | None  # None when not a literal; the default is "vitis_hls"
     mode: str | None
     has_num_output_args: bool = False
+    passed: tuple[str, ...] = ()  # the parameters given, by name or position ("**" for `**opts`)
     scope_path: tuple[str, ...] = ()  # enclosing functions of the build call, outermost first
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import libcst as cst
 
 from allo_lsp.analysis.context import Context
-from allo_lsp.analysis.evaluate import Scope, TypeParam
+from allo_lsp.analysis.evaluate import ConstExprType, Scope, TypeParam
 from allo_lsp.analysis.kernels import kernel
-from allo_lsp.analysis.model import Direction, Region, RegionParam, RemovedSyntax
+from allo_lsp.analysis.model import BodyStatement, Direction, Range, Region, RegionParam, RemovedSyntax
 from allo_lsp.analysis.scopes import bind_statement
 from allo_lsp.analysis.streams import declared_stream, legacy_pipe
 from allo_lsp.analysis.string_layouts import annotation_layouts
@@ -74,6 +74,7 @@ def _streams_and_kernels(ctx: Context, fn: cst.FunctionDef, rscope: Scope, found
     for stmt in statements:
         bind_statement(ctx, stmt, rscope)
     for stmt in statements:
+        declared = len(found.streams), len(found.kernels)
         if isinstance(stmt, cst.AnnAssign):
             declared_stream(ctx, stmt, rscope, found)
         elif isinstance(stmt, cst.Assign):
@@ -83,6 +84,60 @@ def _streams_and_kernels(ctx: Context, fn: cst.FunctionDef, rscope: Scope, found
             dec = next((d for d in stmt.decorators if ctx.is_df(d.decorator, "kernel", rscope, line)), None)
             if dec is not None:
                 found.kernels.append(kernel(ctx, stmt, dec, rscope, found))
+        if declared == (len(found.streams), len(found.kernels)):
+            kind = _other_statement(ctx, stmt, rscope)
+            if kind is not None:
+                found.other_statements.append(BodyStatement(kind, _head(ctx, stmt)))
+
+
+# What a region's body may hold besides streams and kernels, which Allo reads and ignores.
+_INERT = (cst.Pass, cst.Import, cst.ImportFrom)
+_KINDS = {
+    cst.Assign: "assignment",
+    cst.AugAssign: "assignment",
+    cst.AnnAssign: "declaration",
+    cst.FunctionDef: "function without @df.kernel",
+    cst.ClassDef: "class",
+    cst.If: "if statement",
+    cst.For: "for loop",
+    cst.While: "while loop",
+    cst.With: "with statement",
+    cst.Try: "try statement",
+    cst.Return: "return statement",
+}
+
+
+def _head(ctx: Context, stmt: cst.CSTNode) -> Range:
+    """Where to show a statement: a definition's name, a compound statement's keyword (not its
+    whole body), a simple statement whole."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return ctx.range(stmt.name)
+    where = ctx.range(stmt)
+    keyword = _KEYWORDS.get(type(stmt))
+    if keyword is None:
+        return where
+    start = where.start
+    return Range.of(start.line, start.column, start.line, start.column + len(keyword))
+
+
+_KEYWORDS = {cst.If: "if", cst.For: "for", cst.While: "while", cst.With: "with", cst.Try: "try"}
+
+
+def _other_statement(ctx: Context, stmt: cst.CSTNode, rscope: Scope) -> str | None:
+    """The kind of a statement the region's body should not hold, None for one it may: a
+    `ConstExpr` declaration, a docstring, `pass`, `...`."""
+    if isinstance(stmt, cst.AnnAssign):
+        typ = ctx.evaluator.annotation(stmt.annotation.annotation, rscope, ctx.line(stmt))
+        if isinstance(typ, ConstExprType):
+            return None
+    if isinstance(stmt, _INERT):
+        return None
+    if isinstance(stmt, cst.Expr):
+        value = stmt.value
+        if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+            return None
+        return "call" if isinstance(value, cst.Call) else "expression"
+    return _KINDS.get(type(stmt), "statement")
 
 
 def _finish(found: Region) -> None:

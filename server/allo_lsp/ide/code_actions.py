@@ -10,7 +10,16 @@ from collections.abc import Callable
 
 from allo_lsp.analysis import Analysis, Problem
 from allo_lsp.analysis.model import FileModel, Range
-from allo_lsp.ide.fixes import decorator, kernel_order, removed_syntax, rename, scalar, signature
+from allo_lsp.ide.fixes import (
+    allo_functions,
+    build_target,
+    decorator,
+    kernel_order,
+    removed_syntax,
+    rename,
+    scalar,
+    signature,
+)
 from allo_lsp.ide.fixes.base import Fix
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import CodeAction
@@ -26,6 +35,8 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix]] = {
     "ADF016": rename.rename_kernel_param,
     "ADF023": kernel_order.producers_first,
     "ADF040": removed_syntax.modernize,
+    "ADF052": build_target.simulator_target,
+    "ADF070": allo_functions.use_allo_function,
 }
 
 

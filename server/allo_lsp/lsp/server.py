@@ -76,7 +76,8 @@ class AlloLanguageServer(LanguageServer):
     # -- analysis ---------------------------------------------------------------------------
 
     def options(self) -> Options:
-        return Options(allo_build=(self.settings.allo_build == "auto" and self.probe.found) or self.settings.allo_build)
+        build = (self.settings.allo_build == "auto" and self.probe.found) or self.settings.allo_build
+        return Options(allo_build=build, omp_threads=self.settings.omp_threads)
 
     async def analyse(self, uri: str, delay: float = 0.0) -> None:
         """Analyse the document as it is after `delay` seconds, and publish if still current."""

@@ -24,5 +24,5 @@ def top(C: int32[M], A: int32[M], D: int32[M], B: int32[M]):
 
 
 def test_top():
-    mod = df.build(top)
+    mod = df.build(top, target="vitis_hls")
     mod(c, a, d, b)

@@ -8,7 +8,8 @@ reported when every `df.build` of the region in the file targets something other
 ## Why is this bad?
 With `target="vitis_hls"` (the default target of `df.build`) Allo requires the outputs at the end
 of the top function and stops with `Output arguments must appear at the end.` Only that platform
-checks it (`allo/backend/hls.py`): `vhls`, `ihls`, `pynq` and `tapa` builds take any order.
+checks it (`allo/backend/hls.py`): `vhls`, `ihls`, `pynq`, `tapa`, `catapult`, `xls` and `xlscc`
+builds take any order.
 
 ## Example
 ```python

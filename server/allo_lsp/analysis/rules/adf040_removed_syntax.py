@@ -1,12 +1,13 @@
 """ADF040 removed-syntax: syntax older Allo versions accepted and current ones do not
 
 ## What it does
-Flags `df.pipe(dtype=..., shape=(), depth=...)` streams, string layouts (`Layout("S0R")`), and
-parameter-less regions whose kernels take global arrays with no `args=[...]`, with the modern
-spelling.
+Flags `df.pipe(dtype=..., shape=(), depth=...)` streams, string layouts (`Layout("S0R")`),
+parameter-less regions whose kernels take global arrays with no `args=[...]`, and a kernel's
+`x: stateful(T)` declarations, with the modern spelling.
 
 ## Why is this bad?
 These forms were removed from Allo; code copied from older examples no longer builds.
+`stateful(T)` became `T @ Stateful` in March 2026 (Allo PR #555).
 
 ## Example
 ```python
@@ -46,6 +47,8 @@ def check(ctx: Context):
         for old in region.removed_syntax:
             if old.kind == "df.pipe":
                 message = f"df.pipe(...) was removed: declare the stream as '{old.replacement}'."
+            elif old.kind == "stateful()":
+                message = f"stateful(T) was removed (Allo PR #555): write '{old.replacement}'."
             else:
                 message = (
                     f"Region '{region.name}' has no parameters and its kernels take arrays without "

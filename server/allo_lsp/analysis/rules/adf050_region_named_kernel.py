@@ -1,11 +1,14 @@
 """ADF050 region-named-kernel: a region named `kernel`
 
 ## What it does
-Flags a `@df.region()` function named `kernel`.
+Flags a `@df.region()` function named `kernel` when the file builds it for `vitis_hls` (the
+default target) or `tapa`, or does not build it at all (a synthesis job builds for
+`vitis_hls`). Not reported when every `df.build` of the region targets another platform
+(`simulator`, `catapult`, `xls`, ...).
 
 ## Why is this bad?
-The region becomes the top function, and Vitis HLS rejects that name:
-`kernel is a reserved keyword for vitis_hls`.
+The region becomes the top function, and Allo rejects that name for these two platforms:
+`kernel is a reserved keyword for vitis_hls` (and `... for tapa`).
 
 ## Example
 ```python
@@ -23,13 +26,19 @@ from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 
 SEVERITY = Severity.WARNING
+_RESERVING = ("vitis_hls", "tapa")  # the platforms whose backends reserve the name (allo/backend/hls.py)
 
 
 def check(ctx: Context):
     for region in ctx.model.regions:
-        if region.name == "kernel":
-            yield Finding(
-                region.range,
-                "kernel is a reserved keyword for vitis_hls: rename the region (e.g. 'top') before synthesizing it.",
-                {"region": region.name},
-            )
+        if region.name != "kernel":
+            continue
+        targets = [b.target for b in ctx.model.builds_of(region)]
+        if targets and all(t is not None and t not in _RESERVING for t in targets):
+            continue
+        platform = next((t for t in _RESERVING if t in targets), "vitis_hls")
+        yield Finding(
+            region.range,
+            f"kernel is a reserved keyword for {platform}: rename the region (e.g. 'top') before synthesizing it.",
+            {"region": region.name, "platform": platform},
+        )

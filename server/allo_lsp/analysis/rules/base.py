@@ -14,10 +14,12 @@ MAX_ANALYSED_CHARS = 512 * 1024  # above the 10,000-line designs the benchmarks 
 @dataclass(frozen=True)
 class Options:
     """Analysis settings. `allo_build`: `auto` (unknown), `fixed` or `legacy`. `max_chars`: the
-    size bound, in characters, past which only the statements before it are analysed."""
+    size bound, in characters, past which only the statements before it are analysed.
+    `omp_threads`: the OpenMP threads the user asked for (`alloDataflow.ompThreads`), 0 for none."""
 
     allo_build: str = "auto"
     max_chars: int = MAX_ANALYSED_CHARS
+    omp_threads: int = 0
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,14 @@ def ensure_imported(source: Source, module: str, name: str) -> list[TextEdit]:
     return [source.insert(source.range(existing.names[-1]).end, f", {name}")]
 
 
+def ensure_module(source: Source, module: str) -> list[TextEdit]:
+    """Add `import <module>` unless a module-level import already binds that name to it."""
+    for stmt in _imports(source):
+        if isinstance(stmt, cst.Import) and any(_local(a) == module == _dotted(a.name) for a in stmt.names):
+            return []
+    return [_new_line(source, f"import {module}")]
+
+
 def _imports(source: Source) -> list[cst.BaseSmallStatement]:
     return [
         small

@@ -2,6 +2,7 @@
 
 - `pipe = df.pipe(dtype=T, shape=(), depth=4)` -> `pipe: Stream[T, 4]` (importing `Stream`);
 - `Layout("S0R")` -> `[S(0), R]`;
+- a kernel's `x: stateful(T)` -> `x: T @ Stateful` (importing `Stateful`);
 - a parameter-less region -> region parameters bound with `args=[...]`: the region takes the
   union of its kernels' parameters, each kernel binds its own, and renames them `local_<name>`
   (a kernel parameter may not shadow a region parameter).
@@ -28,6 +29,8 @@ def modernize(source: Source, model: FileModel, problem: Problem) -> Fix:
         return _layout(source, model, problem)
     if kind == "parameter-less region":
         return _parameterless(source, model, problem)
+    if kind == "stateful()":
+        return _stateful(source, problem)
     raise Unavailable(f"no fix for {kind!r}")
 
 
@@ -45,6 +48,15 @@ def _pipe(source: Source, problem: Problem) -> Fix:
     edits = [source.replace(problem.range, replacement)]
     edits += ensure_imported(source, "allo.ir.types", "Stream")
     return Fix(f"Migrate df.pipe to '{replacement}'", edits)
+
+
+def _stateful(source: Source, problem: Problem) -> Fix:
+    replacement = problem.data.get("replacement")
+    if not replacement:
+        raise Unavailable("no type to mark stateful")
+    edits = [source.replace(problem.range, replacement)]
+    edits += ensure_imported(source, "allo.ir.types", "Stateful")
+    return Fix(f"Write '{replacement}'", edits)
 
 
 def _layout(source: Source, model: FileModel, problem: Problem) -> Fix:
