@@ -25,8 +25,7 @@ from allo_lsp.analysis.model import (
     RemovedSyntax,
     StreamUse,
 )
-from allo_lsp.analysis.syntax import dotted
-from allo_lsp.analysis.syntax import target_names
+from allo_lsp.analysis.syntax import dotted, target_names
 from allo_lsp.analysis.walk import walk
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
@@ -43,8 +42,6 @@ _MAX_HELPER_DEPTH = 4
 _LIBRARIES = {"math": "math", "numpy": "numpy", "np": "numpy"}
 # Loops whose trip count can fold: `for i in range(...)` and `for i, j in allo.grid(M, N)`.
 _COUNTED_LOOPS = ("range", "grid")
-# Statements that may run a use any number of times, or not at all.
-_UNCOUNTED = (cst.If, cst.While, cst.Try, cst.IfExp, cst.CompFor)
 
 
 def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: Context, scope: Scope) -> None:
@@ -206,15 +203,16 @@ class _Scanner(cst.CSTVisitor):
     def leave_For(self, original_node: cst.For) -> None:
         self._trips.pop()
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, _UNCOUNTED):
-            self._trips.append(None)
-        return super().on_visit(node)
+    # A use under these may run any number of times, or not at all. (Named visits, not an
+    # `on_visit` override: that would cost a call on every node of every kernel.)
+    def _uncounted(self, node: cst.CSTNode) -> None:
+        self._trips.append(None)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
-        if isinstance(original_node, _UNCOUNTED):
-            self._trips.pop()
+    def _counted_again(self, original_node: cst.CSTNode) -> None:
+        self._trips.pop()
+
+    visit_If = visit_While = visit_Try = visit_IfExp = visit_CompFor = _uncounted
+    leave_If = leave_While = leave_Try = leave_IfExp = leave_CompFor = _counted_again
 
     def _loop_trips(self, iterable: cst.BaseExpression) -> int | None:
         func = iterable.func if isinstance(iterable, cst.Call) else None
