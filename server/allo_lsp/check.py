@@ -6,16 +6,20 @@ from the same `analysis.analyze` call.
 
 from __future__ import annotations
 
+import difflib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from allo_lsp import __version__
-from allo_lsp.analysis import Analysis, Options, analyze
+from allo_lsp.analysis import Analysis, Options, analyze, lsp_newlines
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem
 from allo_lsp.analysis.rules import BY_CODE, RULES
 from allo_lsp.finite_json import dumps
+from allo_lsp.ide.fix_all import fix_all, fixable
+from allo_lsp.ide.project_config import ProjectConfigs
 
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", "build", "dist"}
 
@@ -24,6 +28,9 @@ _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".
 class CheckedFile:
     path: str
     analysis: Analysis
+    fixed: int = 0  # problems `--fix` fixed (or `--diff` would)
+    before: str = ""  # with fixes: the text before and after them
+    after: str = ""
 
 
 class CheckError(Exception):
@@ -56,17 +63,133 @@ def _mentions_allo(path: Path) -> bool:
         return False
 
 
-def check_files(paths: list[Path], options: Options) -> list[CheckedFile]:
-    checked = []
-    for path in paths:
-        try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CheckError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        except OSError as exc:
-            raise CheckError(f"{path}: {exc.strerror}") from exc
-        checked.append(CheckedFile(str(path), analyze(text, options)))
-    return checked
+def check_files(
+    paths: list[Path], options: Options, configs: ProjectConfigs | None = None, build_chosen: bool = True
+) -> list[CheckedFile]:
+    """Each file analysed with `options`, and with its project's configuration when `configs`
+    is given (its `allo-build` unless `build_chosen`)."""
+    return [
+        CheckedFile(str(path), analyze(read(path), _options(path, options, configs, build_chosen))) for path in paths
+    ]
+
+
+def read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise CheckError(f"{path}: {exc.strerror}") from exc
+
+
+def _options(path: Path, options: Options, configs: ProjectConfigs | None, build_chosen: bool) -> Options:
+    return configs.options(path, options, build_chosen) if configs is not None else options
+
+
+# -- the command, with Ruff's exit status ------------------------------------------------------
+# 0: no problem left (none found, or every one fixed); 1: problems left (`--diff`: fixes to show);
+# 2: the command could not check (a missing file, a bad [tool.allo-lsp]).
+
+
+@dataclass(frozen=True)
+class Run:
+    """What `allo-lsp check` was asked: the options after the paths."""
+
+    fmt: str = "text"
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+    exit_zero: bool = False
+    exit_non_zero_on_fix: bool = False
+
+
+def run(paths: list[str], options: Options, build_chosen: bool, how: Run) -> int:
+    configs = ProjectConfigs()
+    try:
+        files = collect(paths)
+        if config_errors(files, configs):
+            return 2
+        checked = [_check_one(path, options, configs, build_chosen, how) for path in files]
+    except CheckError as exc:
+        print(f"allo-lsp check: {exc}", file=sys.stderr)
+        return 2
+    fixed = sum(c.fixed for c in checked)
+    if how.diff:
+        _print_diffs(checked)
+        return 0 if how.exit_zero or not fixed else 1
+    output = render(checked, how.fmt)
+    if how.fmt == "text":
+        output += _fix_summary(checked, how)
+    if output:
+        print(output)
+    left = any(c.analysis.problems for c in checked)
+    if how.exit_non_zero_on_fix and fixed:
+        return 1
+    return 1 if left and not how.exit_zero else 0
+
+
+def config_errors(files: list[Path], configs: ProjectConfigs) -> bool:
+    """Prints the problems of the configurations of `files` (as Ruff, no file is checked with a
+    configuration that says something it cannot mean); whether there were any."""
+    seen = {}
+    for path in files:
+        project = configs.for_file(path)
+        if project.path is not None and project.problems:
+            seen[project.path] = project
+    for project in seen.values():
+        for p in project.problems:
+            r = p.range.start
+            print(f"{project.path}:{r.line + 1}:{r.column + 1}: error: {p.message}", file=sys.stderr)
+    return bool(seen)
+
+
+def _check_one(path: Path, options: Options, configs: ProjectConfigs, build_chosen: bool, how: Run) -> CheckedFile:
+    raw = read(path)
+    text = lsp_newlines(raw)
+    chosen = _options(path, options, configs, build_chosen)
+    if not (how.fix or how.diff):
+        return CheckedFile(str(path), analyze(text, chosen), before=text)
+    fixed = fix_all(text, chosen, unsafe=how.unsafe_fixes)
+    if how.fix and not how.diff and fixed.applied:
+        _write(path, raw, fixed.text)
+    return CheckedFile(str(path), fixed.analysis, fixed.applied, text, fixed.text)
+
+
+def _write(path: Path, raw: str, text: str) -> None:
+    # The file keeps its line breaks: the analysis reads them all as `\n`.
+    if "\r\n" in raw and "\n" not in raw.replace("\r\n", ""):
+        text = text.replace("\n", "\r\n")
+    try:
+        path.write_bytes(text.encode("utf-8"))
+    except OSError as exc:
+        raise CheckError(f"{path}: {exc.strerror}") from exc
+
+
+def _print_diffs(checked: list[CheckedFile]) -> None:
+    """Ruff's `--diff`: a unified diff per file a fix would change, and the count on stderr."""
+    for c in checked:
+        if c.fixed:
+            diff = difflib.unified_diff(
+                c.before.splitlines(keepends=True), c.after.splitlines(keepends=True), c.path, c.path
+            )
+            sys.stdout.write("".join(line if line.endswith("\n") else line + "\n" for line in diff))
+    fixed = sum(c.fixed for c in checked)
+    print(f"Would fix {fixed} problem{'s' * (fixed != 1)}.", file=sys.stderr)
+
+
+def _fix_summary(checked: list[CheckedFile], how: Run) -> str:
+    """After the text output: what was fixed, or what `--fix` (and `--unsafe-fixes`) would fix."""
+    if how.fix:
+        fixed = sum(c.fixed for c in checked)
+        return f"\nFixed {fixed} problem{'s' * (fixed != 1)}." if fixed else ""
+    found = [fixable(c.before, c.analysis) for c in checked if c.analysis.problems]
+    safe, unsafe = sum(f.safe for f in found), sum(f.unsafe for f in found)
+    hidden = f" ({unsafe} more with --unsafe-fixes)" if unsafe and not how.unsafe_fixes else ""
+    if how.unsafe_fixes:
+        safe, unsafe = safe + unsafe, 0
+    if not safe:
+        return f"\nNo fix available{hidden}." if hidden else ""
+    return f"\n[*] {safe} fixable with --fix{' --unsafe-fixes' * how.unsafe_fixes}{hidden}."
 
 
 def render(checked: list[CheckedFile], fmt: str) -> str:

@@ -26,12 +26,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--allo-build",
         choices=ALLO_BUILDS,
-        default="auto",
-        help="the Allo build the code targets: legacy makes ADF003/ADF004 errors, fixed information",
+        default=None,
+        help="the Allo build the code targets: legacy makes ADF003/ADF004 errors, fixed information "
+        "(default: allo-build of [tool.allo-lsp] in pyproject.toml, else auto)",
     )
-    check.add_argument(
-        "--omp-threads", type=int, default=0, help="OpenMP threads the design will run with (ADF051); 0: unset"
-    )
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes to the files")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a diff instead of writing them")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are left")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
 
     run = sub.add_parser("run", help="simulate a region, or run a function that builds one, in an isolated process")
     run.add_argument("target", metavar="FILE::TARGET", help="a module-level region (simulated) or function (run)")
@@ -66,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
     rules.add_argument("code", nargs="?")
     rules.add_argument("--format", choices=("text", "markdown"), default="text")
+    rules.add_argument(
+        "--write-docs", action="store_true", help="write the rules' documentation pages the package ships"
+    )
     return parser
 
 
@@ -173,17 +179,11 @@ def _terminate(signum, frame) -> None:
 
 def _check(args) -> int:
     from allo_lsp.analysis import Options
-    from allo_lsp.check import CheckError, check_files, collect, render
+    from allo_lsp.check import Run, run
 
-    try:
-        checked = check_files(collect(args.paths), Options(allo_build=args.allo_build, omp_threads=args.omp_threads))
-    except CheckError as exc:
-        print(f"allo-lsp check: {exc}", file=sys.stderr)
-        return 2
-    output = render(checked, args.format)
-    if output:
-        print(output)
-    return 1 if any(c.analysis.problems for c in checked) else 0
+    how = Run(args.format, args.fix, args.unsafe_fixes, args.diff, args.exit_zero, args.exit_non_zero_on_fix)
+    options = Options(allo_build=args.allo_build or "auto")
+    return run(args.paths, options, args.allo_build is not None, how)
 
 
 def _run(args) -> int:
@@ -317,6 +317,12 @@ def _report(args) -> int:
 def _rules(args) -> int:
     from allo_lsp.analysis.rules import BY_CODE, RULES, rules_markdown
 
+    if args.write_docs:
+        from allo_lsp import rule_docs
+
+        for path in rule_docs.write():
+            print(f"wrote {path}")
+        return 0
     if args.code is None:
         if args.format == "markdown":
             print(rules_markdown())

@@ -43,7 +43,7 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
             # than Python's default limit allows is walked again with room for it (`deep`).
             model = _deep_model(text, cache)
     model.partial = partial
-    return Analysis(model, run_rules(Context(model, options)), options)
+    return Analysis(model, options.selection.shown(run_rules(Context(model, options)), text), options)
 
 
 def _model(text: str, cache: ParseCache) -> FileModel:

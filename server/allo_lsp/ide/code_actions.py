@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from allo_lsp.analysis import Analysis, Problem
-from allo_lsp.analysis.model import FileModel, Range
+from allo_lsp.analysis.model import FileModel, Position, Range
+from allo_lsp.analysis.noqa import NEVER_HIDDEN, line_directive
 from allo_lsp.ide.fixes import (
     allo_functions,
     build_target,
@@ -22,7 +23,7 @@ from allo_lsp.ide.fixes import (
 )
 from allo_lsp.ide.fixes.base import Fix
 from allo_lsp.ide.fixes.source import Source
-from allo_lsp.ide.types import CodeAction
+from allo_lsp.ide.types import CodeAction, TextEdit
 
 FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix]] = {
     "ADF001": scalar.one_element_array,
@@ -42,21 +43,61 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix]] = {
 
 def code_actions(text: str, analysis: Analysis, range: Range) -> list[CodeAction]:
     """Quick fixes for the problems in `analysis.problems` whose range overlaps `range`."""
-    problems = [p for p in analysis.problems if p.code in FIXES and _overlap(p.range, range)]
-    if not problems:
-        return []
-    source = Source.of(text)
+    actions: list[CodeAction] = []
+    under = [p for p in analysis.problems if _overlap(p.range, range)]
+    for problem, fix, edits in available_fixes(text, analysis, under):
+        _add(actions, CodeAction(fix.title, "quickfix", edits, (problem.code,), preferred=True))
+    return actions
+
+
+def available_fixes(
+    text: str, analysis: Analysis, problems: list[Problem]
+) -> list[tuple[Problem, Fix, tuple[TextEdit, ...]]]:
+    """Each of `problems` that has a fix, with the fix and its edits in text order."""
+    problems = [p for p in problems if p.code in FIXES]
+    source = Source.of(text) if problems else None
     if source is None:
         return []
-    actions: list[CodeAction] = []
+    out = []
     for problem in problems:
         try:
             fix = FIXES[problem.code](source, analysis.model, problem)
             edits = source.checked(fix.edits)
         except Exception:  # noqa: BLE001 - a fix that trips on odd code costs its action, never the request
             continue
-        _add(actions, CodeAction(fix.title, "quickfix", edits, (problem.code,), preferred=True))
+        out.append((problem, fix, edits))
+    return out
+
+
+def disable_actions(text: str, analysis: Analysis, range: Range) -> list[CodeAction]:
+    """The action "Disable ADF005 for this line" on each problem under `range`: the noqa comment that
+    hides it (`analysis/noqa.py`), added to the line's comment or at its end."""
+    lines = text.split("\n")
+    actions: list[CodeAction] = []
+    for problem in analysis.problems:
+        line = problem.range.start.line
+        if problem.code in NEVER_HIDDEN or not _overlap(problem.range, range) or line >= len(lines):
+            continue
+        edit = _noqa_edit(text, lines[line], line, problem.code)
+        if edit is not None:
+            _add(actions, CodeAction(f"Disable {problem.code} for this line", "quickfix", (edit,), (problem.code,)))
     return actions
+
+
+def _noqa_edit(text: str, content: str, line: int, code: str) -> TextEdit | None:
+    comment, directive = line_directive(text, line)
+    if directive is not None:
+        if directive.codes_end is None:
+            return None  # a bare directive hides every code already
+        at = Position(line, directive.codes_end)
+        return TextEdit(Range(at, at), f", {code}")
+    if comment is not None:  # `x = 1  # why` -> `x = 1  # noqa: ADF005 # why`
+        at = Position(line, comment.column)
+        return TextEdit(Range(at, at), f"# noqa: {code} ")
+    if content.rstrip().endswith("\\"):
+        return None  # a continued line: nothing may follow its backslash
+    at = Position(line, len(content.rstrip()))
+    return TextEdit(Range(at, Position(line, len(content))), f"  # noqa: {code}")
 
 
 def _overlap(a: Range, b: Range) -> bool:

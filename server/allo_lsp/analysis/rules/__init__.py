@@ -55,9 +55,14 @@ def run_rules(ctx: Context) -> list[Problem]:
     return problems
 
 
+# Where the rules' pages are (`allo_lsp/rule_docs.py` writes them), from the README.
+DOCS_FROM_README = "server/allo_lsp/docs/rules"
+
+
 def rules_markdown() -> str:
-    """The README's table of diagnostic codes."""
+    """The README's table of diagnostic codes, each linked to its page."""
     lines = ["| code | name | severity | rule |", "|---|---|---|---|"]
     for r in RULES:
-        lines.append(f"| {r.code} | `{r.name}` | {r.module.SEVERITY.label} | {r.summary} |")
+        code = f"[{r.code}]({DOCS_FROM_README}/{r.code}.md)"
+        lines.append(f"| {code} | `{r.name}` | {r.module.SEVERITY.label} | {r.summary} |")
     return "\n".join(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from allo_lsp.analysis.model import FileModel, Range
+from allo_lsp.analysis.selection import Selection
 
 # Past this many characters only a prefix of the file is analysed (ADF901): analysis takes
 # about 2 s per 100,000 characters of design code, and no real design file comes near it.
@@ -19,6 +20,8 @@ class Options:
 
     allo_build: str = "auto"
     max_chars: int = MAX_ANALYSED_CHARS
+    # What the file shows of the problems (the project's `[tool.allo-lsp]`, its noqa comments).
+    selection: Selection = Selection()
     omp_threads: int = 0
 
 

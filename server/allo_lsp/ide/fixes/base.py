@@ -17,6 +17,10 @@ class Unavailable(Exception):
 class Fix:
     title: str
     edits: list[TextEdit]
+    # Safe, as Ruff means it: the code means and does what it did, callers included, and keeps
+    # its intent; `allo-lsp check --fix` and the editor's fix-all apply only these (unsafe ones
+    # with `--unsafe-fixes`). Unmarked is unsafe: a fix has to be judged to be applied unasked.
+    safe: bool = False
 
 
 def region_of(model: FileModel, problem: Problem) -> Region:

@@ -23,24 +23,26 @@ def move_mapping_first(source: Source, model: FileModel, problem: Problem) -> Fi
     if at == 0:
         raise Unavailable("mapping= is already first")
     order = [at] + [i for i in range(len(keywords)) if i != at]
-    return Fix("Move mapping= first", source.permute([source.range(a) for a in keywords], order))
+    # Keyword order means nothing to Python: only Allo reads the first one.
+    return Fix("Move mapping= first", source.permute([source.range(a) for a in keywords], order), safe=True)
 
 
 def add_mapping(source: Source, model: FileModel, problem: Problem) -> Fix:
+    # Unsafe: one PE is a guess at what the kernel was meant to be.
     expr = _decorator(source, model, problem)
     title = f"Add {_DEFAULT_MAPPING} as the first keyword"
     if not isinstance(expr, cst.Call):  # `@df.kernel`
-        return Fix(title, [source.insert(source.range(expr).end, f"({_DEFAULT_MAPPING})")])
+        return Fix(title, [source.insert(source.range(expr).end, f"({_DEFAULT_MAPPING})")], safe=False)
     keywords = [a for a in expr.args if a.keyword is not None]
     if keywords:
-        return Fix(title, [source.insert(source.range(keywords[0]).start, f"{_DEFAULT_MAPPING}, ")])
+        return Fix(title, [source.insert(source.range(keywords[0]).start, f"{_DEFAULT_MAPPING}, ")], safe=False)
     if expr.args:  # positional arguments only: a keyword must follow them
-        return Fix(title, [source.insert(source.range(expr.args[-1]).end, f", {_DEFAULT_MAPPING}")])
+        return Fix(title, [source.insert(source.range(expr.args[-1]).end, f", {_DEFAULT_MAPPING}")], safe=False)
     end = source.range(expr).end
     close = Position(end.line, end.column - 1)
     if source.text_at(Range(close, end)) != ")":
         raise Unavailable("no closing parenthesis where expected")
-    return Fix(title, [source.insert(close, _DEFAULT_MAPPING)])
+    return Fix(title, [source.insert(close, _DEFAULT_MAPPING)], safe=False)
 
 
 def _decorator(source: Source, model: FileModel, problem: Problem) -> cst.BaseExpression:

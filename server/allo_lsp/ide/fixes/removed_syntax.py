@@ -47,7 +47,7 @@ def _pipe(source: Source, problem: Problem) -> Fix:
         raise Unavailable("a stream of blocks: the replacement would drop its shape")
     edits = [source.replace(problem.range, replacement)]
     edits += ensure_imported(source, "allo.ir.types", "Stream")
-    return Fix(f"Migrate df.pipe to '{replacement}'", edits)
+    return Fix(f"Migrate df.pipe to '{replacement}'", edits, safe=True)  # the same stream, spelled anew
 
 
 def _stateful(source: Source, problem: Problem) -> Fix:
@@ -65,7 +65,7 @@ def _layout(source: Source, model: FileModel, problem: Problem) -> Fix:
     if old is None or old.replacement is None:
         raise Unavailable("not a string this fix can translate")
     written = source.text_at(old.range)
-    return Fix(f"Replace {written} with {old.replacement}", [source.replace(old.range, old.replacement)])
+    return Fix(f"Replace {written} with {old.replacement}", [source.replace(old.range, old.replacement)], safe=True)
 
 
 def _parameterless(source: Source, model: FileModel, problem: Problem) -> Fix:
@@ -102,7 +102,8 @@ def _parameterless(source: Source, model: FileModel, problem: Problem) -> Fix:
         f"Migrate {region.name}() to {region.name}({', '.join(declared)}) "
         f"with args=[...] on {counted(kernels, 'kernel')}"
     )
-    return Fix(title, edits)
+    # The region takes parameters it did not: every caller has to pass them.
+    return Fix(title, edits, safe=False)
 
 
 def _bind(source: Source, kernel: Kernel, args: str) -> TextEdit:

@@ -14,4 +14,5 @@ def rename_kernel_param(source: Source, model: FileModel, problem: Problem) -> F
     fn = source.function(kernel.range)
     old = problem.data["param"]
     new = names.fresh(problem.data["new_name"], names.taken(source, model, fn))
-    return Fix(f"Rename '{old}' to '{new}'", names.rename(source, fn, old, new))
+    # A kernel's parameters are bound by position (args=[...]): the name is the kernel's own.
+    return Fix(f"Rename '{old}' to '{new}'", names.rename(source, fn, old, new), safe=True)

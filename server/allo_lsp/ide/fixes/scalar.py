@@ -64,7 +64,8 @@ def one_element_array(source: Source, model: FileModel, problem: Problem) -> Fix
     title = f"Declare '{param.name}' as {param.annotation.strip(_QUOTES)}[1]"
     if details:
         title += f" (and update {', '.join(details)})"
-    return Fix(title, edits + wraps + imports)
+    # The region's interface changes: callers in other files still pass a scalar.
+    return Fix(title, edits + wraps + imports, safe=False)
 
 
 def _append_one(source: Source, param: cst.Param) -> TextEdit:

@@ -1,0 +1,210 @@
+"""`[tool.allo-lsp]` of a `pyproject.toml`: the project's choice of codes and severities, and its
+Allo build. Ruff's `[tool.ruff.lint]` is the model:
+
+```toml
+[tool.allo-lsp]
+select = ["ADF"]                  # the codes checked (default: every code); a prefix selects a group
+extend-select = []                # added to `select`
+ignore = ["ADF006"]               # not checked
+per-file-ignores = { "tests/*" = ["ADF0"] }   # fnmatch patterns, relative to the pyproject.toml
+severity = { ADF022 = "error" }   # error, warning, information or hint, instead of the rule's
+allo-build = "fixed"              # auto, fixed or legacy: when the editor's setting or --allo-build is auto
+```
+
+A code is checked when the most specific selector that names it (`ADF005` over `ADF00` over
+`ADF`, `ALL` least) is in `select`/`extend-select`; at equal specificity `ignore` wins. A
+`per-file-ignores` entry always wins. Syntax errors (ADF900) are always shown.
+
+Pure: the text in, the configuration and its problems out. A mistake costs only the entry it is
+in, and is a problem on the line that holds it, never an exception.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from allo_lsp.analysis.model import Range
+from allo_lsp.analysis.problems import Problem, Severity
+from allo_lsp.analysis.rules import RULES
+from allo_lsp.analysis.selection import Selection
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = None
+
+TABLE = "allo-lsp"
+KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "severity", "allo-build")
+ALL = "ALL"
+_SEVERITIES = {s.label: s for s in Severity}
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = (ALL,)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    severities: tuple[tuple[str, Severity], ...] = ()  # (selector, severity)
+    allo_build: str = ""  # "": not configured
+
+    def selection_for(self, relative_path: str) -> Selection:
+        """What a file at `relative_path` (to the pyproject.toml, `/`-separated) shows."""
+        name = relative_path.rsplit("/", 1)[-1]
+        per_file = [
+            s
+            for pattern, selectors in self.per_file_ignores
+            if _matches(pattern, relative_path, name)
+            for s in selectors
+        ]
+        ignored = frozenset(code for code in _codes() if not self._checked(code) or _best(code, per_file) is not None)
+        severities = []
+        for code in _codes():
+            best = _best(code, [s for s, _ in self.severities])
+            if best is not None:
+                severities.append((code, dict(self.severities)[best]))
+        return Selection(ignored, tuple(severities))
+
+    def _checked(self, code: str) -> bool:
+        enabled = _best(code, [*self.select, *self.extend_select])
+        disabled = _best(code, list(self.ignore))
+        if enabled is None:
+            return False
+        return disabled is None or _specificity(enabled) > _specificity(disabled)
+
+
+def _codes() -> list[str]:
+    return [r.code for r in RULES]
+
+
+def _specificity(selector: str) -> int:
+    return 0 if selector == ALL else len(selector)
+
+
+def _best(code: str, selectors: list[str]) -> str | None:
+    """The most specific of `selectors` that names `code`."""
+    naming = [s for s in selectors if s == ALL or code.startswith(s)]
+    return max(naming, key=_specificity) if naming else None
+
+
+def _matches(pattern: str, relative_path: str, name: str) -> bool:
+    pattern = pattern.removeprefix("./")
+    return fnmatch.fnmatchcase(relative_path, pattern) or fnmatch.fnmatchcase(name, pattern)
+
+
+def parse_config(text: str) -> tuple[Config | None, list[Problem]]:
+    """The `[tool.allo-lsp]` table of a pyproject.toml's text (None: there is none), and the
+    problems of what could not be used (on the config file's lines)."""
+    if tomllib is None:
+        return None, [_problem(text, "[tool.allo-lsp] is read on Python 3.11 and later only", TABLE)]
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return None, [_syntax_problem(text, exc)]
+    tool = document.get("tool")
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
+    if table is None:
+        return None, []
+    if not isinstance(table, dict):
+        return None, [_problem(text, "tool.allo-lsp must be a table", TABLE)]
+    return _Reader(text).config(table)
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.problems: list[Problem] = []
+
+    def config(self, table: dict) -> tuple[Config, list[Problem]]:
+        for key in table:
+            if key not in KEYS:
+                self._bad(f"unknown key '{key}' in [tool.allo-lsp] (known: {', '.join(KEYS)})", key)
+        fields = {}
+        for key in ("select", "extend-select", "ignore"):
+            if key in table:
+                fields[key.replace("-", "_")] = self._selectors(table[key], key)
+        if "per-file-ignores" in table:
+            fields["per_file_ignores"] = self._per_file(table["per-file-ignores"])
+        if "severity" in table:
+            fields["severities"] = self._severities(table["severity"])
+        if "allo-build" in table:
+            build = table["allo-build"]
+            if build in ALLO_BUILDS:
+                fields["allo_build"] = build
+            else:
+                self._bad(f"allo-build must be one of {', '.join(ALLO_BUILDS)}, not {build!r}", "allo-build")
+        return Config(**fields), self.problems
+
+    def _selectors(self, value, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self._bad(f'{key} must be a list of codes or code prefixes, like ["ADF005", "ADF02"]', key)
+            return ()
+        return tuple(s for s in (self._selector(v, key) for v in value) if s is not None)
+
+    def _selector(self, value: str, key: str) -> str | None:
+        selector = value.strip().upper()
+        if selector == ALL or any(code.startswith(selector) for code in _codes()) and selector:
+            return selector
+        self._bad(f"{key}: no code starts with {value!r} (see `allo-lsp rules`)", f'"{value}"', key)
+        return None
+
+    def _per_file(self, value) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        if not isinstance(value, dict):
+            self._bad(
+                'per-file-ignores must be a table of patterns, like { "tests/*" = ["ADF006"] }', "per-file-ignores"
+            )
+            return ()
+        return tuple(
+            (pattern, self._selectors(codes, f"per-file-ignores {pattern!r}")) for pattern, codes in value.items()
+        )
+
+    def _severities(self, value) -> tuple[tuple[str, Severity], ...]:
+        if not isinstance(value, dict):
+            self._bad('severity must be a table of codes, like { ADF022 = "error" }', "severity")
+            return ()
+        out = []
+        for selector, label in value.items():
+            chosen = self._selector(selector, "severity")
+            if chosen is None:
+                continue
+            if label not in _SEVERITIES:
+                self._bad(f"severity of {selector}: one of {', '.join(_SEVERITIES)}, not {label!r}", selector)
+                continue
+            out.append((chosen, _SEVERITIES[label]))
+        return tuple(out)
+
+    def _bad(self, message: str, *near: str) -> None:
+        self.problems.append(_problem(self.text, message, *near))
+
+
+def _syntax_problem(text: str, exc: Exception) -> Problem:
+    found = _AT.search(str(exc))
+    lines = text.split("\n")
+    # Without a place, the error is at the end of the document (an unclosed array, string...).
+    line, column = (int(found.group(1)) - 1, int(found.group(2)) - 1) if found else (len(lines) - 1, 0)
+    line = min(line, len(lines) - 1)
+    message = f"pyproject.toml is not valid TOML: {_AT.sub('', str(exc))}"
+    return Problem("", Severity.ERROR, Range.of(line, column, line, len(lines[line])), message)
+
+
+def _problem(text: str, message: str, *near: str) -> Problem:
+    """A problem on the first line of the [tool.allo-lsp] tables that mentions one of `near`
+    (in order), else on the table's header."""
+    lines = text.split("\n")
+    header = next((i for i, l in enumerate(lines) if l.strip().startswith(f"[tool.{TABLE}")), 0)
+    in_table = []
+    for i in range(header, len(lines)):
+        stripped = lines[i].strip()
+        if i > header and stripped.startswith("[") and not stripped.startswith(f"[tool.{TABLE}"):
+            break
+        in_table.append(i)
+    for word in near:
+        for i in in_table:
+            column = lines[i].find(word)
+            if column >= 0:
+                return Problem("", Severity.ERROR, Range.of(i, column, i, column + len(word)), message)
+    return Problem("", Severity.ERROR, Range.of(header, 0, header, len(lines[header])), message)

@@ -1,0 +1,125 @@
+"""Suppression comments, read as Ruff reads its own.
+
+`# noqa: ADF005, ADF006` at the end of a line hides those codes on that line (a problem belongs to
+the line it starts on); a bare `# noqa` hides every code there. `# allo-lsp: noqa: ADF005` on a
+line of its own hides the code in the whole file, a bare `# allo-lsp: noqa` every code. Codes of
+other tools in the same comment (`# noqa: E501, ADF005`) are left to them. A syntax error
+(ADF900) is never hidden: nothing else about the file holds until it is fixed.
+
+Only real comments count: a `# noqa` inside a string is text. Comments are found with one regular
+expression that also matches string literals (so a `#` inside one is skipped), cheaper than
+`tokenize` and working on text that does not parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from allo_lsp.analysis.problems import Problem
+
+NEVER_HIDDEN = frozenset({"ADF900"})
+
+# A comment, or a string literal to step over (triple-quoted first: `""` must not end `"""`).
+_TOKEN = re.compile(
+    r"""(?P<comment>\#[^\n]*)
+    |\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
+    |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""",
+    re.X | re.S,
+)
+_CODES = r"(?P<codes>[A-Z]+[0-9]+(?:\s*,?\s*[A-Z]+[0-9]+)*)"
+_LINE = re.compile(rf"#\s*noqa(?!\w)(?::\s*{_CODES})?", re.I)
+_FILE = re.compile(rf"#\s*allo-lsp\s*:\s*noqa(?!\w)(?::\s*{_CODES})?", re.I)
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.I)
+
+
+@dataclass(frozen=True)
+class Comment:
+    line: int
+    column: int  # of its `#`
+    text: str
+    own_line: bool  # nothing but spacing before it
+
+
+def comments(text: str) -> list[Comment]:
+    """The comments of `text` (lines separated by `\\n`), in order."""
+    out = []
+    line, counted_to = 0, 0
+    for match in _TOKEN.finditer(text):
+        if match.lastgroup != "comment":
+            continue
+        start = match.start()
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        line_start = text.rfind("\n", 0, start) + 1
+        out.append(Comment(line, start - line_start, match.group(), not text[line_start:start].strip()))
+    return out
+
+
+@dataclass(frozen=True)
+class Noqa:
+    """The suppressions of one text. A value of None: every code."""
+
+    lines: dict[int, frozenset[str] | None]
+    file: frozenset[str] | None = frozenset()
+
+    @staticmethod
+    def of(text: str) -> Noqa:
+        if not _MENTIONS_NOQA.search(text):  # most files: no scan at all
+            return Noqa({})
+        lines: dict[int, frozenset[str] | None] = {}
+        file: frozenset[str] | None = frozenset()
+        for comment in comments(text):
+            if comment.own_line and (found := _FILE.match(comment.text)):
+                file = None if file is None else _merged(file, _codes(found))
+            elif found := _LINE.search(comment.text):
+                lines[comment.line] = _merged(lines.get(comment.line, frozenset()), _codes(found))
+        return Noqa(lines, file)
+
+    def hides(self, problem: Problem) -> bool:
+        if problem.code in NEVER_HIDDEN:
+            return False
+        for codes in (self.file, self.lines.get(problem.range.start.line, frozenset())):
+            if codes is None or problem.code in codes:
+                return True
+        return False
+
+
+_MENTIONS_NOQA = re.compile(r"noqa", re.I)
+
+
+def _codes(found: re.Match) -> frozenset[str] | None:
+    codes = found.group("codes")
+    return None if codes is None else frozenset(c.upper() for c in _CODE.findall(codes))
+
+
+def _merged(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return None if a is None or b is None else a | b
+
+
+def unsuppressed(problems: list[Problem], text: str) -> list[Problem]:
+    """`problems` less those a noqa comment of `text` hides."""
+    noqa = Noqa.of(text)
+    if not noqa.lines and noqa.file == frozenset():
+        return problems
+    return [p for p in problems if not noqa.hides(p)]
+
+
+@dataclass(frozen=True)
+class Directive:
+    """Where a line's `# noqa` comment is, for an edit that adds a code to it."""
+
+    comment: Comment
+    codes_end: int | None  # the column after its last code; None: bare (no codes)
+
+
+def line_directive(text: str, line: int) -> tuple[Comment | None, Directive | None]:
+    """The comment that ends `line`, and the noqa directive in it."""
+    found = next((c for c in comments(text) if c.line == line), None)
+    if found is None or found.own_line:
+        return found, None
+    match = _LINE.search(found.text)
+    if match is None:
+        return found, None
+    end = match.end("codes") if match.group("codes") is not None else None
+    return found, Directive(found, None if end is None else found.column + end)

@@ -1,0 +1,124 @@
+"""Every fix of a file at once: `allo-lsp check --fix` and the editor's fix-all
+(`source.fixAll.allo-lsp`, on save with `editor.codeActionsOnSave`). Ruff is the model.
+
+Only safe fixes unless asked (`Fix.safe`). The fixes of one pass whose edits do not overlap are
+applied together, then the file is analysed again and the next pass fixes what is left (a fix
+that moved, or one another fix's edits overlapped), up to `MAX_PASSES`. A pass whose result has
+more syntax errors than its input is not kept: a fix never breaks the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from allo_lsp.analysis import Analysis, Options, analyze
+from allo_lsp.analysis.model import Position, Range
+from allo_lsp.ide.code_actions import available_fixes
+from allo_lsp.ide.types import CodeAction, TextEdit
+
+MAX_PASSES = 8  # the fixes this project has settle in two passes; a bound on a pair that undo each other
+KIND = "source.fixAll.allo-lsp"
+TITLE = "Fix all auto-fixable problems (allo-lsp)"
+
+
+@dataclass(frozen=True)
+class Fixed:
+    text: str
+    analysis: Analysis  # of `text`
+    applied: int  # the problems whose fix was applied
+
+
+@dataclass(frozen=True)
+class Fixable:
+    safe: int  # problems with a safe fix
+    unsafe: int  # problems with an unsafe one only
+
+
+def fixable(text: str, analysis: Analysis) -> Fixable:
+    fixes = available_fixes(text, analysis, analysis.problems)
+    safe = sum(fix.safe for _, fix, _ in fixes)
+    return Fixable(safe, len(fixes) - safe)
+
+
+def fix_all(text: str, options: Options, unsafe: bool = False, analysis: Analysis | None = None) -> Fixed:
+    """`text` with its fixes applied; `analysis`: that of `text` with `options`, if at hand."""
+    analysis = analysis if analysis is not None else analyze(text, options)
+    applied = 0
+    for _ in range(MAX_PASSES):
+        edits, count = _one_pass(text, analysis, unsafe)
+        if not count:
+            break
+        new_text = apply_edits(text, edits)
+        new_analysis = analyze(new_text, options)
+        if len(new_analysis.model.syntax_errors) > len(analysis.model.syntax_errors):
+            break
+        text, analysis, applied = new_text, new_analysis, applied + count
+    return Fixed(text, analysis, applied)
+
+
+def _one_pass(text: str, analysis: Analysis, unsafe: bool) -> tuple[list[TextEdit], int]:
+    """The edits of the fixes that do not overlap an earlier one, and how many problems they fix
+    (ADF001 and ADF002 on one parameter have the same edits: one change fixes both)."""
+    taken: list[TextEdit] = []
+    groups: list[tuple[TextEdit, ...]] = []
+    count = 0
+    for _, fix, edits in available_fixes(text, analysis, analysis.problems):
+        if not (fix.safe or unsafe):
+            continue
+        if edits in groups:
+            count += 1
+        elif not any(_overlap(a.range, b.range) for a in edits for b in taken):
+            taken += edits
+            groups.append(edits)
+            count += 1
+    return taken, count
+
+
+def _overlap(a: Range, b: Range) -> bool:
+    # Two inserts at one place overlap too: their order is not defined.
+    return a.start < b.end and b.start < a.end or a.start == b.start
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """`text` with non-overlapping `edits` (code-point columns, `\\n` lines) applied."""
+    starts, offset = [], 0
+    for line in text.split("\n"):
+        starts.append(offset)
+        offset += len(line) + 1
+    for edit in sorted(edits, key=lambda e: (e.range.start, e.range.end), reverse=True):
+        start = starts[edit.range.start.line] + edit.range.start.column
+        end = starts[edit.range.end.line] + edit.range.end.column
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+def fix_all_actions(text: str, options: Options, analysis: Analysis, only: list[str] | None) -> list[CodeAction]:
+    """The fix-all action, when the client asks for its kind (`only`: `source`, `source.fixAll`
+    or ours). Never for a request without `only` (the lightbulb at each move of the cursor):
+    it analyses the file again for each pass."""
+    if not only or not any(wanted(KIND, [k]) for k in only):
+        return []
+    fixed = fix_all(text, options, analysis=analysis)
+    if fixed.text == text:
+        return []
+    return [CodeAction(TITLE, KIND, (changed_span(text, fixed.text),))]
+
+
+def wanted(kind: str, only: list[str] | None) -> bool:
+    """Whether an action of `kind` answers a request for `only` (LSP: a kind is asked for by
+    itself or any prefix of its dot-separated parts)."""
+    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def changed_span(old: str, new: str) -> TextEdit:
+    """One edit from `old` to `new`: what lies between their common beginning and end."""
+    head = len(os.path.commonprefix([old, new]))
+    room = min(len(old), len(new)) - head
+    tail = len(os.path.commonprefix([old[::-1][:room], new[::-1][:room]]))
+    return TextEdit(Range(_position(old, head), _position(old, len(old) - tail)), new[head : len(new) - tail])
+
+
+def _position(text: str, offset: int) -> Position:
+    line = text.count("\n", 0, offset)
+    return Position(line, offset - (text.rfind("\n", 0, offset) + 1))

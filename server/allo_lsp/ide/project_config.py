@@ -1,0 +1,98 @@
+"""A file's project configuration: the `[tool.allo-lsp]` of the nearest `pyproject.toml` that has
+one, from the file's directory upward (a `pyproject.toml` without the table is passed over, as
+Ruff passes over one without `[tool.ruff]`). `allo-lsp check` and the server read it alike.
+
+A `pyproject.toml` is read again when its size or modification time changes, so an edited one
+holds from the next analysis on; the server also re-analyses the open documents when the client
+reports the change (`workspace/didChangeWatchedFiles`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from allo_lsp.analysis import Options, Problem
+from allo_lsp.analysis.config import TABLE, Config, parse_config
+
+NAME = "pyproject.toml"
+WATCHED = f"**/{NAME}"  # the glob the server asks the client to watch
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    path: Path | None  # the pyproject.toml; None: none holds a [tool.allo-lsp]
+    text: str = ""
+    config: Config = Config()
+    problems: tuple[Problem, ...] = ()
+
+    def options(self, file: Path, base: Options, build_chosen: bool) -> Options:
+        """`base` with this configuration's selection for `file`, and its `allo-build` unless
+        the user chose one (an editor setting or `--allo-build` other than `auto`)."""
+        relative = file.name
+        if self.path is not None:
+            try:
+                relative = Path(os.path.abspath(file)).relative_to(self.path.parent).as_posix()
+            except ValueError:
+                pass
+        build = base.allo_build if build_chosen or not self.config.allo_build else self.config.allo_build
+        return replace(base, allo_build=build, selection=self.config.selection_for(relative))
+
+
+NONE = ProjectConfig(None)
+
+
+class ProjectConfigs:
+    """The configurations read so far, by pyproject.toml, each with what it was read from."""
+
+    def __init__(self) -> None:
+        self._read: dict[Path, tuple[tuple[int, int], ProjectConfig | None]] = {}
+        self._reported: dict[Path, tuple[Problem, ...]] = {}
+
+    def for_file(self, file: Path | str) -> ProjectConfig:
+        start = Path(os.path.abspath(file)).parent
+        for directory in (start, *start.parents):
+            found = self._read_config(directory / NAME)
+            if found is not None:
+                return found
+        return NONE
+
+    def options(self, file: Path | str | None, base: Options, build_chosen: bool) -> Options:
+        if not file:
+            return base
+        return self.for_file(file).options(Path(file), base, build_chosen)
+
+    def _read_config(self, path: Path) -> ProjectConfig | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            if path in self._read:  # removed: its problems are withdrawn (`unreported`)
+                self._read[path] = ((-1, -1), None)
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        seen = self._read.get(path)
+        if seen is not None and seen[0] == key:
+            return seen[1]
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        found = None
+        if f"tool.{TABLE}" in text or f'tool."{TABLE}"' in text:
+            config, problems = parse_config(text)
+            if config is not None or problems:
+                found = ProjectConfig(path, text, config or Config(), tuple(problems))
+        self._read[path] = (key, found)
+        return found
+
+    def unreported(self) -> list[ProjectConfig]:
+        """The configurations whose problems changed since last asked (fixed ones too, with no
+        problems): the server publishes them on the pyproject.toml."""
+        changed = []
+        for path, (_, found) in list(self._read.items()):
+            problems = found.problems if found is not None else ()
+            if self._reported.get(path, ()) != problems:
+                self._reported[path] = problems
+                changed.append(found if found is not None else ProjectConfig(path))
+        return changed

@@ -1,0 +1,113 @@
+"""`[tool.allo-lsp]` read from a pyproject.toml's text: selection as Ruff resolves it, and a
+mistake reported on the line that holds it, never raised."""
+
+from allo_lsp.analysis import Options, analyze
+from allo_lsp.analysis.config import parse_config
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules import RULES
+from paths import EXAMPLES
+
+EVERY = {r.code for r in RULES}
+
+
+def config(body: str):
+    found, problems = parse_config("[project]\nname = 'x'\n\n[tool.allo-lsp]\n" + body)
+    assert problems == [], [p.message for p in problems]
+    return found
+
+
+def checked(body: str, path: str = "design.py") -> set[str]:
+    return EVERY - config(body).selection_for(path).ignored
+
+
+def test_without_the_table_there_is_no_configuration():
+    assert parse_config("[project]\nname = 'x'\n[tool.ruff]\nline-length = 100\n") == (None, [])
+
+
+def test_every_code_by_default():
+    assert checked("") == EVERY
+
+
+def test_select_replaces_the_default_and_extend_select_adds():
+    assert checked('select = ["ADF00"]') == {c for c in EVERY if c.startswith("ADF00")}
+    assert checked('select = ["ADF00"]\nextend-select = ["ADF022"]') == {c for c in EVERY if c.startswith("ADF00")} | {
+        "ADF022"
+    }
+
+
+def test_the_more_specific_selector_wins_and_ignore_wins_a_tie():
+    assert checked('select = ["ADF005"]\nignore = ["ADF00"]') == {"ADF005"}
+    assert checked('select = ["ADF00"]\nignore = ["ADF005"]') == {c for c in EVERY if c.startswith("ADF00")} - {
+        "ADF005"
+    }
+    assert "ADF005" not in checked('select = ["ADF005"]\nignore = ["ADF005"]')
+    assert checked('select = ["ALL"]\nignore = ["ADF"]') == set()
+
+
+def test_per_file_ignores_match_the_relative_path_or_the_name():
+    body = 'per-file-ignores = { "tests/*" = ["ADF0"], "conftest.py" = ["ADF005"] }'
+    assert not any(c.startswith("ADF0") for c in checked(body, "tests/unit/test_top.py"))
+    assert "ADF005" not in checked(body, "src/conftest.py")
+    assert checked(body, "src/top.py") == EVERY
+
+
+def test_severity_overrides_by_code_or_prefix_most_specific_first():
+    selection = config('severity = { ADF0 = "hint", ADF011 = "warning" }').selection_for("x.py")
+    severities = dict(selection.severities)
+    assert severities["ADF011"] == Severity.WARNING and severities["ADF005"] == Severity.HINT
+    assert "ADF900" not in severities
+
+
+def test_the_selection_is_what_the_analysis_shows():
+    text = (EXAMPLES / "pitfall_mapping_order.py").read_text()
+    assert [(p.code, p.severity) for p in analyze(text).problems] == [("ADF011", Severity.ERROR)]
+    shown = config('severity = { ADF011 = "information" }').selection_for("x.py")
+    assert [(p.code, p.severity) for p in analyze(text, Options(selection=shown)).problems] == [
+        ("ADF011", Severity.INFORMATION)
+    ]
+    hidden = config('ignore = ["ADF01"]').selection_for("x.py")
+    assert analyze(text, Options(selection=hidden)).problems == []
+
+
+def test_syntax_errors_are_shown_whatever_is_selected():
+    selection = config('select = ["ADF005"]').selection_for("x.py")
+    assert {p.code for p in analyze("def broken(:\n", Options(selection=selection)).problems} == {"ADF900"}
+
+
+def test_allo_build():
+    assert config('allo-build = "legacy"').allo_build == "legacy"
+    assert config("").allo_build == ""
+
+
+def test_each_mistake_is_a_problem_on_its_line_and_the_rest_holds():
+    text = "\n".join(
+        [
+            "[tool.allo-lsp]",  # 0
+            'select = ["ADF0", "ADF999"]',  # 1
+            "selct = []",  # 2
+            'severity = { ADF005 = "loud" }',  # 3
+            'allo-build = "newest"',  # 4
+            'ignore = "ADF005"',  # 5
+            "",
+        ]
+    )
+    found, problems = parse_config(text)
+    assert found is not None and found.select == ("ADF0",) and found.ignore == () and found.allo_build == ""
+    where = {(p.range.start.line, p.range.start.column): p.message for p in problems}
+    assert set(where) == {(1, 18), (2, 0), (3, 13), (4, 0), (5, 0)}
+    assert "'ADF999'" in where[(1, 18)] and "unknown key 'selct'" in where[(2, 0)]
+    assert "'loud'" in where[(3, 13)] and "'newest'" in where[(4, 0)] and "list" in where[(5, 0)]
+    assert all(p.severity == Severity.ERROR for p in problems)
+
+
+def test_invalid_toml_is_one_problem_where_the_parser_stopped():
+    found, problems = parse_config('[tool.allo-lsp]\nselect = ["ADF0"\nignore = []\n')
+    assert found is None
+    (problem,) = problems
+    assert problem.message.startswith("pyproject.toml is not valid TOML: ")
+    assert problem.range.start.line == 2
+
+
+def test_a_table_that_is_not_a_table():
+    found, problems = parse_config('tool = { allo-lsp = "yes" }\n')
+    assert found is None and "must be a table" in problems[0].message
