@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="print the fixes as a diff instead of writing them")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are left")
     check.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a fix was applied")
+    check.add_argument(
+        "--omp-threads", type=int, default=0, help="OpenMP threads the design will run with (ADF051); 0: unset"
+    )
 
     run = sub.add_parser("run", help="simulate a region, or run a function that builds one, in an isolated process")
     run.add_argument("target", metavar="FILE::TARGET", help="a module-level region (simulated) or function (run)")
@@ -182,7 +185,7 @@ def _check(args) -> int:
     from allo_lsp.check import Run, run
 
     how = Run(args.format, args.fix, args.unsafe_fixes, args.diff, args.exit_zero, args.exit_non_zero_on_fix)
-    options = Options(allo_build=args.allo_build or "auto")
+    options = Options(allo_build=args.allo_build or "auto", omp_threads=args.omp_threads)
     return run(args.paths, options, args.allo_build is not None, how)
 
 
