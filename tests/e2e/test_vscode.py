@@ -1,8 +1,9 @@
 """The extension in a real VS Code: code-server (VS Code 1.100.3) with the built .vsix, a copy of
 examples/ as the workspace, driven through its UI by headless Chromium (vscode.test.mjs): squiggles,
 Problems, hover, a quick fix through Ctrl+., the Simulate code lens and palette command (reference
-executor), the synthesis report preview, and the MLIR view (the stand-in Allo of tests/standin/
-compiles it). Screenshots of each step and the logs go to artifacts/e2e/vscode/."""
+executor), a timeout's problem gone once the next run passes (D2), the synthesis report preview, and
+the MLIR view (the stand-in Allo of tests/standin/ compiles it). Screenshots of each step and the logs
+go to artifacts/e2e/vscode/."""
 
 import contextlib
 import json

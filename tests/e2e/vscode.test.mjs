@@ -1,19 +1,24 @@
 // The extension in a real VS Code (code-server) driven through its UI by headless Chromium, in a
-// trusted workspace: diagnostics, Problems, hover, quick fix, Simulate (lens and palette), the
-// synthesis report and the MLIR view. Run by tests/e2e/test_vscode.py; each step leaves a
+// trusted workspace: diagnostics, Problems, hover, quick fix, Simulate (lens and palette), a run
+// that passes clearing the failure of the run before (D2), the synthesis report and the MLIR view. Run by tests/e2e/test_vscode.py; each step leaves a
 // screenshot, also when it fails.
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import {
+    codeLens,
     command,
     editor,
     find,
     goTo,
     openFile,
+    openMlirView,
     page,
+    problemCounts,
+    runFromLens,
     SECOND,
+    settingField,
     shot,
     uiTest,
     useWorkbench,
@@ -26,6 +31,54 @@ import {
 // Simulate lens must say "✓ passed". (Set to false to accept any outcome, ✓ or ✗, while the
 // executor is being reworked.)
 const REFERENCE_BACKEND_PASSES = true;
+
+/** Sets `alloDataflow.timeout` as a user does: in the Settings editor's Workspace tab. */
+async function setJobTimeout(seconds) {
+    const field = await settingField("Preferences: Open Workspace Settings", "alloDataflow.timeout", "Seconds before a job's process group is killed");
+    await field.fill(String(seconds));
+    await field.press("Tab");
+    await waitUntil(`alloDataflow.timeout ${seconds} in the workspace's settings.json`, async () => {
+        try {
+            return JSON.parse(readFileSync(join(WORKSPACE, ".vscode", "settings.json"), "utf8"))["alloDataflow.timeout"] === seconds;
+        } catch {
+            return false; // not written yet
+        }
+    }, 30 * SECOND);
+    // Back to the design (from the Settings editor's field Quick Open did not open).
+    await page.locator(".tab", { hasText: "pitfall_arg_order.py" }).first().click();
+}
+
+/**
+ * Simulates the region until its lens shows `expected`: the server reads changed settings when the
+ * client tells it, a moment after settings.json is written, and a run started before that ran with
+ * the setting before (its outcome is another one). Returns the last title.
+ */
+async function simulateUntil(expected, timeout = 120 * SECOND) {
+    const deadline = Date.now() + timeout;
+    for (let run = 1; ; run++) {
+        const title = await runFromLens("Simulate");
+        if (expected.test(title) || Date.now() > deadline) {
+            console.log(`  run ${run}: ${title}`);
+            return title;
+        }
+        console.log(`  run ${run}: ${title}, again (the server had the setting before)`);
+    }
+}
+
+async function waitForErrors(errors) {
+    await waitUntil(`the status bar to count ${errors} errors`, async () => (await problemCounts()).errors === errors, 15 * SECOND);
+}
+
+/** How many squiggles of `severity` ("error", "warning", "info") the active editor draws on the line with `text`. */
+async function squigglesOn(text, severity) {
+    const line = await editor().locator(".view-line", { hasText: text }).first().boundingBox();
+    let count = 0;
+    for (const squiggle of await editor().locator(`.squiggly-${severity}`).all()) {
+        const box = await squiggle.boundingBox();
+        count += box !== null && box.y >= line.y - 1 && box.y + box.height <= line.y + line.height + 1 ? 1 : 0;
+    }
+    return count;
+}
 
 describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }, () => {
     useWorkbench();
@@ -104,13 +157,7 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
 
     uiTest("Simulate from the code lens shows the outcome in the lens", async () => {
         await openFile("pitfall_arg_order.py");
-        const lens = editor().locator(".codelens-decoration a", { hasText: "Simulate" }).first();
-        await lens.waitFor({ timeout: 30 * SECOND });
-        await lens.click();
-        const title = await waitUntil("the lens to show an outcome", async () => {
-            const text = await lens.innerText().catch(() => "");
-            return /Simulate: [✓✗⏱]/.test(text) ? text : undefined;
-        }, 180 * SECOND);
+        const title = await runFromLens("Simulate");
         console.log(`Simulate lens: ${title}`);
         // ENABLE-WHEN-REFERENCE-BACKEND-PASSES: the reference executor runs this design to the end.
         if (REFERENCE_BACKEND_PASSES) {
@@ -122,13 +169,8 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         await openFile("pitfall_bare_scalar.py");
         const at = find("pitfall_bare_scalar.py", "pipe: Stream");
         await goTo(at.line, at.column);
-        const lens = editor().locator(".codelens-decoration a", { hasText: "Simulate" }).first();
-        assert.equal(await lens.innerText(), "▶ Simulate");
-        await command("Allo: Simulate Region");
-        const title = await waitUntil("the lens to show an outcome", async () => {
-            const text = await lens.innerText().catch(() => "");
-            return /Simulate: [✓✗⏱]/.test(text) ? text : undefined;
-        }, 180 * SECOND);
+        assert.equal(await codeLens("Simulate").innerText(), "▶ Simulate");
+        const title = await runFromLens("Simulate", () => command("Allo: Simulate Region"));
         console.log(`Simulate (palette) lens: ${title}`);
         if (REFERENCE_BACKEND_PASSES) {
             assert.match(title, /✓ passed/); // the quick-fixed design
@@ -148,21 +190,50 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         }
     });
 
-    uiTest("Show MLIR opens a read-only view, and go to definition there leads back to the region", async () => {
-        // The reference executor does not compile to MLIR: switch the workspace to `auto`, which
-        // picks the (stand-in) Allo; the server re-reads its settings when they change.
+    uiTest("a run that passes clears the failure of the run before, in the editor and in Problems (D2)", async () => {
+        const region = find("pitfall_arg_order.py", "def top(");
+        // The build named, so that no probe of it runs with either timeout: a probe's answer
+        // publishes the document's problems again, which would hide a stale one.
         mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
-        writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.backend": "auto" }));
+        writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.alloBuild": "fixed" }));
+        await setJobTimeout(0.001);
         await openFile("pitfall_arg_order.py");
-        const lens = editor().locator(".codelens-decoration a", { hasText: /^MLIR/ }).first();
-        const view = page.locator(".tab.active", { hasText: "top.mlir" });
-        await waitUntil("the MLIR view", async () => {
-            if ((await view.count()) === 0) {
-                await lens.click(); // again while the server still had `reference` (the lens says ✗)
-                await page.waitForTimeout(3 * SECOND);
-            }
-            return (await view.count()) > 0;
-        }, 120 * SECOND);
+        await goTo(region.line, 1); // in view above the Problems panel
+        const timedOut = await simulateUntil(/⏱ timeout/);
+        console.log(`Simulate lens with alloDataflow.timeout 0.001: ${timedOut}`);
+        assert.match(timedOut, /⏱ timeout/);
+        // ADF003 on the same line is the analysis': a warning, or information once the probe found a fixed Allo.
+        await waitForErrors(1);
+        await waitUntil("the timeout's squiggle on def top", async () => (await squigglesOn("def top(", "error")) === 1, 15 * SECOND);
+        await command("View: Focus Problems");
+        const jobRows = page.locator(".markers-panel .monaco-list-row", { hasText: "allo-lsp run" });
+        await jobRows.first().waitFor({ timeout: 15 * SECOND });
+        const row = await jobRows.first().innerText();
+        console.log(`Problems row of the timeout: ${row.replace(/\s+/g, " ")}`);
+        assert.match(row, /no result within 0\.001 s/);
+        assert.match(row, new RegExp(`Ln ${region.line}, Col`));
+        await command("Notifications: Clear All Notifications"); // the timeout's message, over the panel
+        await shot("d2-timeout-problems");
+
+        await setJobTimeout(300);
+        await openFile("pitfall_arg_order.py");
+        await goTo(region.line, 1);
+        const passed = await simulateUntil(/✓ passed/);
+        console.log(`Simulate lens with alloDataflow.timeout 300: ${passed}`);
+        assert.match(passed, /✓ passed/);
+        await waitForErrors(0);
+        await waitUntil("no error squiggle on def top", async () => (await squigglesOn("def top(", "error")) === 0, 15 * SECOND);
+        assert.equal(await squigglesOn("def top(", "warning") + (await squigglesOn("def top(", "info")), 1); // ADF003 stays
+        await command("View: Focus Problems");
+        await jobRows.first().waitFor({ state: "detached", timeout: 15 * SECOND });
+        await page.locator(".markers-panel .monaco-list-row", { hasText: "ADF003" }).first().waitFor({ timeout: 15 * SECOND });
+        await command("Notifications: Clear All Notifications");
+        await shot("d2-passed-problems");
+        await command("View: Hide Panel");
+    }, 300 * SECOND);
+
+    uiTest("Show MLIR opens a read-only view, and go to definition there leads back to the region", async () => {
+        await openMlirView("pitfall_arg_order.py", "top");
         const signature = editor().locator(".view-line", { hasText: "func.func @top(" });
         await signature.waitFor({ timeout: 30 * SECOND });
         await page.locator("#status\\.editor\\.mode", { hasText: "MLIR" }).waitFor({ timeout: 10 * SECOND });

@@ -6,7 +6,7 @@
 //   ALLO_E2E_ARTIFACTS  where the screenshots go
 //   ALLO_E2E_CHROMIUM   Debian's chromium
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
@@ -95,7 +95,104 @@ export function find(file, text) {
 }
 
 // The editor of the active group (the MLIR view opens in a second group).
-export const editor = () => page.locator(".editor-group-container.active .editor-instance .monaco-editor").first();
+const EDITOR = ".editor-group-container.active .editor-instance .monaco-editor";
+export const editor = () => page.locator(EDITOR).first();
+
+/** The first code lens of the active editor whose title has `label` ("Simulate", /^MLIR/). */
+export const codeLens = (label) => editor().locator(".codelens-decoration a", { hasText: label }).first();
+
+// The status bar item the extension shows while its jobs run ("Allo: top simulate running…").
+const JOB_ITEM = '.statusbar-item[id$="alloDataflow.jobs"]';
+// A lens title once its job ended: "▶ Simulate: ✓ passed 0.4 s", ": ✗ assertion line 27", ": ⏱ timeout".
+const OUTCOME = ": [✓✗⏱]";
+
+/**
+ * Starts a job from the lens `label` (a click on it, or `start`: the palette, say) and returns the
+ * lens's title once it shows that job's outcome. Until the editor asks for lenses again after the
+ * job, the lens still shows the run before's outcome, which may read the same; so only a lens the
+ * workbench drew after the job's status bar item came and went counts (it draws lenses as new
+ * elements each time it gets them, and the client's item shows for the whole job however short).
+ */
+export async function runFromLens(label /* a string */, start = () => codeLens(label).click(), timeout = 180 * SECOND) {
+    await codeLens(label).waitFor({ timeout: 30 * SECOND });
+    await page.evaluate(watchJob, JOB_ITEM);
+    await start();
+    let job = "not seen";
+    try {
+        return await waitUntil(`the ${label} lens to show the outcome of the job it started`, async () => {
+            const seen = await page.evaluate(lensAfterJob, [EDITOR, label, OUTCOME]);
+            job = seen.job;
+            return seen.title;
+        }, timeout);
+    } catch (error) {
+        error.message += ` (the job's status bar item: ${job})`;
+        throw error;
+    }
+}
+
+// In the page: notes when the job's status bar item appears and then goes, and marks the lenses
+// drawn until then as drawn before the job's end.
+function watchJob(item) {
+    const job = { started: false, ended: false };
+    window.alloJob = job;
+    const added = (records) =>
+        records.some((r) => [...r.addedNodes].some((n) => n.nodeType === 1 && (n.matches(item) || n.querySelector(item))));
+    const observer = new MutationObserver((records) => {
+        job.started ||= added(records) || document.querySelector(item) !== null;
+        if (job.started && document.querySelector(item) === null) {
+            job.ended = true;
+            for (const lens of document.querySelectorAll(".codelens-decoration a")) {
+                lens.dataset.drawnBeforeJobEnd = "";
+            }
+            observer.disconnect();
+        }
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+}
+
+// In the page: the title of the editor's lens `label` if it was drawn after the job and shows an outcome.
+function lensAfterJob([editorSelector, label, outcome]) {
+    const job = window.alloJob;
+    const lenses = [...(document.querySelector(editorSelector)?.querySelectorAll(".codelens-decoration a") ?? [])];
+    const lens = lenses.find((a) => a.innerText.includes(label));
+    const fresh = job.ended && lens !== undefined && !("drawnBeforeJobEnd" in lens.dataset);
+    return {
+        job: job.ended ? "came and went" : job.started ? "shown" : "not seen",
+        title: fresh && new RegExp(outcome).test(lens.innerText) ? lens.innerText : undefined,
+    };
+}
+
+/**
+ * Opens the MLIR view of `region` in `file` from its lens, the workspace switched to
+ * `alloDataflow.backend: auto` (the reference executor does not compile to MLIR; `auto` picks the
+ * stand-in Allo on the job's PYTHONPATH). The server re-reads its settings a moment after the file
+ * changes: the lens is clicked again while it still had `reference` (its outcome says ✗).
+ */
+export async function openMlirView(file, region) {
+    mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
+    writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.backend": "auto" }));
+    await openFile(file);
+    const view = page.locator(".tab.active", { hasText: `${region}.mlir` });
+    await waitUntil(`the MLIR view of ${region}`, async () => {
+        if ((await view.count()) === 0) {
+            await codeLens(/^MLIR/).click();
+            await page.waitForTimeout(3 * SECOND);
+        }
+        return (await view.count()) > 0;
+    }, 120 * SECOND);
+}
+
+/** The input of a setting in the Settings editor (opened by the palette's `openCommand`, "Preferences:
+ * Open Workspace Settings"), searched for by `id`: the item that shows `text` (its title or description). */
+export async function settingField(openCommand, id, text) {
+    await command(openCommand);
+    const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .suggest-input-container input").first();
+    await search.waitFor({ timeout: 30 * SECOND });
+    await search.fill(id);
+    const field = page.locator(".settings-editor .setting-item-contents", { hasText: text }).locator("input").first();
+    await field.waitFor({ timeout: 30 * SECOND });
+    return field;
+}
 
 /** The counts of the status bar's problems item ("Errors: 2, Warnings: 1", "Warnings: 1", "No Problems"). */
 export async function problemCounts() {
