@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from allo_lsp.jobs.environment import JobConfig
-from allo_lsp.jobs.synthesis import SynthConfig
+if TYPE_CHECKING:
+    from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.synthesis import SynthConfig
+
 from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SECTION, VITIS_COMMANDS
 
 _CHOICES = {
@@ -29,7 +31,7 @@ def _is_number(value: Any, whole: bool = False) -> bool:
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     allo_build: str = "auto"  # which Allo the user runs: auto (unknown), fixed, legacy
-    debounce_ms: int = 200  # quiet time after an edit before diagnostics are recomputed
+    debounce_ms: int = 0  # opt-in quiet time after an edit before it is analysed (`ide/scheduler.py`)
     python: str = ""  # the Allo environment's interpreter; empty: the server's own
     llvm_build_dir: str = ""  # empty: $LLVM_BUILD_DIR of the server's environment
     omp_threads: int = 0  # 0: the design's PE count
@@ -66,6 +68,8 @@ class Settings:
             raise ValueError("vitis.clockNs and vitis.timeout must be non-negative numbers")
 
     def job_config(self) -> JobConfig:
+        from allo_lsp.jobs.environment import JobConfig  # the jobs' modules with the first job
+
         return JobConfig(
             python=self.python,
             llvm_build_dir=self.llvm_build_dir,
@@ -75,6 +79,8 @@ class Settings:
         )
 
     def synth_config(self) -> SynthConfig:
+        from allo_lsp.jobs.synthesis import SynthConfig
+
         return SynthConfig(
             command=self.vitis_command,
             part=self.vitis_part,

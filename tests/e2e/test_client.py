@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import fields
 
 import pytest
-from allo_lsp.lsp.settings import SECTION, Settings
+from allo_lsp.settings import SECTION, Settings
 from paths import ROOT
 
 PACKAGE = json.loads((ROOT / "package.json").read_text())

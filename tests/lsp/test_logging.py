@@ -9,8 +9,8 @@ import json
 import sys
 
 import pytest
-from allo_lsp.lsp.settings import Settings, parse_settings
 from allo_lsp.protocol.vocabulary import LOG_LEVELS
+from allo_lsp.settings import Settings, parse_settings
 from lsprotocol import types as lsp
 from paths import ROOT
 from test_jobs import change_settings, open_design

@@ -11,8 +11,8 @@ from allo_lsp.cli import build_parser
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
 from allo_lsp.jobs import launch, synthesis
 from allo_lsp.lsp import create_server
-from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
 from allo_lsp.protocol import vocabulary as v
+from allo_lsp.settings import SECTION, Settings, parse_settings
 from paths import ROOT
 
 PACKAGE = json.loads((ROOT / "package.json").read_text())

@@ -111,6 +111,18 @@ class DocumentAnalysis:
         return analysis, base, None if base == text else LineShift.between(base, text)
 
 
+CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited most recently)
+
+
+def keep_parse_caches(analyses: dict[str, DocumentAnalysis], recent: list[str], uri: str) -> list[str]:
+    """Parse caches (libcst trees: megabytes per file) only for the documents edited last, `uri`
+    now among them; returns those documents, newest first."""
+    recent = [u for u in recent if u != uri and u in analyses][: CACHED_DOCUMENTS - 1]
+    for old in [u for u in analyses if u != uri and u not in recent]:
+        analyses[old].cache = ParseCache()
+    return [uri, *recent]
+
+
 def _map(blocks, line: int, src: int, dst: int) -> int | None:
     i = bisect.bisect_right([b[src] for b in blocks], line) - 1
     if i < 0:

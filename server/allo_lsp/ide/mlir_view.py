@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from allo_lsp import mlir  # its modules on first use: not before the first diagnostics
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.types import Symbol
-from allo_lsp.mlir import compare_signature, kernel_of, parse_functions
 
 MLIR_SOURCE = "allo-lsp mlir"
 _SCHEME = "allo-mlir:"
@@ -41,7 +41,7 @@ def is_view(uri: str) -> bool:
 
 def signature_problems(parsed, region: Region) -> list[Problem]:
     """The compiled top function (`parsed`: `mlir.parse_functions`) against the region."""
-    mismatch = compare_signature(parsed, region)
+    mismatch = mlir.compare_signature(parsed, region)
     if mismatch is None:
         return []
     return [Problem("mlir-signature", Severity.ERROR, region.range, mismatch.message)]
@@ -59,7 +59,7 @@ class Compiled:
 
 def compiled(text: str, region: Region | None) -> Compiled:
     """The MLIR text of a region's compiled module (`region`: None if it is gone from the file)."""
-    parsed = parse_functions(text)
+    parsed = mlir.parse_functions(text)
     problems = signature_problems(parsed, region) if region is not None and parsed.error is None else []
     return Compiled(problems, view_functions(parsed, region), parsed.error)
 
@@ -68,7 +68,7 @@ def view_functions(parsed, region: Region | None) -> list[dict]:
     """The compiled functions as the client lists them: name, kernel and PE, argument types."""
     functions = []
     for f in parsed.functions:
-        mapped = kernel_of(f.name, region) if region is not None else None
+        mapped = mlir.kernel_of(f.name, region) if region is not None else None
         functions.append(
             {
                 "name": f.name,
@@ -93,7 +93,7 @@ def definition_in_view(text: str, line: int, column: int, analysis: Analysis, re
         return None
     if symbol == region.name:
         return region.range
-    mapped = kernel_of(symbol, region)
+    mapped = mlir.kernel_of(symbol, region)
     kernel = region.kernel(mapped[0]) if mapped else None
     return kernel.range if kernel else None
 
@@ -110,7 +110,7 @@ def view_symbols(text: str, analysis: Analysis, region_name: str) -> list[Symbol
         if m is None:
             continue
         name = m.group(1)
-        mapped = kernel_of(name, region) if region is not None else None
+        mapped = mlir.kernel_of(name, region) if region is not None else None
         if mapped:
             detail = f"kernel {mapped[0]}, PE {', '.join(map(str, mapped[1]))}"
         else:

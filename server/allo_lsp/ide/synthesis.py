@@ -9,7 +9,6 @@ from __future__ import annotations
 from allo_lsp.analysis.model import Kernel
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import JobResult
-from allo_lsp.reports import ReportError, delta, parse_report
 
 
 def _number(value) -> float | None:
@@ -108,6 +107,8 @@ def report_markdown(name: str, history: list[JobResult]) -> str:
     markdown = details_as(history[-1].details, SynthesisDetails).report_markdown or ""
     if len(history) < 2:
         return markdown
+    from allo_lsp.reports import ReportError, delta, parse_report  # on demand: not before the first diagnostics
+
     try:
         changes = delta(parse_report(history[-2].artifact), parse_report(history[-1].artifact))
     except (ReportError, TypeError):

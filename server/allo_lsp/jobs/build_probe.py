@@ -10,11 +10,13 @@ probed ones are probed again).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from allo_lsp.jobs.environment import JobConfig, interpreter_named
-from allo_lsp.jobs.manager import JobManager
-from allo_lsp.jobs.service import build_of, probe_outcome
 from allo_lsp.protocol.messages import CANCELLED, JobResult
+
+if TYPE_CHECKING:  # the server makes one at start: the jobs' modules come with the first probe
+    from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.manager import JobManager
 
 
 @dataclass
@@ -32,6 +34,8 @@ class BuildProbe:
         probe was cancelled."""
         if not self.wanted(config):
             return None
+        from allo_lsp.jobs.service import build_of, probe_outcome
+
         self.probed, self.found = config, None
         outcome = await probe_outcome(manager, config)
         if self.probed != config:  # a job of other settings probes those
@@ -44,4 +48,6 @@ class BuildProbe:
 
     def interpreter(self) -> str:
         """The interpreter probed, as the log names it."""
+        from allo_lsp.jobs.environment import interpreter_named
+
         return interpreter_named(self.probed.python if self.probed else "")

@@ -6,12 +6,17 @@ negotiated): `PositionCodec` converts with the lines of the text the data was co
 
 from __future__ import annotations
 
+import hashlib
+
 from lsprotocol import types as lsp
 from pygls.workspace.position_codec import PositionCodec
 
+from allo_lsp import rule_docs
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.problems import Problem
+from allo_lsp.ide.fix_all import KIND as FIX_ALL
 from allo_lsp.ide.lenses import CANCEL, Lens
+from allo_lsp.ide.project_config import WATCHED
 from allo_lsp.ide.types import CodeAction, HoverResult, InlayHint, Symbol
 
 _SYMBOL_KINDS = {
@@ -49,14 +54,19 @@ class Converter:
         return Range(self.from_position(r.start), self.from_position(r.end))
 
     def diagnostic(self, p: Problem, source: str = "allo-lsp") -> lsp.Diagnostic:
+        href = rule_docs.href(p.code) if p.code else None  # the rule's page (a configuration's problem has none)
         return lsp.Diagnostic(
             range=self.range(p.range),
             message=p.message,
             severity=lsp.DiagnosticSeverity(int(p.severity)),
-            code=p.code,
+            code=p.code or None,
+            code_description=lsp.CodeDescription(href=href) if href else None,
             source=source,
             data=p.data or None,
         )
+
+    def diagnostics(self, problems: list[Problem]) -> list[lsp.Diagnostic]:
+        return [self.diagnostic(p) for p in problems]
 
     def location(self, uri: str, r: Range) -> lsp.Location:
         return lsp.Location(uri, self.range(r))
@@ -111,7 +121,7 @@ class Converter:
 
 INLAY_HINT_OPTIONS = lsp.InlayHintOptions(resolve_provider=False)
 CODE_ACTION_OPTIONS = lsp.CodeActionOptions(
-    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source], resolve_provider=False
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source, FIX_ALL], resolve_provider=False
 )
 
 
@@ -129,12 +139,49 @@ def published(uri: str, diagnostics: list[lsp.Diagnostic], version: int | None =
     return lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
 
 
-def configuration_request(section: str) -> lsp.ConfigurationParams:
-    return lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=section)])
+def configuration_request(*sections: str) -> lsp.ConfigurationParams:
+    return lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=section) for section in sections])
 
 
-def registration(id: str, method: str) -> lsp.RegistrationParams:
-    return lsp.RegistrationParams(registrations=[lsp.Registration(id=id, method=method)])
+def registrations(wanted: list[tuple[str, str, object]]) -> lsp.RegistrationParams:
+    """(id, method, options) each."""
+    return lsp.RegistrationParams(registrations=[lsp.Registration(i, method, options) for i, method, options in wanted])
+
+
+# Pulled diagnostics: each answer's `resultId` is a digest of the diagnostics, so that the same
+# diagnostics answer "unchanged", however they were computed again.
+DIAGNOSTIC_OPTIONS = lsp.DiagnosticOptions(
+    inter_file_dependencies=False, workspace_diagnostics=True, identifier="allo-lsp"
+)
+CONFIG_FILES = lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED)])
+WATCHED_FILES = lsp.DidChangeWatchedFilesRegistrationOptions(
+    watchers=[lsp.FileSystemWatcher(glob_pattern=glob) for glob in ("**/*.py", "**/.gitignore")]
+)
+
+
+def _result_id(diagnostics: list[lsp.Diagnostic]) -> str:
+    return hashlib.blake2b(repr(diagnostics).encode(), digest_size=8).hexdigest()
+
+
+def document_report(diagnostics: list[lsp.Diagnostic], previous: str | None):
+    result_id = _result_id(diagnostics)
+    if result_id == previous:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=diagnostics, result_id=result_id)
+
+
+def workspace_item(uri: str, diagnostics: list[lsp.Diagnostic]) -> lsp.WorkspaceFullDocumentDiagnosticReport:
+    return lsp.WorkspaceFullDocumentDiagnosticReport(
+        uri=uri, version=None, items=diagnostics, result_id=_result_id(diagnostics)
+    )
+
+
+def partial_workspace_report(token, items: list) -> lsp.ProgressParams:
+    return lsp.ProgressParams(token=token, value=lsp.WorkspaceDiagnosticReportPartialResult(items=items))
+
+
+def workspace_report(items: list) -> lsp.WorkspaceDiagnosticReport:
+    return lsp.WorkspaceDiagnosticReport(items=items)
 
 
 def progress_begin(title: str) -> lsp.WorkDoneProgressBegin:

@@ -10,23 +10,28 @@ from lsprotocol import types as lsp
 
 from allo_lsp.analysis import lsp_newlines
 from allo_lsp.documents import ClientWorkspace
-from allo_lsp.ide.code_actions import code_actions
+from allo_lsp.ide.code_actions import code_actions, disable_actions
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.fifo_run import depth_fixes
+from allo_lsp.ide.fix_all import fix_all_actions, wanted
 from allo_lsp.ide.job_outcomes import reproducer_file
 from allo_lsp.ide.lenses import run_actions
 from allo_lsp.ide.mlir_view import is_view
-from allo_lsp.lsp import convert
+from allo_lsp.ide.project_config import is_config
+from allo_lsp.lsp import convert, diagnostics
 from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.mlir_view import mlir_definition, mlir_symbols
 from allo_lsp.lsp.server import AlloLanguageServer
-from allo_lsp.lsp.settings import SECTION, parse_settings
 from allo_lsp.protocol.messages import LIBRARY_BUG
+from allo_lsp.settings import SECTION, parse_settings
 
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
     ClientWorkspace.adopt(ls.workspace)
+    if diagnostics.pulls(params.capabilities):
+        ls.pulls = True
+        diagnostics.register(ls)
     options = params.initialization_options
     if isinstance(options, dict):
         ls.settings, _ = parse_settings(options.get(SECTION, options))
@@ -34,11 +39,17 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
 
 async def initialized(ls: AlloLanguageServer, params: lsp.InitializedParams) -> None:
     try:
-        caps = ls.client_capabilities.workspace
+        caps, wanted = ls.client_capabilities.workspace, []
         if caps and caps.did_change_configuration and caps.did_change_configuration.dynamic_registration:
-            await ls.client_register_capability_async(
-                convert.registration("allo-config", lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-            )
+            wanted.append(("allo-config", lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, None))
+        if ls.pulls and caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
+            wanted.append(
+                ("allo-files", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, convert.WATCHED_FILES)
+            )  # workspace diagnostics
+        if caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration:
+            wanted.append(("allo-pyproject", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, convert.CONFIG_FILES))
+        if wanted:
+            await ls.client_register_capability_async(convert.registrations(wanted))
         await ls.pull_settings()
     finally:
         ls.settings_received.set()
@@ -52,9 +63,18 @@ def did_change_configuration(ls: AlloLanguageServer, params: lsp.DidChangeConfig
         ls.apply_settings(params.settings.get(SECTION))
 
 
+def did_change_watched_files(ls: AlloLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    """A pyproject.toml changed: the open documents again, under its [tool.allo-lsp]; and the
+    workspace's files (`diagnostics.py`)."""
+    if any(is_config(c.uri) for c in params.changes):
+        for uri in ls.open_uris():
+            ls.schedule(uri)
+    diagnostics.did_change_watched_files(ls, params)
+
+
 def did_open(ls: AlloLanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
     if not is_view(params.text_document.uri) and params.text_document.language_id in ("python", ""):
-        ls.schedule(params.text_document.uri, 0.0)
+        ls.schedule(params.text_document.uri)
 
 
 def did_change(ls: AlloLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -128,14 +148,18 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
         return []  # nothing to fix in a file the editor does not show (and its text is not ours)
     doc = ls.document(uri)
     text, version = lsp_newlines(doc.source), doc.version
-    result = ls.analyses.get(uri)
+    result, options, only = ls.analyses.get(uri), ls.document_options(uri), params.context.only
     # Edits must be computed on exactly the text the client has: re-analyse if it moved on.
     if result is None or result.text != text:
-        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, ls.options(), result)
+        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, options, result)
     converter = ls.converter(uri, text)
     where = converter.from_range(params.range)
-    # Off the event loop: a fix parses the whole file (the first time for this text).
-    actions = await asyncio.to_thread(code_actions, text, result.current, where)
+
+    def fixes():  # off the event loop: a fix parses the whole file, fix-all analyses it again
+        found = code_actions(text, result.current, where) + disable_actions(text, result.current, where)
+        return found + fix_all_actions(text, options, result.current, only)
+
+    actions = await asyncio.to_thread(fixes)
     actions += depth_fixes(text, list(ls.outcomes_of(uri).outcomes(text).values()), where)
     out = [converter.code_action(uri, version, a, params.context.diagnostics) for a in actions]
     out += _reproducer_actions(ls, uri, params.context.diagnostics)
@@ -144,7 +168,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
         convert.command_action(title, command, [uri, name])
         for title, command, name in run_actions(result.current, where.start.line)
     ]
-    return out
+    return [a for a in out if wanted(a.kind, only)]  # on save, `only` is source.fixAll
 
 
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
@@ -160,6 +184,7 @@ FEATURES = [
     (lsp.INITIALIZE, None, initialize),
     (lsp.INITIALIZED, None, initialized),
     (lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, None, did_change_configuration),
+    (lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, None, did_change_watched_files),
     (lsp.TEXT_DOCUMENT_DID_OPEN, None, did_open),
     (lsp.TEXT_DOCUMENT_DID_CHANGE, None, did_change),
     (lsp.TEXT_DOCUMENT_DID_CLOSE, None, did_close),

@@ -17,8 +17,6 @@ from allo_lsp.analysis import lsp_newlines
 from allo_lsp.ide import log_lines, outcomes
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
 from allo_lsp.ide.synthesis import newest_report, report_markdown
-from allo_lsp.jobs.editor import answer, refusal, running_answer
-from allo_lsp.jobs.launch import Target
 from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.features import view
@@ -33,6 +31,8 @@ _tokens = itertools.count(1)
 
 async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
     """Why the job cannot start, or None."""
+    from allo_lsp.jobs.editor import refusal  # the jobs' modules with the first job
+
     try:  # whether the workspace is trusted comes with the settings
         await asyncio.wait_for(ls.settings_received.wait(), SETTINGS_WAIT_S)
     except asyncio.TimeoutError:
@@ -42,6 +42,9 @@ async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
 
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
     """Run one job to its end and show the outcome; returns it (as JSON) to the client."""
+    from allo_lsp.jobs.editor import answer, running_answer
+    from allo_lsp.jobs.launch import Target
+
     why = await _refusal(ls, uri)
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
@@ -61,7 +64,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     return data
 
 
-async def _run(ls: AlloLanguageServer, target: Target, model, source: str) -> JobResult:
+async def _run(ls: AlloLanguageServer, target, model, source: str) -> JobResult:
     """The job's outcome, whatever happens; its progress shown while it runs."""
     ls.refresh_lenses(target.uri)
     ls.protocol.when_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
@@ -154,6 +157,8 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
     uri = params.text_document.uri
     result = ls.analyses.get(uri)
     if result is None:
+        if ls.is_analysed(uri):  # its first analysis is to come: asked again after it
+            ls.lenses_to_refresh.add(uri)
         return []
     key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
     if result.lenses is not None and result.lenses[0] == key:

@@ -1,8 +1,10 @@
 """`allo-lsp serve`: the language server's state, documents and analysis (handlers: `features.py`,
 `jobs.py`).
 
-Analysis runs off the event loop (`asyncio.to_thread`), debounced per document; a result is
-published only if the document is still at the version that was analysed.
+Analysis runs off the event loop (`asyncio.to_thread`), one at a time, of the newest text
+(`ide/scheduler.py`); a result is kept and shown only if the document is still at the version
+that was analysed. Its problems are sent to the client (publishDiagnostics) or, to a client that
+pulls them (LSP 3.17), answered when asked (`diagnostics.py`).
 """
 
 from __future__ import annotations
@@ -10,33 +12,35 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import sys
-from threading import Event
+import time
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
-from pygls.io_ import StdoutWriter
-from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from allo_lsp import __version__
-from allo_lsp.analysis import Options, ParseCache, lsp_newlines
-from allo_lsp.ide.document import DocumentAnalysis
+from allo_lsp.analysis import Options, lsp_newlines
+from allo_lsp.ide.document import DocumentAnalysis, keep_parse_caches
 from allo_lsp.ide.job_outcomes import JobOutcomes
-from allo_lsp.ide.log_lines import ERROR, LogLine, shown
+from allo_lsp.ide.log_lines import DEBUG, ERROR, LogLine, shown
 from allo_lsp.ide.mlir_view import is_view
+from allo_lsp.ide.project_config import ProjectConfigs
+from allo_lsp.ide.scheduler import AnalysisQueue
+from allo_lsp.ide.workspace_reports import WorkspaceReports
 from allo_lsp.jobs.build_probe import BuildProbe
-from allo_lsp.jobs.editor import EditorJobs
-from allo_lsp.jsonrpc.frames import serve
-from allo_lsp.jsonrpc.protocol import Protocol, dispatch
+from allo_lsp.jsonrpc.protocol import Protocol
+from allo_lsp.jsonrpc.stdio import CheckedStdioServer
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
-from allo_lsp.lsp.settings import SECTION, Settings, parse_settings
+from allo_lsp.settings import SECTION, Settings, parse_settings
+
+if TYPE_CHECKING:
+    from allo_lsp.jobs.editor import EditorJobs
 
 log = logging.getLogger(__name__)
-_CACHED_DOCUMENTS = 4  # the documents whose parse cache is kept (those edited most recently)
 
 
-class AlloLanguageServer(LanguageServer):
+class AlloLanguageServer(CheckedStdioServer):
     def __init__(self) -> None:
         super().__init__(
             "allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=Protocol
@@ -47,31 +51,22 @@ class AlloLanguageServer(LanguageServer):
         self.settings_received = asyncio.Event()
         self.analyses: dict[str, DocumentAnalysis] = {}
         self._recent: list[str] = []  # the documents analysed last, newest first
-        self._pending: dict[str, asyncio.Task] = {}
+        self.queue = AnalysisQueue(self.analyse, self._failed)
+        self.pulls = False  # the client pulls diagnostics: `diagnostics.py`
+        self.workspace_files: WorkspaceReports | None = None  # once the client pulls the workspace's
+        self._refreshing = False  # a workspace/diagnostic/refresh request is on its way
         self.job_outcomes: dict[str, JobOutcomes] = {}  # what each open document shows of its jobs
         self.lenses_to_refresh: set[str] = set()  # documents whose last lenses left one out (an edited line)
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> ide.mlir_view.MlirView
         self.probe = BuildProbe()  # what the probe found the configured Allo does
-        self.jobs = EditorJobs()
-        self.input_error: str | None = None  # why the client's input could not be read (`jsonrpc.frames`)
+        self.configs = ProjectConfigs()  # the documents' [tool.allo-lsp], by pyproject.toml
 
-    def _start_io_async(self, stdin=None, stdout=None) -> None:
-        """pygls' stdio loop, with frames read and checked by `jsonrpc` instead of `pygls.io_`."""
-        self._stop_event = Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        try:
-            handle = functools.partial(dispatch, self.protocol)
-            self.input_error = asyncio.run(serve(stdin or sys.stdin.buffer, handle, self._stop_event, self.thread_pool))
-        except BrokenPipeError:
-            log.error("the client has gone: stopping")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self.shutdown()
+    @functools.cached_property
+    def jobs(self) -> EditorJobs:
+        """Made on first use (a job, a lens after the first analysis): not before the first diagnostics."""
+        from allo_lsp.jobs.editor import EditorJobs
 
-    def exit_status(self) -> int:
-        """1 if the client's input could not be framed or `exit` came without `shutdown`."""
-        return 1 if self.input_error else self.protocol.exit_status
+        return EditorJobs()
 
     # -- analysis ---------------------------------------------------------------------------
 
@@ -79,55 +74,54 @@ class AlloLanguageServer(LanguageServer):
         build = (self.settings.allo_build == "auto" and self.probe.found) or self.settings.allo_build
         return Options(allo_build=build, omp_threads=self.settings.omp_threads)
 
-    async def analyse(self, uri: str, delay: float = 0.0) -> None:
-        """Analyse the document as it is after `delay` seconds, and publish if still current."""
-        if delay:
-            await asyncio.sleep(delay)
-        doc = self.workspace.get_text_document(uri)
+    def document_options(self, uri: str) -> Options:
+        """The options of one document: the settings and its project's [tool.allo-lsp] (whose
+        allo-build counts when the setting is `auto`); that configuration's problems are shown."""
+        path = self.document(uri).path if uri.startswith("file:") else None
+        options = self.configs.options(path, self.options(), self.settings.allo_build != "auto")
+        for found in self.configs.unreported():  # on the pyproject.toml itself
+            config_uri = found.path.as_uri()
+            diagnostics = [self.converter(config_uri, found.text).diagnostic(p) for p in found.problems]
+            self.text_document_publish_diagnostics(convert.published(config_uri, diagnostics))
+        return options
+
+    async def analyse(self, uri: str) -> None:
+        """Analyse the document as it is now, and keep and show the result if it is still current;
+        or a workspace file that is not open, from disk."""
+        if not self.is_open(uri):
+            if self.workspace_files is not None and self.workspace_files.knows(uri):
+                await asyncio.to_thread(self.workspace_files.analyse, uri, self.document_options(uri))
+            return
+        doc, started = self.workspace.get_text_document(uri), time.monotonic()
         text, version = lsp_newlines(doc.source), doc.version
         previous = self.analyses.get(uri)
-        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, self.options(), previous)
+        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, self.document_options(uri), previous)
+        took = f"{uri} v{version}: analysed in {(time.monotonic() - started) * 1000:.1f} ms"
+        self.log(LogLine(DEBUG, f"{took}, from {started:.4f} s"))  # a benchmark reads it: one at a time
         if uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:
-            return  # superseded: a newer edit has its own analysis scheduled
+            return  # superseded: the queue analyses the newer text next
         self.analyses[uri] = result
-        self._keep_cache_for(uri)
+        self._recent = keep_parse_caches(self.analyses, self._recent, uri)
         self.publish(uri, result)
 
-    def _keep_cache_for(self, uri: str) -> None:
-        """Parse caches (libcst trees: megabytes per file) only for the documents being edited."""
-        self._recent = [u for u in self._recent if u != uri and u in self.analyses][: _CACHED_DOCUMENTS - 1]
-        for old in [u for u in self.analyses if u != uri and u not in self._recent]:
-            self.analyses[old].cache = ParseCache()
-        self._recent.insert(0, uri)
-
     def is_analysed(self, uri: str) -> bool:
-        """Analysed, or its first analysis still running: a document that is not analysed at all
-        (an MLIR view) is neither."""
-        return uri in self.analyses or uri in self._pending
+        """Analysed, or its first analysis to come: a document that is not analysed at all (an
+        MLIR view) is neither."""
+        return uri in self.analyses or self.queue.is_pending(uri)
 
     def forget(self, uri: str) -> None:
-        """A closed document: its analysis, pending or done, and its jobs' outcomes (for the
+        """A closed document: its analysis, to come or done, and its jobs' outcomes (for the
         text its jobs ran: gone with the document)."""
-        pending = self._pending.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
+        self.queue.forget(uri)
         self.analyses.pop(uri, None)
         self.job_outcomes.pop(uri, None)
 
-    def schedule(self, uri: str, delay: float) -> None:
-        pending = self._pending.pop(uri, None)
-        if pending is not None:
-            pending.cancel()
-        task = asyncio.ensure_future(self.analyse(uri, delay))
-        self._pending[uri] = task
-        task.add_done_callback(lambda t: self._finished(uri, t))
+    def schedule(self, uri: str, delay: float = 0.0) -> None:
+        self.queue.request(uri, delay)
 
-    def _finished(self, uri: str, task: asyncio.Task) -> None:
-        if self._pending.get(uri) is task:
-            del self._pending[uri]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("analysis of %s failed", uri, exc_info=task.exception())
-            self.log(LogLine(ERROR, f"analysis of {uri} failed: {task.exception()!r}"))
+    def _failed(self, uri: str, exc: BaseException) -> None:
+        log.error("analysis of %s failed", uri, exc_info=exc)
+        self.log(LogLine(ERROR, f"analysis of {uri} failed: {exc!r}"))
 
     def log(self, *lines: LogLine) -> None:
         """`window/logMessage` of each line `alloDataflow.logLevel` shows."""
@@ -137,28 +131,42 @@ class AlloLanguageServer(LanguageServer):
     def outcomes_of(self, uri: str) -> JobOutcomes:
         return self.job_outcomes.setdefault(uri, JobOutcomes())
 
-    def publish(self, uri: str, result: DocumentAnalysis) -> None:
+    def diagnostics(self, uri: str, result: DocumentAnalysis) -> list[lsp.Diagnostic]:
         """The analysis' problems and those of the jobs whose outcomes hold on its text."""
-        converter = self.converter(uri, result.text)
-        diagnostics = [converter.diagnostic(p) for p in result.problems]
-        diagnostics += [converter.diagnostic(p.problem, p.source) for p in self.outcomes_of(uri).problems(result.text)]
-        self.text_document_publish_diagnostics(convert.published(uri, diagnostics, result.version))
+        converter, outcomes = self.converter(uri, result.text), self.outcomes_of(uri).problems(result.text)
+        return converter.diagnostics(result.problems) + [converter.diagnostic(p.problem, p.source) for p in outcomes]
+
+    def publish(self, uri: str, result: DocumentAnalysis) -> None:
+        """Show the document's diagnostics: sent, or (to a client that pulls) ready to be asked for."""
+        if self.pulls:
+            asyncio.ensure_future(self._pullable(uri))
+        else:
+            diagnostics = self.diagnostics(uri, result)
+            self.text_document_publish_diagnostics(convert.published(uri, diagnostics, result.version))
         if uri in self.lenses_to_refresh:  # the lenses on its edited lines are back
             self.lenses_to_refresh.discard(uri)
             self.refresh_lenses(uri)
+
+    async def _pullable(self, uri: str) -> None:
+        """The pulls waiting for this analysis get it (`queue.until`); with none waiting (a job's
+        outcome, new settings), the client is asked to pull again."""
+        if not self.queue.waits_for(uri) and not self._refreshing:
+            self._refreshing = True
+            await self._ask(self.workspace_diagnostic_refresh_async, "workspace/diagnostic/refresh")
+            self._refreshing = False
 
     def refresh_lenses(self, uri: str) -> None:
         """The lenses of `uri` change: asked again by a client that can be told."""
         self.jobs.changed(uri)
         caps = self.client_capabilities.workspace
         if caps and caps.code_lens and caps.code_lens.refresh_support:
-            asyncio.ensure_future(self._refresh_lenses())
+            asyncio.ensure_future(self._ask(self.workspace_code_lens_refresh_async, "codeLens/refresh"))
 
-    async def _refresh_lenses(self) -> None:
+    async def _ask(self, request, method: str) -> None:
         try:
-            await self.workspace_code_lens_refresh_async(None)
-        except Exception as exc:  # noqa: BLE001 - a client that cannot refresh asks again on its own
-            log.info("codeLens/refresh failed: %r", exc)
+            await request(None)
+        except Exception as exc:  # noqa: BLE001 - a client that cannot be told asks again on its own
+            log.info("%s failed: %r", method, exc)
 
     def open_uris(self) -> set[str]:
         """Open documents that are analysed (Python files), by the URI the client wrote
@@ -189,7 +197,9 @@ class AlloLanguageServer(LanguageServer):
         self.settings = settings
         if changed:
             for uri in self.open_uris():
-                self.schedule(uri, 0.0)
+                self.schedule(uri)
+            if self.workspace_files is not None:  # analysed with other options: again when pulled
+                self.workspace_files.reports.clear()
 
     async def pull_settings(self) -> None:
         caps = self.client_capabilities.workspace

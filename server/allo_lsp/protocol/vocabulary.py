@@ -1,7 +1,7 @@
 """The words the command line, the server and the client share, each listed once: job kinds and
 the commands that start them, backends, target platforms, Allo builds, emulations, Vitis commands, log levels.
 
-`cli.py`'s choices and `lsp/settings.py`'s checks read this table; package.json (the client's
+`cli.py`'s choices and `settings.py`'s checks read this table; package.json (the client's
 commands and the settings' enums), the CLI's parser and the server's registered commands are
 tested against it (tests/lsp/test_tables.py). The words are the glossary's (ARCHITECTURE.md).
 """

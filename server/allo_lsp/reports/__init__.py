@@ -8,28 +8,37 @@
 Bad input raises `ReportError` (with the file and what is wrong), never a parser's own exception.
 """
 
-from .format import delta, format_markdown, format_text
-from .log import LogMessage, failed, last_run, scan_log
-from .model import Clock, Latency, Loop, Module, Range, Report, ReportError, Resource
-from .project import find_report, load, parse_report
+import importlib
 
-__all__ = [
-    "Clock",
-    "Latency",
-    "LogMessage",
-    "Loop",
-    "Module",
-    "Range",
-    "Report",
-    "ReportError",
-    "Resource",
-    "delta",
-    "failed",
-    "find_report",
-    "format_markdown",
-    "format_text",
-    "last_run",
-    "load",
-    "parse_report",
-    "scan_log",
-]
+# Each name from its module, imported on first use (PEP 562): importing the package, as the
+# server does at start, costs nothing before the first diagnostics.
+_MODULE_OF = {
+    "delta": "format",
+    "format_markdown": "format",
+    "format_text": "format",
+    "LogMessage": "log",
+    "failed": "log",
+    "last_run": "log",
+    "scan_log": "log",
+    "Clock": "model",
+    "Latency": "model",
+    "Loop": "model",
+    "Module": "model",
+    "Range": "model",
+    "Report": "model",
+    "ReportError": "model",
+    "Resource": "model",
+    "find_report": "project",
+    "load": "project",
+    "parse_report": "project",
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    globals()[name] = value
+    return value

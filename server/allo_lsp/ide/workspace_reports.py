@@ -1,0 +1,147 @@
+"""The workspace's Allo files that the editor does not show, analysed from disk in the background:
+the Problems panel lists every design of the workspace, not only the open ones.
+
+Only the text and its problems are kept per file (a file's parse is megabytes; two hundred files'
+texts are not). A file is analysed again when its size or modification time changes; the folders
+are scanned again when told (a watched file was created or deleted) or after `RESCAN_S`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from allo_lsp.analysis import Options, Problem, analyze, lsp_newlines
+from allo_lsp.ide.scheduler import AnalysisQueue
+from allo_lsp.ide.workspace_files import allo_files
+
+# (URI, text, problems) -> (its result id, the client's report of them)
+Report = Callable[[str, str, list[Problem]], tuple[str, object]]
+
+RESCAN_S = 30.0  # a file created outside the editor appears within this long without a watcher
+
+
+@dataclass(frozen=True)
+class FileReport:
+    stamp: tuple[int, int]  # size and modification time when read
+    text: str
+    problems: list[Problem]
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+class WorkspaceReports:
+    def __init__(self, excludes: list[str]) -> None:
+        self.excludes = excludes  # the editor's exclude globs that are on
+        self.reports: dict[str, FileReport] = {}  # by URI
+        self.gone: set[str] = set()  # files reported before and deleted since: reported empty once
+        self._paths: dict[str, Path] = {}
+        self._scanned_at: float | None = None
+
+    def due(self) -> bool:
+        return self._scanned_at is None or time.monotonic() - self._scanned_at > RESCAN_S
+
+    def rescan_soon(self) -> None:
+        self._scanned_at = None
+
+    def scan(self, folders: list[Path]) -> None:
+        """The folders' Allo files now (blocking: file system walks; run it off the event loop)."""
+        found = {path.as_uri(): path for path in allo_files(folders, self.excludes)}
+        for uri in set(self._paths) - set(found):
+            if self.reports.pop(uri, None) is not None:
+                self.gone.add(uri)
+        self._paths = found
+        self.gone -= set(found)
+        self._scanned_at = time.monotonic()
+
+    def stale(self, skip: set[str]) -> list[str]:
+        """The files to analyse: new, or changed on disk since they were read (`skip`: open ones)."""
+        out = []
+        for uri, path in self._paths.items():
+            report = self.reports.get(uri)
+            if uri not in skip and (report is None or report.stamp != _stamp(path)):
+                out.append(uri)
+        return out
+
+    def knows(self, uri: str) -> bool:
+        return uri in self._paths
+
+    def analyse(self, uri: str, options: Options) -> None:
+        """Read and analyse one file (blocking). A file that cannot be read is dropped until the next scan."""
+        path = self._paths.get(uri)
+        stamp = _stamp(path) if path is not None else None
+        try:
+            if stamp is None:
+                raise OSError("gone")
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = lsp_newlines(f.read())
+        except OSError:
+            self._paths.pop(uri, None)
+            if self.reports.pop(uri, None) is not None:
+                self.gone.add(uri)
+            return
+        self.reports[uri] = FileReport(stamp, text, analyze(text, options).problems)
+
+    async def pull(
+        self,
+        queue: AnalysisQueue,
+        folders: list[Path],
+        open_uris: Callable[[], set[str]],
+        known: dict[str, str],
+        report: Report,
+        stream: Callable[[list], None] | None,
+        hold_s: float,
+    ) -> list:
+        """The reports the client does not have yet (`known`: URI -> result id, updated), each as
+        soon as its file is analysed (through `stream`, when the client takes partial results),
+        the rest returned once every file is; with nothing new, held for news for `hold_s` (the
+        client asks again when answered). The files are analysed by `queue`, in the background."""
+        out, streamed, deadline = [], False, time.monotonic() + hold_s
+        while True:
+            if self.due():
+                await asyncio.to_thread(self.scan, folders)
+            to_analyse = self.stale(open_uris())
+            queue.background(to_analyse)
+            fresh = self._fresh(open_uris(), known, report)
+            if fresh and stream is not None:
+                stream(fresh)
+                streamed = True
+            else:
+                out += fresh
+            left = deadline - time.monotonic()
+            if (not to_analyse and (out or streamed)) or left <= 0:
+                self.gone.clear()
+                return out
+            await queue.next_news(left)  # a file analysed, a watched file changed
+
+    def _fresh(self, open_uris: set[str], known: dict[str, str], report: Report) -> list:
+        files = [(uri, r.text, r.problems) for uri, r in self.reports.items()] + [(uri, "", []) for uri in self.gone]
+        out = []
+        for uri, text, problems in files:
+            if uri not in open_uris:  # the editor's text is an open file's truth: pulled as a document
+                result_id, item = report(uri, text, problems)
+                if known.get(uri) != result_id:
+                    known[uri] = result_id
+                    out.append(item)
+        return out
+
+
+def folder_paths(uris: list[str]) -> list[Path]:
+    """The workspace folders that are local directories."""
+    out = []
+    for uri in uris:
+        parsed = urlparse(uri)
+        if parsed.scheme == "file" and os.path.isdir(unquote(parsed.path)):
+            out.append(Path(unquote(parsed.path)))
+    return out

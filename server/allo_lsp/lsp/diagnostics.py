@@ -1,0 +1,82 @@
+"""Diagnostics the client pulls (LSP 3.17): of a document when it asks, of the workspace's other
+Allo files in the background. Only for a client that can also be told to pull again (after a
+job, new settings): the others are sent them (`server.publish`), never both."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsprotocol import types as lsp
+
+from allo_lsp.ide.workspace_reports import WorkspaceReports, folder_paths
+from allo_lsp.lsp import convert
+from allo_lsp.lsp.server import AlloLanguageServer
+
+_ANALYSIS_WAIT_S = 30.0  # a pull waits this long for the analysis of the current text, then answers the last
+_HOLD_S = 20.0  # a workspace pull with nothing new is held this long for news (the client asks again at once)
+_EXCLUDES = ("files.exclude", "search.exclude")  # the editor's settings of what the workspace leaves out
+
+
+def pulls(caps: lsp.ClientCapabilities) -> bool:
+    text, workspace = caps.text_document, caps.workspace
+    return bool(
+        text and text.diagnostic and workspace and workspace.diagnostics and workspace.diagnostics.refresh_support
+    )
+
+
+async def on_document_diagnostic(ls: AlloLanguageServer, params: lsp.DocumentDiagnosticParams):
+    uri = params.text_document.uri
+
+    def current() -> bool:  # the analysis of the text as it is now, not an older one's problems
+        result = ls.analyses.get(uri)
+        return not ls.is_analysed(uri) or (result is not None and result.version == ls.document(uri).version)
+
+    await ls.queue.until(current, _ANALYSIS_WAIT_S, key=uri)
+    result = ls.analyses.get(uri)
+    return convert.document_report(ls.diagnostics(uri, result) if result else [], params.previous_result_id)
+
+
+async def on_workspace_diagnostic(ls: AlloLanguageServer, params: lsp.WorkspaceDiagnosticParams):
+    if ls.workspace_files is None:
+        ls.workspace_files = WorkspaceReports(await _excludes(ls))
+    token = params.partial_result_token
+
+    def report(uri: str, text: str, problems) -> tuple[str, lsp.WorkspaceFullDocumentDiagnosticReport]:
+        item = convert.workspace_item(uri, ls.converter(uri, text).diagnostics(problems))
+        return item.result_id, item
+
+    def stream(items: list) -> None:
+        ls.protocol.notify(lsp.PROGRESS, convert.partial_workspace_report(token, items))
+
+    folders = folder_paths([f.uri for f in ls.workspace.folders.values()])
+    known = {p.uri: p.value for p in params.previous_result_ids}  # what the client has
+    items = await ls.workspace_files.pull(
+        ls.queue, folders, ls.open_uris, known, report, None if token is None else stream, _HOLD_S
+    )
+    return convert.workspace_report(items)
+
+
+async def _excludes(ls: AlloLanguageServer) -> list[str]:
+    """The editor's exclude globs that are on (`{"**/node_modules": true}`)."""
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return []
+    try:
+        values = await ls.workspace_configuration_async(convert.configuration_request(*_EXCLUDES))
+    except Exception:  # noqa: BLE001 - a client that cannot answer: only .gitignore and our own rules
+        return []
+    return [glob for value in values if isinstance(value, dict) for glob, on in value.items() if on is True]
+
+
+def did_change_watched_files(ls: AlloLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    files = ls.workspace_files
+    if files is not None:
+        if any(c.type != lsp.FileChangeType.Changed or not files.knows(c.uri) for c in params.changes):
+            files.rescan_soon()  # created, deleted, or a .gitignore: the folders again
+        asyncio.ensure_future(ls.queue.news())
+
+
+def register(server: AlloLanguageServer) -> None:
+    """Called at `initialize`, when the client pulls: its capabilities are computed after."""
+    server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, convert.DIAGNOSTIC_OPTIONS)(on_document_diagnostic)
+    server.feature(lsp.WORKSPACE_DIAGNOSTIC)(on_workspace_diagnostic)
