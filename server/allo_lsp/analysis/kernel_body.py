@@ -37,11 +37,11 @@ _STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
 # `df.gather(pipes)` / `df.scatter(buffer, pipes)`: the position of `pipes`.
 _COLLECTIVES = {"gather": 0, "scatter": 1}
 _MAX_HELPER_DEPTH = 4
+# Loops whose trip count can fold: `for i in range(...)` and `for i, j in allo.grid(M, N)`.
+_COUNTED_LOOPS = ("range", "grid")
 # Host libraries whose functions a kernel may name (`np.exp(x)`), by module; an unimported `np`
 # in a snippet still reads as numpy.
 _LIBRARIES = {"math": "math", "numpy": "numpy", "np": "numpy"}
-# Loops whose trip count can fold: `for i in range(...)` and `for i, j in allo.grid(M, N)`.
-_COUNTED_LOOPS = ("range", "grid")
 
 
 def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: Context, scope: Scope) -> None:
@@ -111,6 +111,7 @@ class _Scanner(cst.CSTVisitor):
         if isinstance(root, cst.Name) and root.value in self.access:
             access = self.access[root.value]
             access.uses.append(self.ctx.range(root))
+            access.every_pe |= not self._meta_branches
             # `A[i] = x` and `A += x` write the array; a bare `A = x` only rebinds the name.
             if root is not target or also_read:
                 access.writes = True
@@ -137,9 +138,18 @@ class _Scanner(cst.CSTVisitor):
         return False
 
     def _stateful(self, annotation: cst.BaseExpression) -> None:
-        """`x: stateful(T) = ...`, removed in 2026 (Allo PR #555) for `x: T @ Stateful`."""
+        """`x: stateful(T) = ...`, and `x: T @ stateful` of the builds between, removed in 2026
+        (Allo PR #555) for `x: T @ Stateful`."""
+        if self.region is None:
+            return
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.MatrixMultiply):
+            if self._names(annotation.right, "allo.ir.types.stateful", "stateful"):
+                self.region.removed_syntax.append(
+                    RemovedSyntax("@ stateful", self.ctx.range(annotation.right), "Stateful")
+                )
+            return
         call = annotation if isinstance(annotation, cst.Call) else None
-        if self.region is None or call is None or len(call.args) != 1 or call.args[0].keyword is not None:
+        if call is None or len(call.args) != 1 or call.args[0].keyword is not None:
             return
         if not self._names(call.func, "allo.ir.types.stateful", "stateful"):
             return
@@ -182,6 +192,7 @@ class _Scanner(cst.CSTVisitor):
         if node.value in self.access:
             self.access[node.value].reads = True
             self.access[node.value].uses.append(self.ctx.range(node))
+            self.access[node.value].every_pe |= not self._meta_branches
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter
@@ -253,6 +264,7 @@ class _Scanner(cst.CSTVisitor):
                 mine.reads |= callee[i].reads
                 mine.writes |= callee[i].writes
                 mine.uses.append(self.ctx.range(value))
+                mine.every_pe |= not self._meta_branches
             else:
                 arg.visit(self)
         for arg in node.args:

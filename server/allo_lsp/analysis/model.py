@@ -52,6 +52,7 @@ class Access:
     reads: bool = False
     writes: bool = False
     uses: list[Range] = field(default_factory=list)
+    every_pe: bool = False  # named outside any `allo.meta_if/elif/else` branch: every PE uses it
 
 
 @dataclass

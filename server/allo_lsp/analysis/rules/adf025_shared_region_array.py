@@ -3,7 +3,8 @@
 ## What it does
 Flags a region parameter that is an array when more than one PE reads it, or more than one PE
 writes it, counting every PE of each kernel that reads or writes it (`mapping=[2, 2]` is four), in
-regions built for `vitis_hls`, `vhls` or `pynq`. Not reported when a layout shards the array
+regions built for `vitis_hls`, `vhls` or `pynq`. A kernel that names the array only inside
+`allo.meta_if/elif/else` branches counts as one PE: the branches may pick a single one. Not reported when a layout shards the array
 (`@ [S(0), R]` on the region or a kernel parameter), nor for a kernel whose mapping does not fold,
 nor in a region the file does not build for one of those targets.
 
@@ -42,11 +43,10 @@ def check(ctx: Context):
             counts = _pe_counts(region, p)
             if counts is None:
                 continue
-            readers, writers = counts
             parts = [
-                f"{verb} by {sum(n.values())} PEs ({_listed(n)})"
-                for verb, n in (("read", readers), ("written", writers))
-                if sum(n.values()) > 1
+                f"{verb} by {_total(n)} PEs ({_listed(n)})"
+                for verb, n in zip(("read", "written"), counts)
+                if _least(n) > 1
             ]
             if not parts:
                 continue
@@ -60,13 +60,18 @@ def check(ctx: Context):
             )
 
 
-def _pe_counts(region: Region, p: RegionParam) -> tuple[dict[str, int], dict[str, int]] | None:
+# Per kernel: the PEs that read (or write) the array, and whether that is all of them or only
+# at least one (every use sits in `allo.meta_*` branches, which pick PEs this rule does not fold).
+Counts = dict[str, tuple[int, bool]]
+
+
+def _pe_counts(region: Region, p: RegionParam) -> tuple[Counts, Counts] | None:
     """PEs per kernel that read and that write `p`; None when the rule cannot tell (not an
     array, sharded, a mapping that does not fold)."""
     if p.type is None or p.type.is_scalar or _sharded(p.type):
         return None
-    readers: dict[str, int] = {}
-    writers: dict[str, int] = {}
+    readers: Counts = {}
+    writers: Counts = {}
     for k in region.kernels:
         accesses: list[Access] = [kp.access for kp in k.params if kp.bound_to == p.name]
         if any(_sharded(kp.type) for kp in k.params if kp.bound_to == p.name):
@@ -77,10 +82,12 @@ def _pe_counts(region: Region, p: RegionParam) -> tuple[dict[str, int], dict[str
             continue
         if k.pe_count is None:
             return None
+        every_pe = any(a.every_pe for a in accesses)
+        pes = (k.pe_count, True) if every_pe else (1, k.pe_count == 1)
         if any(a.reads for a in accesses):
-            readers[k.name] = readers.get(k.name, 0) + k.pe_count
+            readers[k.name] = pes
         if any(a.writes for a in accesses):
-            writers[k.name] = writers.get(k.name, 0) + k.pe_count
+            writers[k.name] = pes
     return readers, writers
 
 
@@ -88,5 +95,14 @@ def _sharded(t: AlloType | None) -> bool:
     return t is not None and t.layout is not None and ("S(" in t.layout or "Shard" in t.layout)
 
 
-def _listed(counts: dict[str, int]) -> str:
-    return ", ".join(f"{k}: {n}" for k, n in counts.items())
+def _least(counts: Counts) -> int:
+    return sum(n for n, _ in counts.values())
+
+
+def _total(counts: Counts) -> str:
+    exact = all(e for _, e in counts.values())
+    return str(_least(counts)) if exact else f"at least {_least(counts)}"
+
+
+def _listed(counts: Counts) -> str:
+    return ", ".join(f"{k}: {n}" if exact else f"{k}: 1 or more (meta branches)" for k, (n, exact) in counts.items())

@@ -11,7 +11,9 @@ from allo_lsp.ide.fixes.source import Source
 
 def producers_first(source: Source, model: FileModel, problem: Problem) -> Fix:
     """Each kernel moves whole, from the comment lines right above its decorators to its last
-    line; what lies between kernels (stream declarations, blank lines) stays put."""
+    line; what lies between kernels (stream declarations, blank lines) stays put. Not marked safe:
+    older Allo builds order the top function's arguments by kernel appearance (ADF003), so the
+    move can change the signature such a build compiles."""
     region = region_of(model, problem)
     names = [k.name for k in region.kernels]
     if len(set(names)) != len(names):
