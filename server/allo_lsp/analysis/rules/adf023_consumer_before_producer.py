@@ -4,7 +4,7 @@
 Flags a kernel that gets from a stream another kernel puts, when that producer is defined after
 it in the region, in regions built for `vitis_hls`. Kernels that feed each other in a cycle
 cannot all follow their producers: they are ADF027's, not this rule's. A region the file does
-not build for `vitis_hls` is not checked.
+not build for `vitis_hls` is not checked (a region called from a kernel is built with its caller).
 
 ## Why is this bad?
 For HLS targets Allo calls the kernels in the top function in their Python definition order, and

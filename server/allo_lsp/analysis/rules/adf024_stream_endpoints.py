@@ -5,8 +5,8 @@ Flags a scalar stream (not a stream array) that two kernels put (or get), that t
 kernel mapped over more than one PE all put (or get), or that one kernel both puts and gets, in
 regions built for `vitis_hls`, `vhls` or `pynq`. A use inside an `allo.meta_if` branch is not
 counted as every PE's: the branch may pick one PE. A region the file does not build for one of
-those targets is not checked, nor are stream arrays (which PE uses which element is decided by
-indices this rule does not fold).
+those targets is not checked (a region called from a kernel is built with its caller), nor are
+stream arrays (which PE uses which element is decided by indices this rule does not fold).
 
 ## Why is this bad?
 Vitis HLS dataflow connects each stream from exactly one process to exactly one other; Allo

@@ -3,10 +3,11 @@
 ## What it does
 Flags a region parameter that is an array when more than one PE reads it, or more than one PE
 writes it, counting every PE of each kernel that reads or writes it (`mapping=[2, 2]` is four), in
-regions built for `vitis_hls`, `vhls` or `pynq`. A kernel that names the array only inside
-`allo.meta_if/elif/else` branches counts as one PE: the branches may pick a single one. Not reported when a layout shards the array
-(`@ [S(0), R]` on the region or a kernel parameter), nor for a kernel whose mapping does not fold,
-nor in a region the file does not build for one of those targets.
+regions built for `vitis_hls`, `vhls` or `pynq` (a region called from a kernel is built with its
+caller). A kernel that names the array only inside `allo.meta_if/elif/else` branches counts as one
+PE: the branches may pick a single one. Not reported when a layout shards the array (`@ [S(0), R]`
+on the region or a kernel parameter), when a kernel's mapping does not fold, nor in a region the
+file does not build for one of those targets.
 
 ## Why is this bad?
 Allo copies each array argument into one buffer of the top function and hands that buffer to

@@ -3,7 +3,8 @@
 ## What it does
 Reports, as information, kernels whose streams form a cycle (A puts to B, B puts to A, or a
 longer loop), in regions built for `vitis_hls`. For a `csim` build (the default mode) it adds that
-C simulation deadlocks. A region the file does not build for `vitis_hls` is not checked.
+C simulation deadlocks. A region the file does not build for `vitis_hls` is not checked (a region
+called from a kernel is built with its caller).
 
 ## Why is this bad?
 Vitis C simulation runs the dataflow processes one after another, in call order: the first
