@@ -20,6 +20,10 @@ NAME = "pyproject.toml"
 WATCHED = f"**/{NAME}"  # the glob the server asks the client to watch
 
 
+def is_config(uri: str) -> bool:
+    return uri.rsplit("/", 1)[-1] == NAME
+
+
 @dataclass(frozen=True)
 class ProjectConfig:
     path: Path | None  # the pyproject.toml; None: none holds a [tool.allo-lsp]
