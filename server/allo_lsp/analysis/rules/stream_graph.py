@@ -63,6 +63,8 @@ class StreamGraph:
                 for c in getters:
                     if p == c or (s.type.dims and p in getters and c in putters):
                         continue
+                    if p not in graph.kernels or c not in graph.kernels:  # a model half made of broken code
+                        continue
                     graph.edges.setdefault((p, c), []).append(s.name)
         return graph
 
