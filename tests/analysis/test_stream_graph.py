@@ -102,10 +102,31 @@ def test_a_long_chain_defined_backwards_is_ordered_without_recursion():
     n = 1500
     streams = "\n".join(f"    s{i}: Stream[int32, 2]" for i in range(n))
     kernels = "\n".join(
-        f"    @df.kernel(mapping=[1])\n    def k{i}():\n        s{i}.put(s{i - 1}.get())\n"
-        for i in range(n - 1, 0, -1)
+        f"    @df.kernel(mapping=[1])\n    def k{i}():\n        s{i}.put(s{i - 1}.get())\n" for i in range(n - 1, 0, -1)
     )
     text = f"@df.region()\ndef top():\n{streams}\n\n    @df.kernel(mapping=[1])\n    def k0():\n        s0.put(1)\n\n{kernels}"
     g = graph(text)
     assert len(g.components()) == n
     assert g.producers_first() == ["k0"] + [f"k{i}" for i in range(1, n)]
+
+
+def test_a_use_by_a_kernel_the_region_does_not_list_links_nothing():
+    # A model made of broken code may hold a use whose kernel is not among the region's: the
+    # graph leaves it out instead of raising.
+    text = """
+@df.region()
+def top():
+    pipe: Stream[int32, 2]
+
+    @df.kernel(mapping=[1])
+    def load():
+        pipe.put(1)
+
+    @df.kernel(mapping=[1])
+    def store():
+        v: int32 = pipe.get()
+"""
+    (region,) = analyze(HEADER + text).model.regions
+    region.kernels = [k for k in region.kernels if k.name != "store"]
+    g = StreamGraph.of(region)
+    assert g.edges == {} and g.components() == [["load"]] and g.producers_first() == ["load"]
