@@ -66,3 +66,11 @@ def test_comments_skip_strings_across_lines():
     text = 'a = """x # not\n# still a string"""  # one\ns = "#" + \'#\'  # two\n    # three\n'
     found = [(c.line, c.column, c.text, c.own_line) for c in comments(text)]
     assert found == [(1, 21, "# one", False), (2, 15, "# two", False), (3, 4, "# three", True)]
+
+
+def test_an_unclosed_string_ends_with_its_line_and_a_backslash_newline_continues_one():
+    # Half-typed text: the comment on the next line is still one (the old single expression took
+    # the rest of the file for a string).
+    assert [c.text for c in comments('x = "half typed # not\ny = 1  # real\n')] == ["# real"]
+    assert [c.text for c in comments('x = "a\\\nb # not"  # real\n')] == ["# real"]
+    assert comments('s = "ends in a backslash\\') == [] and comments("'''never closed # not") == []
