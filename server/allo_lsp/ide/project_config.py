@@ -40,7 +40,9 @@ class ProjectConfig:
                 relative = Path(os.path.abspath(file)).relative_to(self.path.parent).as_posix()
             except ValueError:
                 pass
-        build = base.allo_build if build_chosen or not self.config.allo_build else self.config.allo_build
+        # `auto` in the file says as little as no key: what the probe found (`base`) stands.
+        unset = self.config.allo_build in ("", "auto")
+        build = base.allo_build if build_chosen or unset else self.config.allo_build
         return replace(base, allo_build=build, selection=self.config.selection_for(relative))
 
 

@@ -1,0 +1,65 @@
+"""A file's project configuration found from its directory upward, read again when it changes,
+and its problems reported once per change (the server publishes them on the pyproject.toml)."""
+
+import os
+
+from allo_lsp.analysis import Options
+from allo_lsp.ide.project_config import NONE, ProjectConfigs, is_config
+
+
+def write(path, body: str, mtime_ns: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    os.utime(path, ns=(mtime_ns, mtime_ns))  # a change the size alone would not tell
+
+
+def test_the_nearest_pyproject_with_the_table_from_the_file_upward(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.allo-lsp]\nignore = ["ADF006"]\n', 1)
+    write(tmp_path / "pkg" / "pyproject.toml", "[project]\nname = 'pkg'\n", 1)
+    configs = ProjectConfigs()
+    found = configs.for_file(tmp_path / "pkg" / "src" / "top.py")
+    assert found.path == tmp_path / "pyproject.toml" and found.config.ignore == ("ADF006",)
+    assert ProjectConfigs().for_file(tmp_path / "pkg" / "pyproject.toml").path == tmp_path / "pyproject.toml"
+
+
+def test_no_configuration_without_the_table(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.ruff]\nline-length = 100\n", 1)
+    assert ProjectConfigs().for_file(tmp_path / "top.py") in (NONE, ProjectConfigs().for_file(tmp_path.parent / "x.py"))
+
+
+def test_a_changed_file_is_read_again(tmp_path):
+    config = tmp_path / "pyproject.toml"
+    write(config, '[tool.allo-lsp]\nignore = ["ADF006"]\n', 1_000_000_000)
+    configs = ProjectConfigs()
+    assert configs.for_file(tmp_path / "top.py").config.ignore == ("ADF006",)
+    write(config, '[tool.allo-lsp]\nignore = ["ADF005"]\n', 2_000_000_000)  # the same size
+    assert configs.for_file(tmp_path / "top.py").config.ignore == ("ADF005",)
+
+
+def test_the_files_selection_and_allo_build_in_the_options(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.allo-lsp]\nallo-build = "legacy"\n', 1)
+    options = ProjectConfigs().options(tmp_path / "top.py", Options(allo_build="fixed"), build_chosen=False)
+    assert options.allo_build == "legacy"
+    chosen = ProjectConfigs().options(tmp_path / "top.py", Options(allo_build="fixed"), build_chosen=True)
+    assert chosen.allo_build == "fixed"
+    write(tmp_path / "pyproject.toml", '[tool.allo-lsp]\nallo-build = "auto"\n', 2)
+    probed = ProjectConfigs().options(tmp_path / "top.py", Options(allo_build="fixed"), build_chosen=False)
+    assert probed.allo_build == "fixed"  # `auto` in the file leaves what the probe found
+
+
+def test_problems_are_reported_once_per_change_and_withdrawn_when_fixed(tmp_path):
+    config = tmp_path / "pyproject.toml"
+    write(config, "[tool.allo-lsp]\nselct = 1\n", 1_000_000_000)
+    configs = ProjectConfigs()
+    configs.for_file(tmp_path / "top.py")
+    (reported,) = configs.unreported()
+    assert reported.path == config and "unknown key 'selct'" in reported.problems[0].message
+    assert configs.unreported() == []
+    write(config, "[tool.allo-lsp]\n", 2_000_000_000)
+    configs.for_file(tmp_path / "top.py")
+    (withdrawn,) = configs.unreported()
+    assert withdrawn.path == config and withdrawn.problems == ()
+
+
+def test_is_config():
+    assert is_config("file:///work/pyproject.toml") and not is_config("file:///work/pyproject.toml.bak")
