@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from allo_lsp.analysis import splice
 from allo_lsp.analysis.model import Range, SyntaxProblem
 from allo_lsp.analysis.parse import MAX_LINE, PARSE_FAILURES, Repairs, guard, guard_lines, python_error
 
@@ -167,11 +168,31 @@ def _edited(lines: list[str], cache: ParseCache) -> list[Chunk] | None:
     starts, clean = _scan(lines[start:end])
     if not clean and not at_end:
         return None  # the edit opened a bracket, a string or a decorator past the span
+    if hi - lo == 1 and starts == [0] and clean:
+        inside = _inside(chunks[lo], lines[start:end], first - start)
+        if inside is not None:
+            return chunks[:lo] + [inside] + [c.moved(delta) for c in chunks[hi:]]
     kept = chunks[:lo] + chunks[hi:]
     middle = _chunk(lines, [start + b for b in starts] + [end], chunks[lo:hi], at_end, {id(c.module) for c in kept})
     if middle is None:
         return None
     return chunks[:lo] + middle + [c.moved(delta) for c in chunks[hi:]]
+
+
+def _inside(chunk: Chunk, lines: list[str], first: int) -> Chunk | None:
+    """The chunk with its new `lines` (changed from its line `first` on), when the edit stays
+    inside one nested statement: that statement alone parsed again (`splice`)."""
+    if chunk.module is None or chunk.errors or chunk.repaired or chunk.split:
+        return None
+    source = "\n".join(lines) + "\n"
+    if guard(source.split("\n"))[1] is not None:
+        return None  # as deep as `_parse_whole` refuses: the whole chunk's parse says so
+    done = splice.reparsed(
+        chunk.module, chunk.positions, chunk.source.split("\n"), source.split("\n"), first, positions
+    )
+    if done is None:
+        return None
+    return Chunk(chunk.start, chunk.start + len(lines), source, *done, [])
 
 
 def _chunk(
