@@ -138,9 +138,18 @@ class _Scanner(cst.CSTVisitor):
         return False
 
     def _stateful(self, annotation: cst.BaseExpression) -> None:
-        """`x: stateful(T) = ...`, removed in 2026 (Allo PR #555) for `x: T @ Stateful`."""
+        """`x: stateful(T) = ...`, and `x: T @ stateful` of the builds between, removed in 2026
+        (Allo PR #555) for `x: T @ Stateful`."""
+        if self.region is None:
+            return
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.MatrixMultiply):
+            if self._names(annotation.right, "allo.ir.types.stateful", "stateful"):
+                self.region.removed_syntax.append(
+                    RemovedSyntax("@ stateful", self.ctx.range(annotation.right), "Stateful")
+                )
+            return
         call = annotation if isinstance(annotation, cst.Call) else None
-        if self.region is None or call is None or len(call.args) != 1 or call.args[0].keyword is not None:
+        if call is None or len(call.args) != 1 or call.args[0].keyword is not None:
             return
         if not self._names(call.func, "allo.ir.types.stateful", "stateful"):
             return

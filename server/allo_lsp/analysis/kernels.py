@@ -102,11 +102,13 @@ def _param(ctx: Context, p: cst.Param, arg: ArgName | None, rscope: Scope, regio
 
 
 def _stateful(ann: cst.BaseExpression | None) -> bool:
-    """`T @ Stateful`: what Allo marks a kernel-local variable with."""
+    """`T @ Stateful` (`T @ stateful` in the builds before it): what Allo marks a kernel-local
+    variable with."""
     if not (isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.MatrixMultiply)):
         return False
     right = ann.right
-    return (right.value if isinstance(right, cst.Name) else getattr(right, "attr", cst.Name("_")).value) == "Stateful"
+    name = right.value if isinstance(right, cst.Name) else getattr(right, "attr", cst.Name("_")).value
+    return name in ("Stateful", "stateful")
 
 
 def _shadowed(ctx: Context, name: str, rscope: Scope, region: Region, line: int) -> str | None:

@@ -1,5 +1,5 @@
-"""stateful(T) becomes `T @ Stateful` (Allo PR #555), and Stateful is imported beside what the
-file imports from allo.ir.types.
+"""stateful(T) becomes `T @ Stateful` (Allo PR #555); nothing else uses `stateful`, so its import
+becomes that of Stateful (allo.ir.types has no `stateful` any more: importing it fails).
 
 Fix: ADF040 Write 'Int(4) @ Stateful'
 After: nothing

@@ -1,7 +1,7 @@
 """ADF019 stateful-kernel-param: a kernel parameter annotated `@ Stateful`
 
 ## What it does
-Flags a `@df.kernel` parameter whose annotation is `T @ Stateful`.
+Flags a `@df.kernel` parameter whose annotation is `T @ Stateful` (or the older `T @ stateful`).
 
 ## Why is this bad?
 State is kept by a kernel's own variables: Allo rejects a stateful parameter with

@@ -3,11 +3,12 @@
 ## What it does
 Flags `df.pipe(dtype=..., shape=(), depth=...)` streams, string layouts (`Layout("S0R")`),
 parameter-less regions whose kernels take global arrays with no `args=[...]`, and a kernel's
-`x: stateful(T)` declarations, with the modern spelling.
+`x: stateful(T)` (or `x: T @ stateful`) declarations, with the modern spelling.
 
 ## Why is this bad?
 These forms were removed from Allo; code copied from older examples no longer builds.
-`stateful(T)` became `T @ Stateful` in March 2026 (Allo PR #555).
+`stateful(T)` became `T @ Stateful` in March 2026 (Allo PR #555): `allo.ir.types` has no
+`stateful` any more, so even importing it fails.
 
 ## Example
 ```python
@@ -49,6 +50,8 @@ def check(ctx: Context):
                 message = f"df.pipe(...) was removed: declare the stream as '{old.replacement}'."
             elif old.kind == "stateful()":
                 message = f"stateful(T) was removed (Allo PR #555): write '{old.replacement}'."
+            elif old.kind == "@ stateful":
+                message = "'@ stateful' is spelled '@ Stateful' since Allo PR #555 (allo.ir.types has no 'stateful')."
             else:
                 message = (
                     f"Region '{region.name}' has no parameters and its kernels take arrays without "

@@ -17,4 +17,4 @@ def use_allo_function(source: Source, model: FileModel, problem: Problem) -> Fix
     written = source.text_at(problem.range)
     edits = [source.replace(problem.range, replacement)]
     edits += ensure_module(source, "allo")
-    return Fix(f"Replace {written} with {replacement}", edits)
+    return Fix(f"Replace {written} with {replacement}", edits, safe=True)  # the same function, Allo's own

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from allo_lsp.analysis.model import Position
+from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import TextEdit
 
@@ -45,6 +45,39 @@ def ensure_module(source: Source, module: str) -> list[TextEdit]:
         if isinstance(stmt, cst.Import) and any(_local(a) == module == _dotted(a.name) for a in stmt.names):
             return []
     return [_new_line(source, f"import {module}")]
+
+
+def rename_imported(source: Source, module: str, old: str, new: str) -> list[TextEdit] | None:
+    """`from <module> import old` made to import `new` instead: the name renamed in place, or
+    dropped when `new` is imported already (the whole line when it was the only name). None when
+    no module-level import binds `old` from there."""
+    found = [
+        (stmt, i)
+        for stmt in _imports(source)
+        if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar)
+        if stmt.module is not None and _dotted(stmt.module) == module and not stmt.relative
+        for i, alias in enumerate(stmt.names)
+        if alias.asname is None and _local(alias) == old
+    ]
+    if not found:
+        return None
+    stmt, i = found[0]
+    names = list(stmt.names)  # type: ignore[arg-type]
+    if not ensure_imported(source, module, new):  # `new` is there already: `old` goes
+        return [source.replace(_dropped(source, stmt, names, i), "")]
+    return [source.replace(source.range(names[i].name), new)]
+
+
+def _dropped(source: Source, stmt: cst.ImportFrom, names: list[cst.ImportAlias], i: int) -> Range:
+    """The text to delete to drop `names[i]` with its comma; the whole line for the only name."""
+    if len(names) == 1:
+        line = source.range(stmt).start.line
+        return Range(Position(line, 0), Position(line + 1, 0))
+    if i + 1 < len(names):
+        return Range(source.range(names[i]).start, source.range(names[i + 1]).start)
+    before = names[i - 1]
+    kept = before.asname.name if before.asname is not None else before.name  # up to its `as x`, not its comma
+    return Range(source.range(kept).end, source.range(names[i].name).end)
 
 
 def _imports(source: Source) -> list[cst.BaseSmallStatement]:

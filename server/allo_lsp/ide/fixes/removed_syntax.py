@@ -2,7 +2,9 @@
 
 - `pipe = df.pipe(dtype=T, shape=(), depth=4)` -> `pipe: Stream[T, 4]` (importing `Stream`);
 - `Layout("S0R")` -> `[S(0), R]`;
-- a kernel's `x: stateful(T)` -> `x: T @ Stateful` (importing `Stateful`);
+- a kernel's `x: stateful(T)` -> `x: T @ Stateful`, `x: T @ stateful` -> `x: T @ Stateful`
+  (importing `Stateful`, in place of `stateful` when nothing else uses it: importing a name
+  `allo.ir.types` no longer has fails);
 - a parameter-less region -> region parameters bound with `args=[...]`: the region takes the
   union of its kernels' parameters, each kernel binds its own, and renames them `local_<name>`
   (a kernel parameter may not shadow a region parameter).
@@ -13,10 +15,10 @@ from __future__ import annotations
 import libcst as cst
 
 from allo_lsp.analysis import Problem
-from allo_lsp.analysis.model import FileModel, Kernel
+from allo_lsp.analysis.model import FileModel, Kernel, Range
 from allo_lsp.ide.fixes import names
 from allo_lsp.ide.fixes.base import Fix, Unavailable, counted, region_of
-from allo_lsp.ide.fixes.imports import ensure_imported
+from allo_lsp.ide.fixes.imports import ensure_imported, rename_imported
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import TextEdit
 
@@ -29,7 +31,7 @@ def modernize(source: Source, model: FileModel, problem: Problem) -> Fix:
         return _layout(source, model, problem)
     if kind == "parameter-less region":
         return _parameterless(source, model, problem)
-    if kind == "stateful()":
+    if kind in ("stateful()", "@ stateful"):
         return _stateful(source, problem)
     raise Unavailable(f"no fix for {kind!r}")
 
@@ -55,8 +57,19 @@ def _stateful(source: Source, problem: Problem) -> Fix:
     if not replacement:
         raise Unavailable("no type to mark stateful")
     edits = [source.replace(problem.range, replacement)]
-    edits += ensure_imported(source, "allo.ir.types", "Stateful")
-    return Fix(f"Write '{replacement}'", edits)
+    others = [
+        n
+        for n in source.positions
+        if isinstance(n, cst.Name) and n.value == "stateful" and not _within(source.range(n), problem.range)
+    ]
+    # The import's own `stateful` is one of them: any other use keeps the import.
+    renamed = rename_imported(source, "allo.ir.types", "stateful", "Stateful") if len(others) <= 1 else None
+    edits += renamed if renamed is not None else ensure_imported(source, "allo.ir.types", "Stateful")
+    return Fix(f"Write '{replacement}'", edits, safe=True)  # the same state, spelled anew
+
+
+def _within(inner: Range, outer: Range) -> bool:
+    return outer.start <= inner.start and inner.end <= outer.end
 
 
 def _layout(source: Source, model: FileModel, problem: Problem) -> Fix:
