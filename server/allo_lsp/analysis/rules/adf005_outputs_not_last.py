@@ -2,8 +2,9 @@
 
 ## What it does
 Flags a region parameter that some kernel writes when a read-only parameter comes after it. Not
-reported when every `df.build` of the region in the file targets something other than
-`vitis_hls`, or passes `configs={"num_output_args": ...}`.
+reported when every `df.build` of the region in the file targets another platform `df.build`
+knows, or passes `configs={"num_output_args": ...}` (a target that is not a literal, or not a
+platform name, is checked).
 
 ## Why is this bad?
 With `target="vitis_hls"` (the default target of `df.build`) Allo requires the outputs at the end
@@ -21,12 +22,14 @@ def top(A: int32[N], n: int32[1], B: int32[N]):
 ```
 """
 
+from allo_lsp.analysis.builds import PLATFORMS
 from allo_lsp.analysis.model import Direction
 from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 
 SEVERITY = Severity.WARNING
 _CHECKED_TARGET = "vitis_hls"
+_UNCHECKED = tuple(p for p in PLATFORMS if p != _CHECKED_TARGET)
 
 
 def check(ctx: Context):
@@ -34,7 +37,7 @@ def check(ctx: Context):
         if not region.bindings_known:  # an unreadable args=... is ADF013; guessing would mislead
             continue
         builds = ctx.model.builds_of(region)
-        if builds and all(b.has_num_output_args or (b.target and b.target != _CHECKED_TARGET) for b in builds):
+        if builds and all(b.has_num_output_args or b.target in _UNCHECKED for b in builds):
             continue
         params = region.params
         for i, p in enumerate(params):

@@ -4,7 +4,7 @@
 Flags a `@df.region()` function named `kernel` when the file builds it for `vitis_hls` (the
 default target) or `tapa`, or does not build it at all (a synthesis job builds for
 `vitis_hls`). Not reported when every `df.build` of the region targets another platform
-(`simulator`, `catapult`, `xls`, ...).
+`df.build` knows (`simulator`, `catapult`, `xls`, ...).
 
 ## Why is this bad?
 The region becomes the top function, and Allo rejects that name for these two platforms:
@@ -22,6 +22,7 @@ def top(A: int32[N]): ...
 ```
 """
 
+from allo_lsp.analysis.builds import PLATFORMS
 from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 
@@ -34,7 +35,7 @@ def check(ctx: Context):
         if region.name != "kernel":
             continue
         targets = [b.target for b in ctx.model.builds_of(region)]
-        if targets and all(t is not None and t not in _RESERVING for t in targets):
+        if targets and all(t in PLATFORMS and t not in _RESERVING for t in targets):
             continue
         platform = next((t for t in _RESERVING if t in targets), "vitis_hls")
         yield Finding(
