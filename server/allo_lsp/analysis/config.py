@@ -22,6 +22,7 @@ in, and is a problem on the line that holds it, never an exception.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from dataclasses import dataclass
 
@@ -54,6 +55,9 @@ class Config:
 
     def selection_for(self, relative_path: str) -> Selection:
         """What a file at `relative_path` (to the pyproject.toml, `/`-separated) shows."""
+        return _selection(self, relative_path)
+
+    def _selection(self, relative_path: str) -> Selection:
         name = relative_path.rsplit("/", 1)[-1]
         per_file = [
             s
@@ -75,6 +79,10 @@ class Config:
         if enabled is None:
             return False
         return disabled is None or _specificity(enabled) > _specificity(disabled)
+
+
+# The server asks at every analysis: the same file under the same configuration, each time.
+_selection = functools.lru_cache(maxsize=256)(Config._selection)
 
 
 def _codes() -> list[str]:
