@@ -7,10 +7,20 @@
 //   ALLO_E2E_SETTINGS           the remote (machine) settings.json, which holds the bad server.python
 //   ALLO_E2E_INSTALL_LIMIT_S    the most seconds "Install" -> first diagnostics may take (empty: no limit)
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe } from "node:test";
-import { command, editor, openFile, page, SECOND, uiTest, useWorkbench, waitUntil, WORKSPACE } from "./workbench.mjs";
+import {
+    editor,
+    openFile,
+    openMlirView,
+    page,
+    runFromLens,
+    SECOND,
+    settingField,
+    uiTest,
+    useWorkbench,
+    waitUntil,
+} from "./workbench.mjs";
 
 const SETTINGS = process.env.ALLO_E2E_SETTINGS;
 const LIMIT_S = Number(process.env.ALLO_E2E_INSTALL_LIMIT_S || 0);
@@ -42,12 +52,7 @@ describe("Allo Dataflow's first run in VS Code (code-server)", { timeout: 10 * 6
     uiTest("clearing server.python restarts the server, which asks to install (D4)", async () => {
         // As a user does it: the Settings editor, the setting's field emptied. A machine-scoped setting
         // of a remote window (code-server's) is in the Remote tab.
-        await command("Preferences: Open Remote Settings");
-        const search = page.locator(".settings-editor .suggest-input-container textarea, .settings-editor .suggest-input-container input").first();
-        await search.waitFor({ timeout: 30 * SECOND });
-        await search.fill("alloDataflow.server.python");
-        const field = page.locator(".settings-editor .setting-item-contents", { hasText: "Server: Python" }).locator("input").first();
-        await field.waitFor({ timeout: 30 * SECOND });
+        const field = await settingField("Preferences: Open Remote Settings", "alloDataflow.server.python", "Server: Python");
         assert.equal(await field.inputValue(), "/nonexistent/bin/python3");
         await field.fill("");
         await field.press("Tab");
@@ -89,32 +94,14 @@ describe("Allo Dataflow's first run in VS Code (code-server)", { timeout: 10 * 6
 
     uiTest("Simulate runs on the reference executor in the private environment", async () => {
         await openFile("pitfall_arg_order.py");
-        const lens = editor().locator(".codelens-decoration a", { hasText: "Simulate" }).first();
-        await lens.waitFor({ timeout: 30 * SECOND });
-        await lens.click();
-        const title = await waitUntil("the lens to show an outcome", async () => {
-            const text = await lens.innerText().catch(() => "");
-            return /Simulate: [✓✗⏱]/.test(text) ? text : undefined;
-        }, 180 * SECOND);
+        const title = await runFromLens("Simulate");
         console.log(`Simulate lens: ${title}`);
         assert.match(title, /✓ passed/);
     }, 240 * SECOND);
 
     uiTest("without MLIR bindings the MLIR view opens and says how to install them (D1)", async () => {
-        // The private environment has no torch-mlir (the optional extra allo-lsp[mlir]). The MLIR job
-        // needs an Allo: `auto` picks the stand-in on the job's PYTHONPATH; the server re-reads its settings.
-        mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
-        writeFileSync(join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "alloDataflow.backend": "auto" }));
-        await openFile("pitfall_arg_order.py");
-        const lens = editor().locator(".codelens-decoration a", { hasText: /^MLIR/ }).first();
-        const view = page.locator(".tab.active", { hasText: "top.mlir" });
-        await waitUntil("the MLIR view", async () => {
-            if ((await view.count()) === 0) {
-                await lens.click(); // again while the server still had `reference`
-                await page.waitForTimeout(3 * SECOND);
-            }
-            return (await view.count()) > 0;
-        }, 120 * SECOND);
+        // The private environment has no torch-mlir (the optional extra allo-lsp[mlir]).
+        await openMlirView("pitfall_arg_order.py", "top");
         const warning = toast("opens without its signature check");
         await warning.first().waitFor({ timeout: 30 * SECOND });
         const text = await warning.first().innerText();
