@@ -1,7 +1,7 @@
 """Every fix at once (`--fix`, the editor's fix-all) and "Disable CODE for this line": the text
 before, the text after."""
 
-from allo_lsp.analysis import Options, analyze
+from allo_lsp.analysis import Options, ParseCache, analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import disable_actions
 from allo_lsp.ide.fix_all import KIND, apply_edits, changed_span, fix_all, fix_all_actions, fixable, wanted
@@ -95,3 +95,14 @@ def test_no_disable_action_on_a_syntax_error():
     analysis = analyze(text)
     everywhere = Range(Position(0, 0), Position(len(text.split("\n")), 0))
     assert [a.codes for a in disable_actions(text, analysis, everywhere)] == [("ADF011",)]
+
+
+def test_passes_with_the_documents_parse_cache_give_what_passes_without_it():
+    text = MAPPING.replace("@df.kernel(mapping=[1], args=[B])", "@df.kernel(args=[B], mapping=[1])")
+    cache = ParseCache()
+    analysis = analyze(text, Options(), cache)
+    with_cache = fix_all(text, Options(), analysis=analysis, cache=cache)
+    without = fix_all(text, Options())
+    assert with_cache.applied == 2 and (with_cache.text, with_cache.applied) == (without.text, without.applied)
+    assert with_cache.analysis.problems == without.analysis.problems == []
+    assert cache.lines == text.split("\n")  # the document's cache is still its text's: the passes had a copy

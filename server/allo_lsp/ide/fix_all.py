@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from allo_lsp.analysis import Analysis, Options, analyze
+from allo_lsp.analysis import Analysis, Options, ParseCache, analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import available_fixes
 from allo_lsp.ide.types import CodeAction, TextEdit
@@ -41,16 +41,21 @@ def fixable(text: str, analysis: Analysis) -> Fixable:
     return Fixable(safe, len(fixes) - safe)
 
 
-def fix_all(text: str, options: Options, unsafe: bool = False, analysis: Analysis | None = None) -> Fixed:
-    """`text` with its fixes applied; `analysis`: that of `text` with `options`, if at hand."""
-    analysis = analysis if analysis is not None else analyze(text, options)
+def fix_all(
+    text: str, options: Options, unsafe: bool = False, analysis: Analysis | None = None, cache: ParseCache | None = None
+) -> Fixed:
+    """`text` with its fixes applied; `analysis`: that of `text` with `options`, if at hand, and
+    `cache` the parse cache of `text` (not changed: a copy follows the passes), so that each pass
+    parses again only the statements its fixes changed (on save, in an editor's time limit)."""
+    cache = cache.copy() if cache is not None else ParseCache()
+    analysis = analysis if analysis is not None else analyze(text, options, cache)
     applied = 0
     for _ in range(MAX_PASSES):
         edits, count = _one_pass(text, analysis, unsafe)
         if not count:
             break
         new_text = apply_edits(text, edits)
-        new_analysis = analyze(new_text, options)
+        new_analysis = analyze(new_text, options, cache)
         if len(new_analysis.model.syntax_errors) > len(analysis.model.syntax_errors):
             break
         text, analysis, applied = new_text, new_analysis, applied + count
@@ -93,13 +98,15 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return text
 
 
-def fix_all_actions(text: str, options: Options, analysis: Analysis, only: list[str] | None) -> list[CodeAction]:
+def fix_all_actions(
+    text: str, options: Options, analysis: Analysis, only: list[str] | None, cache: ParseCache | None = None
+) -> list[CodeAction]:
     """The fix-all action, when the client asks for its kind (`only`: `source`, `source.fixAll`
     or ours). Never for a request without `only` (the lightbulb at each move of the cursor):
     it analyses the file again for each pass."""
     if not only or not any(wanted(KIND, [k]) for k in only):
         return []
-    fixed = fix_all(text, options, analysis=analysis)
+    fixed = fix_all(text, options, analysis=analysis, cache=cache)
     if fixed.text == text:
         return []
     return [CodeAction(TITLE, KIND, (changed_span(text, fixed.text),))]

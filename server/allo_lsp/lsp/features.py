@@ -157,7 +157,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
 
     def fixes():  # off the event loop: a fix parses the whole file, fix-all analyses it again
         found = code_actions(text, result.current, where) + disable_actions(text, result.current, where)
-        return found + fix_all_actions(text, options, result.current, only)
+        return found + fix_all_actions(text, options, result.current, only, result.cache)
 
     actions = await asyncio.to_thread(fixes)
     actions += depth_fixes(text, list(ls.outcomes_of(uri).outcomes(text).values()), where)
