@@ -187,7 +187,9 @@ class EditSeries:
     nonempty: int = 0  # publications that carried diagnostics (the generated text has none)
     version: int = 1  # the document's version at the end
     pull: bool = False  # timed to the answer of `textDocument/diagnostic` instead of a publication
-    unchanged: int = 0  # pull answers "unchanged" to a request made after an edit (wrong)
+    # Pull answers "unchanged": the server's diagnostics were those of its previous answer (an
+    # edit that changes no diagnostic may answer so, when the resultId follows the diagnostics).
+    unchanged: int = 0
 
     def summary(self) -> dict[str, Any]:
         out = {
@@ -199,7 +201,7 @@ class EditSeries:
         }
         out.update(stats_ms(self.latencies))
         if self.pull:
-            out["unchanged_answers_after_an_edit"] = self.unchanged
+            out["unchanged_answers"] = self.unchanged
         if self.error:
             out["error"] = self.error
         return out

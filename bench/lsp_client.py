@@ -36,7 +36,7 @@ CAPABILITIES = {
 # `workspace/diagnostic`. Without it a server pushes (`publishDiagnostics`).
 PULL_CAPABILITIES = {
     "textDocument": {"diagnostic": {"dynamicRegistration": False, "relatedDocumentSupport": False}},
-    "workspace": {"diagnostics": {"refreshSupport": False}},
+    "workspace": {"diagnostics": {"refreshSupport": True}},  # as VS Code; refreshes are answered null
 }
 
 
