@@ -194,18 +194,46 @@ export async function settingField(openCommand, id, text) {
     return field;
 }
 
-/** The counts of the status bar's problems item ("Errors: 2, Warnings: 1", "Warnings: 1", "No Problems"). */
-export async function problemCounts() {
-    const label = (await page.locator("#status\\.problems").first().getAttribute("aria-label")) ?? "";
-    const count = (kind) => Number(label.match(new RegExp(`${kind}: (\\d+)`))?.[1] ?? 0);
-    return { errors: count("Errors"), warnings: count("Warnings") };
+// The Problems panel's filter: a file's name there keeps that file's problems alone (the server
+// reports the workspace's other files too, and the list draws only the rows in view).
+export const problemsFilter = () => page.getByPlaceholder(/^Filter \(e\.g\. text/).first();
+
+/** Shows the Problems panel with the problems of `file` alone. */
+export async function showProblemsOf(file) {
+    await command("View: Focus Problems");
+    await problemsFilter().fill(file);
 }
 
-export async function waitForProblems(errors, warnings) {
-    await waitUntil(`the status bar to count ${errors} errors and ${warnings} warnings`, async () => {
-        const counts = await problemCounts();
-        return counts.errors === errors && counts.warnings === warnings;
-    }, 15 * SECOND);
+/** The errors and warnings the Problems panel lists for `file`, once it lists that file's alone. */
+async function listedProblems(file) {
+    const panel = page.locator(".markers-panel");
+    return await waitUntil(`the Problems panel to list ${file}'s problems alone`, async () => {
+        const files = await panel.locator(".resource-label-container").allInnerTexts();
+        if (!files.every((name) => name.includes(file))) {
+            return undefined; // the filter is not applied yet
+        }
+        return { errors: await panel.locator(".marker-icon.error").count(), warnings: await panel.locator(".marker-icon.warning").count() };
+    }, 10 * SECOND);
+}
+
+/** Waits until the Problems panel lists `errors` errors and `warnings` warnings for `files` together, then hides it. */
+export async function waitForProblems(errors, warnings, files) {
+    await command("View: Focus Problems");
+    let seen = [];
+    await waitUntil(`the Problems panel to list ${errors} errors and ${warnings} warnings for ${files.join(" and ")}`, async () => {
+        seen = [];
+        for (const file of files) {
+            await problemsFilter().fill(file);
+            seen.push({ file, ...(await listedProblems(file)) });
+        }
+        const sum = (kind) => seen.reduce((total, counts) => total + counts[kind], 0);
+        return sum("errors") === errors && sum("warnings") === warnings;
+    }, 15 * SECOND).catch((error) => {
+        error.message += `: ${JSON.stringify(seen)}`;
+        throw error;
+    });
+    await problemsFilter().fill("");
+    await command("View: Hide Panel");
 }
 
 export async function waitUntil(what, predicate, timeout) {
