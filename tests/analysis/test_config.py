@@ -111,3 +111,16 @@ def test_invalid_toml_is_one_problem_where_the_parser_stopped():
 def test_a_table_that_is_not_a_table():
     found, problems = parse_config('tool = { allo-lsp = "yes" }\n')
     assert found is None and "must be a table" in problems[0].message
+
+
+def test_a_select_that_is_no_list_leaves_every_code_checked():
+    found, problems = parse_config('[tool.allo-lsp]\nselect = [1, 2]\nignore = "ADF005"\n')
+    assert found.selection_for("x.py").ignored == frozenset()
+    assert [p.range.start.line for p in problems] == [1, 2]
+
+
+def test_a_per_file_entry_that_is_no_list_is_a_problem_on_its_line():
+    found, problems = parse_config('[tool.allo-lsp]\nper-file-ignores = { "tests/*" = "ADF005" }\n')
+    assert found.per_file_ignores == (("tests/*", ()),)
+    (problem,) = problems
+    assert (problem.range.start.line, problem.range.start.column) == (1, 21) and "tests/*" in problem.message

@@ -133,8 +133,9 @@ class _Reader:
                 self._bad(f"unknown key '{key}' in [tool.allo-lsp] (known: {', '.join(KEYS)})", key)
         fields = {}
         for key in ("select", "extend-select", "ignore"):
-            if key in table:
-                fields[key.replace("-", "_")] = self._selectors(table[key], key)
+            selectors = self._selectors(table[key], key) if key in table else None
+            if selectors is not None:  # a value that is no list leaves the default (every code, for select)
+                fields[key.replace("-", "_")] = selectors
         if "per-file-ignores" in table:
             fields["per_file_ignores"] = self._per_file(table["per-file-ignores"])
         if "severity" in table:
@@ -147,10 +148,10 @@ class _Reader:
                 self._bad(f"allo-build must be one of {', '.join(ALLO_BUILDS)}, not {build!r}", "allo-build")
         return Config(**fields), self.problems
 
-    def _selectors(self, value, key: str) -> tuple[str, ...]:
+    def _selectors(self, value, key: str, *near: str) -> tuple[str, ...] | None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self._bad(f'{key} must be a list of codes or code prefixes, like ["ADF005", "ADF02"]', key)
-            return ()
+            self._bad(f'{key} must be a list of codes or code prefixes, like ["ADF005", "ADF02"]', *near, key)
+            return None
         return tuple(s for s in (self._selector(v, key) for v in value) if s is not None)
 
     def _selector(self, value: str, key: str) -> str | None:
@@ -167,7 +168,8 @@ class _Reader:
             )
             return ()
         return tuple(
-            (pattern, self._selectors(codes, f"per-file-ignores {pattern!r}")) for pattern, codes in value.items()
+            (pattern, self._selectors(codes, f"per-file-ignores {pattern!r}", f'"{pattern}"') or ())
+            for pattern, codes in value.items()
         )
 
     def _severities(self, value) -> tuple[tuple[str, Severity], ...]:
