@@ -43,7 +43,8 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
 - Edge `kind`: "stream" | "port". A stream edge's `source` puts and its `target` gets; one of them
   is null for a stream nobody gets (or nobody puts): draw a stub. Expanded, an edge joins two PEs
   when both uses fold to the same element (`index`, a list; null for a plain stream); a use whose
-  element does not fold is joined at its kernel node (the group). Collapsed, the element edges
+  element (or meta branch) does not fold may reach any element: it is joined at its kernel node
+  (the group) to every node at the other end. Collapsed, the element edges
   between two kernels are one edge per stream: `fifos` the number of FIFOs it stands for (1 for a
   PE-level edge), `index` the element when there is only one. `depth`: the declared depth (null
   when it does not fold); `type`: the element type (`int32`). A port edge goes port -> kernel for a
@@ -280,15 +281,15 @@ class _StreamEdges:
                 for t in targets or ([None] if not self.loose_got else []):
                     if s is not None or t is not None:
                         pairs.setdefault(self._ends(s, t), []).append(element)
-        kernel_of = self._kernel_of()
-        producers = list(dict.fromkeys([kernel_of[n] for ns in self.put.values() for n in ns] + self.loose_put))
-        consumers = list(dict.fromkeys([kernel_of[n] for ns in self.got.values() for n in ns] + self.loose_got))
+        # A use that names no known element may reach any: it joins every node at the other end.
+        producers = list(dict.fromkeys([n for ns in self.put.values() for n in ns] + self.loose_put))
+        consumers = list(dict.fromkeys([n for ns in self.got.values() for n in ns] + self.loose_got))
         for s in self.loose_put:
             for t in consumers or [None]:
-                pairs.setdefault((s, t), [])
+                pairs.setdefault(self._ends(s, t), [])
         for t in self.loose_got:
             for s in producers or [None]:
-                pairs.setdefault((s, t), [])
+                pairs.setdefault(self._ends(s, t), [])
         stream, stype = self.stream, self.stream.type
         depth = stype.depth if stype is not None and isinstance(stype.depth, int) else None
         element_type = stype.element.resolved if stype is not None else None
