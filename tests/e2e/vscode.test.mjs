@@ -87,7 +87,7 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         await editor().locator(".squiggly-error").first().waitFor({ timeout: 60 * SECOND });
         assert.equal(await editor().locator(".squiggly-error").count(), 1);
         assert.equal(await editor().locator(".squiggly-warning").count(), 0);
-        await waitForProblems(1, 0, ["pitfall_bare_scalar.py"]);
+        await waitForProblems({ "pitfall_bare_scalar.py": { errors: 1, warnings: 0 } });
     });
 
     uiTest("the Problems panel lists them", async () => {
@@ -106,7 +106,10 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         await editor().locator(".squiggly-warning").first().waitFor({ timeout: 60 * SECOND });
         assert.equal(await editor().locator(".squiggly-warning").count(), 1);
         assert.equal(await editor().locator(".squiggly-error").count(), 0);
-        await waitForProblems(1, 1, ["pitfall_bare_scalar.py", "pitfall_arg_order.py"]);
+        await waitForProblems({
+            "pitfall_bare_scalar.py": { errors: 1, warnings: 0 },
+            "pitfall_arg_order.py": { errors: 0, warnings: 1 },
+        });
         const name = editor().locator(".view-line", { hasText: "def top(" }).locator("span", { hasText: /^top$/ }).first();
         const hover = page.locator(".monaco-hover:visible");
         await waitUntil("the hover of region top", async () => {
@@ -149,7 +152,10 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         await editor().locator(".view-line", { hasText: "n: int32[1], B" }).waitFor({ timeout: 10 * SECOND });
         await editor().locator(".view-line", { hasText: "local_n[0]" }).first().waitFor({ timeout: 10 * SECOND });
         await waitUntil("the errors to go", async () => (await editor().locator(".squiggly-error").count()) === 0, 30 * SECOND);
-        await waitForProblems(0, 1, ["pitfall_bare_scalar.py", "pitfall_arg_order.py"]); // only pitfall_arg_order.py's
+        await waitForProblems({
+            "pitfall_bare_scalar.py": { errors: 0, warnings: 0 },
+            "pitfall_arg_order.py": { errors: 0, warnings: 1 },
+        });
     });
 
     uiTest("Simulate from the code lens shows the outcome in the lens", async () => {

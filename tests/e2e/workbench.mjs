@@ -204,34 +204,32 @@ export async function showProblemsOf(file) {
     await problemsFilter().fill(file);
 }
 
-/** The errors and warnings the Problems panel lists for `file`, once it lists that file's alone. */
+/** The errors and warnings the Problems panel lists, once its filter is applied: it lists `file`'s
+ * problems alone or says that it has none (undefined before: the rows of another filter, or none yet). */
 async function listedProblems(file) {
     const panel = page.locator(".markers-panel");
-    return await waitUntil(`the Problems panel to list ${file}'s problems alone`, async () => {
-        const files = await panel.locator(".resource-label-container").allInnerTexts();
-        if (!files.every((name) => name.includes(file))) {
-            return undefined; // the filter is not applied yet
-        }
-        return { errors: await panel.locator(".marker-icon.error").count(), warnings: await panel.locator(".marker-icon.warning").count() };
-    }, 10 * SECOND);
+    const files = await panel.locator(".resource-label-container").allInnerTexts();
+    const none = /No results found/.test((await panel.locator(".message-box-container").allInnerTexts()).join(" "));
+    if (files.length ? !files.every((name) => name.includes(file)) : !none) {
+        return undefined;
+    }
+    return { errors: await panel.locator(".marker-icon.error").count(), warnings: await panel.locator(".marker-icon.warning").count() };
 }
 
-/** Waits until the Problems panel lists `errors` errors and `warnings` warnings for `files` together, then hides it. */
-export async function waitForProblems(errors, warnings, files) {
+/** Waits until the Problems panel lists, for each file of `expected`, its `{ errors, warnings }`; then hides the panel. */
+export async function waitForProblems(expected) {
     await command("View: Focus Problems");
-    let seen = [];
-    await waitUntil(`the Problems panel to list ${errors} errors and ${warnings} warnings for ${files.join(" and ")}`, async () => {
-        seen = [];
-        for (const file of files) {
-            await problemsFilter().fill(file);
-            seen.push({ file, ...(await listedProblems(file)) });
-        }
-        const sum = (kind) => seen.reduce((total, counts) => total + counts[kind], 0);
-        return sum("errors") === errors && sum("warnings") === warnings;
-    }, 15 * SECOND).catch((error) => {
-        error.message += `: ${JSON.stringify(seen)}`;
-        throw error;
-    });
+    for (const [file, { errors, warnings }] of Object.entries(expected)) {
+        await problemsFilter().fill(file);
+        let seen;
+        await waitUntil(`the Problems panel to list ${errors} errors and ${warnings} warnings for ${file}`, async () => {
+            seen = await listedProblems(file);
+            return seen?.errors === errors && seen?.warnings === warnings;
+        }, 15 * SECOND).catch((error) => {
+            error.message += ` (it listed ${JSON.stringify(seen)})`;
+            throw error;
+        });
+    }
     await problemsFilter().fill("");
     await command("View: Hide Panel");
 }
