@@ -18,9 +18,9 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
  "ports": [{"id", "name", "type", "bundle", "direction", "range": R}],
  "overlay": {"run": {...} or null, "synthesis": {...} or null}}
 ```
-- R is an LSP range (`{"start": {"line", "character"}, "end": {...}}`, 0-based lines, UTF-16
-  characters, in the server's answer and in the CLI's JSON alike), or null when its line was
-  edited since the analysis. A kernel's and a PE's range is the kernel's name, a sub-region's its
+- R is an LSP range (`{"start": {"line", "character"}, "end": {...}}`, 0-based lines, characters
+  in the position encoding the session negotiated: UTF-16 unless the client chose another, and
+  UTF-16 in the CLI's JSON), or null when its line was edited since the analysis. A kernel's and a PE's range is the kernel's name, a sub-region's its
   name, a port's the parameter's name; a stream edge's is the stream's declaration, a port edge's
   the parameter's name. The graph's own is the region's name.
 - Node `kind`: "kernel" | "pe" | "port" | "region". `id` is unique in the graph and the same

@@ -15,6 +15,7 @@ from allo_lsp import rule_docs
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.problems import Problem
 from allo_lsp.ide.fix_all import KIND as FIX_ALL
+from allo_lsp.ide.graph_model import Graph
 from allo_lsp.ide.lenses import CANCEL, Lens
 from allo_lsp.ide.project_config import WATCHED
 from allo_lsp.ide.types import CodeAction, HoverResult, InlayHint, Symbol
@@ -45,6 +46,14 @@ class Converter:
             "start": {"line": start.line, "character": start.character},
             "end": {"line": end.line, "character": end.character},
         }
+
+    @staticmethod
+    def utf16(text: str) -> Converter:
+        """A converter on `text` for output outside a session (`allo-lsp graph`): UTF-16, LSP's default."""
+        return Converter(PositionCodec(), text.split("\n"))
+
+    def region_graph(self, graph: Graph) -> dict:
+        return graph.to_json(self.range_json)
 
     def from_position(self, p: lsp.Position) -> Position:
         server = self.codec.position_from_client_units(self.lines, p)

@@ -15,6 +15,7 @@ from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.fifo_run import depth_fixes
 from allo_lsp.ide.fix_all import fix_all_actions, wanted
+from allo_lsp.ide.graph import REGION_GRAPH, document_graph
 from allo_lsp.ide.job_outcomes import reproducer_file
 from allo_lsp.ide.lenses import run_actions
 from allo_lsp.ide.mlir_view import is_view
@@ -171,6 +172,18 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     return [a for a in out if wanted(a.kind, only)]  # on save, `only` is source.fixAll
 
 
+def on_region_graph(ls: AlloLanguageServer, params) -> dict | None:
+    """`allo/regionGraph` `{textDocument: {uri}, region?, expand?}`: the region's dataflow graph (ide/graph.py)."""
+    uri = getattr(getattr(params, "textDocument", None), "uri", None)
+    if uri is None or (result := ls.analyses.get(uri)) is None:
+        return None
+    text = lsp_newlines(ls.document(uri).source)
+    outcomes = list(ls.outcomes_of(uri).outcomes(text).values())
+    region, expand = getattr(params, "region", None), getattr(params, "expand", False) is True
+    graph = document_graph(result, text, region, expand, outcomes, ls.jobs.reports_of(uri))
+    return ls.converter(uri, text).region_graph(graph) if graph is not None else None
+
+
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
     """The "Write a minimal reproducer" action on a library-bug diagnostic: a new file next to the design."""
     found, bug = ls.jobs.reproducers.get(uri), [d for d in diagnostics if d.code == LIBRARY_BUG]
@@ -194,6 +207,7 @@ FEATURES = [
     (lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, on_document_symbol),
     (lsp.TEXT_DOCUMENT_INLAY_HINT, convert.INLAY_HINT_OPTIONS, on_inlay_hint),
     (lsp.TEXT_DOCUMENT_CODE_ACTION, convert.CODE_ACTION_OPTIONS, on_code_action),
+    (REGION_GRAPH, None, on_region_graph),
 ]
 
 
