@@ -63,16 +63,6 @@ def _mentions_allo(path: Path) -> bool:
         return False
 
 
-def check_files(
-    paths: list[Path], options: Options, configs: ProjectConfigs | None = None, build_chosen: bool = True
-) -> list[CheckedFile]:
-    """Each file analysed with `options`, and with its project's configuration when `configs`
-    is given (its `allo-build` unless `build_chosen`)."""
-    return [
-        CheckedFile(str(path), analyze(read(path), _options(path, options, configs, build_chosen))) for path in paths
-    ]
-
-
 def read(path: Path) -> str:
     try:
         return path.read_bytes().decode("utf-8")
@@ -80,10 +70,6 @@ def read(path: Path) -> str:
         raise CheckError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise CheckError(f"{path}: {exc.strerror}") from exc
-
-
-def _options(path: Path, options: Options, configs: ProjectConfigs | None, build_chosen: bool) -> Options:
-    return configs.options(path, options, build_chosen) if configs is not None else options
 
 
 # -- the command, with Ruff's exit status ------------------------------------------------------
@@ -146,7 +132,7 @@ def config_errors(files: list[Path], configs: ProjectConfigs) -> bool:
 def _check_one(path: Path, options: Options, configs: ProjectConfigs, build_chosen: bool, how: Run) -> CheckedFile:
     raw = read(path)
     text = lsp_newlines(raw)
-    chosen = _options(path, options, configs, build_chosen)
+    chosen = configs.options(path, options, build_chosen)  # the file's project's [tool.allo-lsp]
     if not (how.fix or how.diff):
         return CheckedFile(str(path), analyze(text, chosen), before=text)
     fixed = fix_all(text, chosen, unsafe=how.unsafe_fixes)
