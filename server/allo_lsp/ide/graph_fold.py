@@ -81,9 +81,9 @@ def kernel_pes(region_def: ast.FunctionDef, env: dict[str, Any], kernel: Kernel,
     if found is None or not names:
         return []
     extents = [m or 0 for m in kernel.mapping or ()]
-    views = []
+    views, sites = [], {}  # the stream uses of each statement, found once for all the PEs
     for index in _row_major(extents):
-        walker = _Walker(dict(env), streams, index)
+        walker = _Walker(dict(env), streams, index, sites)
         walker.block(found.body, placed=True, in_loop=False)
         role = " / ".join(walker.roles) if walker.roles and not walker.unknown_role else None
         views.append(PeView(index, role, walker.role_line if role else None, walker.uses))
@@ -142,8 +142,8 @@ def _assign(target: ast.expr, value: Any, env: dict[str, Any]) -> None:
 class _Walker:
     """One PE's walk over its kernel's body."""
 
-    def __init__(self, env: dict[str, Any], streams: set[str], index: tuple[int, ...]) -> None:
-        self.env, self.streams, self.index = env, streams, index
+    def __init__(self, env: dict[str, Any], streams: set[str], index: tuple[int, ...], sites: dict) -> None:
+        self.env, self.streams, self.index, self.sites = env, streams, index, sites
         self.roles: list[str] = []
         self.role_line: int | None = None
         self.unknown_role = False
@@ -223,18 +223,32 @@ class _Walker:
             _assign(target, value, self.env)
 
     def scan(self, node: ast.AST, placed: bool) -> None:
-        for sub in ast.walk(node):
-            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)):
-                continue
-            op = STREAM_OPS.get(sub.func.attr)
-            base = sub.func.value
-            if op is None:
-                continue
-            if isinstance(base, ast.Name) and base.id in self.streams:
-                self.uses.append(PeUse(base.id, op, None, placed))
-            elif isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id in self.streams:
-                index = _index(base.slice, self.env)
-                self.uses.append(PeUse(base.value.id, op, index, placed and index is not None))
+        found = self.sites.get(id(node))
+        if found is None:
+            found = self.sites[id(node)] = _stream_sites(node, self.streams)
+        for stream, op, index_node in found:
+            if index_node is None:
+                self.uses.append(PeUse(stream, op, None, placed))
+            else:
+                index = _index(index_node, self.env)
+                self.uses.append(PeUse(stream, op, index, placed and index is not None))
+
+
+def _stream_sites(node: ast.AST, streams: set[str]) -> list[tuple[str, str, ast.expr | None]]:
+    """The puts and gets of the region's streams in `node`: (stream, op, the index expression of
+    an element of a stream array, or None)."""
+    found = []
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)):
+            continue
+        op, base = STREAM_OPS.get(sub.func.attr), sub.func.value
+        if op is None:
+            continue
+        if isinstance(base, ast.Name) and base.id in streams:
+            found.append((base.id, op, None))
+        elif isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id in streams:
+            found.append((base.value.id, op, base.slice))
+    return found
 
 
 def _meta_call(stmt: ast.stmt) -> ast.Call | None:
