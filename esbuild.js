@@ -1,4 +1,6 @@
-// Bundles the client into dist/extension.js (one file, `vscode` left to the host).
+// Bundles the client into dist/extension.js (one file, `vscode` left to the host), and the
+// webviews' scripts and styles into dist/webview/ (graph.js carries elkjs: the panel loads
+// nothing from the network).
 // node esbuild.js [--production] [--watch]
 // node esbuild.js --tests: the unit tests (client/src/test/*.test.ts, one bundle each: node --test
 // runs each in its own process, so a test file may fill in the stub for `vscode`) into dist-test/.
@@ -21,10 +23,25 @@ async function buildTests() {
   });
 }
 
+// Browser code for the webviews: one iife per page, and their stylesheets.
+const webviewOptions = {
+  entryPoints: ["client/webview/graph.ts", "client/webview/graph.css", "client/webview/report.css"],
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: "es2022",
+  outdir: "dist/webview",
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: "warning",
+};
+
 async function main() {
   if (process.argv.includes("--tests")) {
     return buildTests();
   }
+  const webview = await esbuild.context(webviewOptions);
   const ctx = await esbuild.context({
     entryPoints: ["client/src/extension.ts"],
     bundle: true,
@@ -39,11 +56,11 @@ async function main() {
     logLevel: "warning",
   });
   if (watch) {
-    await ctx.watch();
+    await Promise.all([ctx.watch(), webview.watch()]);
     return;
   }
-  await ctx.rebuild();
-  await ctx.dispose();
+  await Promise.all([ctx.rebuild(), webview.rebuild()]);
+  await Promise.all([ctx.dispose(), webview.dispose()]);
 }
 
 main().catch((error) => {

@@ -6,6 +6,7 @@ import { AlloFiles } from "./common/alloFiles";
 import { Jobs, NO_SERVER_PROGRESS } from "./common/commands";
 import { clientChannel, registerLogger, traceError, traceInfo } from "./common/logger";
 import { AlloEnvironment, SELECT_INTERPRETER } from "./common/picker";
+import { GraphPanels } from "./graph/graphPanel";
 import { onDidChangeInterpreter } from "./common/python";
 import { serverArgs } from "./common/isolation";
 import { IServerInfo, resolveServerPython, ServerContext } from "./common/resolve";
@@ -35,17 +36,22 @@ export async function activate(context: ExtensionContext): Promise<void> {
     const info: IServerInfo = context.extension.packageJSON.serverInfo;
     const output = createOutputChannel(info.name);
     const status = new Status();
-    const views = new Views();
+    const views = new Views(context.extensionUri);
     const jobs = new Jobs(() => client, status, views);
+    const graphs = new GraphPanels(() => client, context.extensionUri);
     const server: ServerContext = { info, extensionPath: context.extensionPath, storageDir: context.globalStorageUri.fsPath };
     const lspOutput = clientChannel(output);
     const alloFiles = new AlloFiles();
     const environment = new AlloEnvironment(alloFiles);
-    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, alloFiles, environment);
+    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, graphs, alloFiles, environment);
 
     const middleware: Middleware = {
-        executeCommand: jobs.middleware,
-        provideCodeLenses: jobs.lensMiddleware,
+        executeCommand: async (command, args, next) => {
+            const result = await jobs.middleware(command, args, next);
+            graphs.refreshAll(); // a job's outcome: the graphs' overlays
+            return result;
+        },
+        provideCodeLenses: (document, token, next) => graphs.lensMiddleware(document, token, (d, t) => jobs.lensMiddleware(d, t, next)),
         workspace: {
             configuration: async (params, token, next) => {
                 const result = await next(params, token);

@@ -20,6 +20,7 @@ CLIENT_ONLY = {
     "alloDataflow.restartServer",
     "alloDataflow.showOutput",
     "alloDataflow.selectInterpreter",
+    "alloDataflow.showGraph",
 }  # the client answers these itself
 # Setting (package.json key after the section) -> its choices in the table.
 SETTING_CHOICES = {

@@ -1,6 +1,6 @@
 // Read-only documents for what the server returns: the MLIR of a region (`allo-mlir:` URIs the
 // server chooses, so that go to definition inside the view reaches it) and synthesis reports
-// (markdown, shown in the markdown preview).
+// (their webview, reportPanel.ts; the markdown preview when the answer has no report).
 import {
     commands,
     Disposable,
@@ -12,6 +12,7 @@ import {
     window,
     workspace,
 } from "vscode";
+import { ReportPanels } from "../report/reportPanel";
 import { traceWarn } from "./logger";
 
 export const MLIR_SCHEME = "allo-mlir";
@@ -38,8 +39,11 @@ export class Views implements Disposable {
     private readonly serverUris = new Map<string, string>();
     private readonly reports = new ReadOnlyDocuments();
     private readonly registrations: Disposable[];
+    private readonly reportPanels?: ReportPanels;
 
-    constructor() {
+    /** `extensionUri`: where dist/webview is, for the report view; without it reports are markdown. */
+    constructor(extensionUri?: Uri) {
+        this.reportPanels = extensionUri && new ReportPanels(extensionUri);
         this.registrations = [
             workspace.registerTextDocumentContentProvider(MLIR_SCHEME, this.mlir),
             workspace.registerTextDocumentContentProvider(REPORT_SCHEME, this.reports),
@@ -70,8 +74,12 @@ export class Views implements Disposable {
     /** A URI as the server knows it (the language client's code2Protocol converter). */
     readonly protocolUri = (uri: Uri): string => this.serverUris.get(uri.toString()) ?? uri.toString();
 
-    /** Shows the markdown of `alloDataflow.showReport` in the markdown preview. */
+    /** Shows the answer of `alloDataflow.showReport`: its report in the report view, else its markdown in the markdown preview. */
     async showReport(result: unknown, title: string): Promise<void> {
+        if (this.reportPanels && ReportPanels.hasReport(result)) {
+            this.reportPanels.show(result, title);
+            return;
+        }
         const { markdown } = (result ?? {}) as { markdown?: unknown };
         if (typeof markdown !== "string") {
             return;
@@ -87,6 +95,7 @@ export class Views implements Disposable {
     }
 
     dispose(): void {
+        this.reportPanels?.dispose();
         this.registrations.forEach((r) => r.dispose());
     }
 }

@@ -27,7 +27,12 @@ SHOW_REPORT = f"{SECTION}.showReport"  # the last synthesis' report (no job)
 CANCEL_JOB = f"{SECTION}.cancelJob"
 SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, CANCEL_JOB)
 # Commands the client answers itself, never sent to the server.
-CLIENT_COMMANDS = (f"{SECTION}.selectInterpreter", f"{SECTION}.restartServer", f"{SECTION}.showOutput")
+CLIENT_COMMANDS = (
+    f"{SECTION}.selectInterpreter",
+    f"{SECTION}.restartServer",
+    f"{SECTION}.showOutput",
+    f"{SECTION}.showGraph",  # the graph panel: the client asks allo/regionGraph
+)
 
 # Who runs a simulate or run job: `allo` (Allo's simulator), `reference` (the numpy executor);
 # `auto`: Allo's when a usable LLVM build is there, else the executor.

@@ -1,0 +1,124 @@
+// The region graph as the server's `allo/regionGraph` answers it (server/allo_lsp/ide/graph.py),
+// and what the client reads of it: the node under the cursor. Pure: no `vscode`, no DOM, so the
+// unit tests and the webview bundle import it alike.
+
+export interface LspPosition {
+    line: number;
+    character: number;
+}
+
+export interface LspRange {
+    start: LspPosition;
+    end: LspPosition;
+}
+
+/** What a run or a synthesis adds to a node or an edge; every field is optional (see overlay.ts). */
+export type Overlay = Record<string, unknown>;
+
+export type NodeKind = "kernel" | "pe" | "port" | "region";
+
+export interface GraphNode {
+    id: string;
+    name: string;
+    kind: NodeKind;
+    kernel?: string | null;
+    pe?: number[] | null;
+    peCount?: number | null;
+    mapping?: (number | null)[] | null;
+    role?: string | null;
+    roleLine?: number | null;
+    range?: LspRange | null;
+    /** The node it is drawn inside (a PE's kernel when expanded, a sub-region's kernels); none at the top. */
+    parent?: string | null;
+    overlay?: Overlay | null;
+}
+
+export interface GraphEdge {
+    id: string;
+    kind?: "stream" | "port";
+    /** Null for a stream nobody puts (`source`) or gets (`target`): a stub is drawn. */
+    source: string | null;
+    target: string | null;
+    stream: string;
+    /** The FIFOs a collapsed edge stands for. */
+    fifos?: number | null;
+    direction?: string | null;
+    index?: number[] | null;
+    depth?: number | null;
+    type?: string | null;
+    range?: LspRange | null;
+    overlay?: Overlay | null;
+}
+
+/** A region parameter (its port node carries the same id or name). */
+export interface GraphPort {
+    id?: string;
+    name: string;
+    direction?: string | null;
+    bundle?: string | null;
+    type?: string | null;
+    range?: LspRange | null;
+}
+
+export interface RegionGraph {
+    region: string;
+    range?: LspRange | null;
+    nodes: GraphNode[];
+    edges: GraphEdge[];
+    ports?: GraphPort[];
+    expanded?: boolean;
+    /** What the last run and synthesis said of the region: `{run: {status, cause, message, deadlock}, synthesis: {title}}`. */
+    overlay?: Overlay | null;
+}
+
+/** Whether an answer has the graph's shape (an older server, or an error, answers something else). */
+export function isRegionGraph(value: unknown): value is RegionGraph {
+    const graph = value as Partial<RegionGraph> | null | undefined;
+    return !!graph && typeof graph.region === "string" && Array.isArray(graph.nodes) && Array.isArray(graph.edges);
+}
+
+function contains(range: LspRange, position: LspPosition): boolean {
+    const after = (a: LspPosition, b: LspPosition) => a.line > b.line || (a.line === b.line && a.character >= b.character);
+    return after(position, range.start) && after(range.end, position);
+}
+
+function size(range: LspRange): number {
+    return (range.end.line - range.start.line) * 1e6 + (range.end.character - range.start.character);
+}
+
+/** A definition's extent (a document symbol's range) and its name's (its selection range). */
+export interface Span {
+    name: LspRange;
+    full: LspRange;
+}
+
+const same = (a: LspPosition, b: LspPosition) => a.line === b.line && a.character === b.character;
+
+/**
+ * The kernel (or PE, or sub-region) whose definition holds `position`: a node's range is its
+ * name's; its extent is the span whose name starts there (the document's symbols), else the name
+ * alone. The innermost wins; a kernel's PEs share its range, so the kernel (drawn first) stands
+ * for them. Ports are left out (a parameter's name is in the region's signature, not in a kernel).
+ */
+export function nodeAt(graph: RegionGraph, position: LspPosition, spans: readonly Span[]): GraphNode | undefined {
+    let best: { node: GraphNode; extent: LspRange } | undefined;
+    for (const node of graph.nodes) {
+        if (node.kind === "port" || !node.range) {
+            continue;
+        }
+        const extent = spans.find((s) => same(s.name.start, node.range!.start))?.full ?? node.range;
+        if (contains(extent, position) && (!best || size(extent) < size(best.extent))) {
+            best = { node, extent };
+        }
+    }
+    return best?.node;
+}
+
+/** The nodes that stand for `node` on the cursor: a kernel's PEs too when they are drawn. */
+export function highlighted(graph: RegionGraph, node: GraphNode | undefined): string[] {
+    if (!node) {
+        return [];
+    }
+    const kernel = node.kind === "kernel" ? node.name : undefined;
+    return graph.nodes.filter((n) => n.id === node.id || (kernel !== undefined && n.kind === "pe" && n.kernel === kernel)).map((n) => n.id);
+}

@@ -1,0 +1,53 @@
+// The synthesis report as a webview (issue 20 item 4), from the answer of
+// `alloDataflow.showReport`: its `report` (the JSON of `allo-lsp report --format json`) and, when
+// the server sends it, `previous` (the run before's); else the previous report this client showed
+// for the same region. One panel per region, redrawn in place. No script runs in it.
+import { Uri, ViewColumn, WebviewPanel, window } from "vscode";
+import { escapeXml } from "../graph/render";
+import { reportPage } from "../graph/webviewHtml";
+import { reportHtml } from "./reportHtml";
+import { Report } from "./reportModel";
+
+export const REPORT_VIEW_TYPE = "alloDataflow.report";
+
+export class ReportPanels {
+    private readonly panels = new Map<string, WebviewPanel>();
+    /** Per title: the last report shown and the one before it (a different one). */
+    private readonly seen = new Map<string, { last: string; previous?: Report }>();
+
+    constructor(private readonly extensionUri: Uri) {}
+
+    /** Whether the answer carries a report this view draws (else the caller shows its markdown). */
+    static hasReport(result: unknown): boolean {
+        const report = (result as { report?: unknown } | undefined)?.report;
+        return !!report && typeof report === "object";
+    }
+
+    show(result: unknown, title: string): void {
+        const { report, previous } = result as { report: Report; previous?: Report | null };
+        const text = JSON.stringify(report);
+        const seen = this.seen.get(title);
+        const before = previous ?? (seen && seen.last !== text ? (JSON.parse(seen.last) as Report) : seen?.previous);
+        this.seen.set(title, { last: text, previous: before ?? undefined });
+        const root = Uri.joinPath(this.extensionUri, "dist", "webview");
+        let panel = this.panels.get(title);
+        if (!panel) {
+            panel = window.createWebviewPanel(REPORT_VIEW_TYPE, title, { viewColumn: ViewColumn.Beside, preserveFocus: true }, { enableScripts: false, localResourceRoots: [root] });
+            this.panels.set(title, panel);
+            panel.onDidDispose(() => this.panels.delete(title));
+        } else {
+            panel.reveal(undefined, true);
+        }
+        const webview = panel.webview;
+        webview.html = reportPage(
+            webview.cspSource,
+            webview.asWebviewUri(Uri.joinPath(root, "report.css")).toString(),
+            escapeXml(title),
+            reportHtml(title, report, before),
+        );
+    }
+
+    dispose(): void {
+        this.panels.forEach((p) => p.dispose());
+    }
+}

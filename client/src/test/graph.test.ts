@@ -1,0 +1,276 @@
+// Unit tests of the graph view's pure parts: the region graph -> ELK's graph (and laid out by
+// elkjs itself), the overlays' styling, the cursor's node, the Graph lenses, and the SVG drawn.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import ELK from "elkjs/lib/elk.bundled.js";
+import { allEdges, allNodes, DrawnNode, toElk } from "../graph/elkGraph";
+import { GraphEdge, GraphNode, highlighted, isRegionGraph, nodeAt, RegionGraph } from "../graph/graphModel";
+import { withGraphLenses } from "../graph/graphLenses";
+import { edgeStyle, nodeStyle } from "../graph/overlay";
+import { renderSvg } from "../graph/render";
+import { contentSecurityPolicy, graphHtml } from "../graph/webviewHtml";
+import { LensLike } from "../common/targets";
+
+const range = (line: number, endLine = line, character = 4, endCharacter = 40) => ({
+    start: { line, character },
+    end: { line: endLine, character: endCharacter },
+});
+
+/** An answer of the real server (`allo-lsp graph FILE::top --format json [--expand]`, the JSON of `allo/regionGraph`). */
+function fixture(name: string): RegionGraph {
+    return JSON.parse(readFileSync(join(__dirname, "..", "client", "src", "test", "fixtures", name), "utf8"));
+}
+
+/**
+ * A P0 x P1 grid in the server's shape (examples/systolic_gemm.py's `top` with other sizes): `gemm`
+ * and, expanded, its PEs `gemm_i_j`, fifo_A flowing right and fifo_B down, ports A, B in and C out.
+ */
+function systolic(p0: number, p1: number, expand: boolean): RegionGraph {
+    const ports: GraphNode[] = ["A", "B", "C"].map((name, i) => ({ id: `port:${name}`, name, kind: "port", range: range(21, 21, 8 + 16 * i, 9 + 16 * i) }));
+    const kernel: GraphNode = { id: "gemm", name: "gemm", kind: "kernel", kernel: "gemm", peCount: p0 * p1, mapping: [p0, p1], range: range(27, 27, 8, 12) };
+    const nodes: GraphNode[] = [kernel, ...ports];
+    const edges: GraphEdge[] = [
+        { id: "port:A->gemm", kind: "port", source: "port:A", target: "gemm", stream: null as unknown as string, direction: "in" },
+        { id: "port:C->gemm", kind: "port", source: "gemm", target: "port:C", stream: null as unknown as string, direction: "out" },
+    ];
+    if (!expand) {
+        edges.push({ id: "fifo_A:gemm->gemm", source: "gemm", target: "gemm", stream: "fifo_A", depth: 4, type: "int32", fifos: 20, range: range(23) });
+        edges.push({ id: "fifo_B:gemm->gemm", source: "gemm", target: "gemm", stream: "fifo_B", depth: 4, type: "int32", fifos: 20, range: range(24) });
+    } else {
+        for (let i = 0; i < p0; i++) {
+            for (let j = 0; j < p1; j++) {
+                nodes.push({ id: `gemm_${i}_${j}`, name: `gemm_${i}_${j}`, kind: "pe", kernel: "gemm", pe: [i, j], parent: "gemm", role: j === 0 ? "meta_elif(j == 0)" : "meta_else()", range: kernel.range });
+            }
+        }
+        for (let i = 0; i < p0; i++) {
+            for (let j = 0; j < p1; j++) {
+                if (j + 1 < p1) {
+                    edges.push({ id: `fifo_A[${i},${j + 1}]`, source: `gemm_${i}_${j}`, target: `gemm_${i}_${j + 1}`, stream: "fifo_A", index: [i, j + 1], depth: 4, range: range(23) });
+                }
+                if (i + 1 < p0) {
+                    edges.push({ id: `fifo_B[${i + 1},${j}]`, source: `gemm_${i}_${j}`, target: `gemm_${i + 1}_${j}`, stream: "fifo_B", index: [i + 1, j], depth: 4, range: range(24) });
+                }
+            }
+        }
+    }
+    return {
+        region: "top",
+        range: range(20, 20, 4, 7),
+        nodes,
+        edges,
+        ports: [
+            { id: "port:A", name: "A", direction: "in", bundle: "gmem0", type: "int32[4, 4]" },
+            { id: "port:B", name: "B", direction: "in", bundle: "gmem1" },
+            { id: "port:C", name: "C", direction: "out", bundle: "gmem2" },
+        ],
+    };
+}
+
+async function layout(graph: RegionGraph): Promise<DrawnNode> {
+    return (await new ELK().layout(toElk(graph))) as DrawnNode;
+}
+
+test("the graph's answer is recognised, anything else is not", () => {
+    assert.ok(isRegionGraph(fixture("systolic_top.json")));
+    assert.ok(!isRegionGraph(null));
+    assert.ok(!isRegionGraph({ region: "top", nodes: [] }));
+    assert.ok(!isRegionGraph({ markdown: "x" }));
+});
+
+test("collapsed systolic_gemm: one node per kernel and port, the streams self-loops held by the root, inputs first, outputs last", () => {
+    const elk = toElk(fixture("systolic_top.json"));
+    assert.deepEqual(allNodes(elk).map((n) => n.id).sort(), ["gemm", "port:A", "port:B", "port:C"]);
+    assert.deepEqual((elk.edges ?? []).map((e) => e.id).sort(), ["fifo_A:gemm->gemm", "fifo_B:gemm->gemm", "port:A->gemm", "port:B->gemm", "port:C->gemm"]);
+    const node = (id: string) => allNodes(elk).find((n) => n.id === id)!;
+    const constraint = (id: string) => node(id).layoutOptions?.["elk.layered.layering.layerConstraint"];
+    assert.equal(constraint("port:A"), "FIRST");
+    assert.equal(constraint("port:C"), "LAST");
+    assert.equal(constraint("gemm"), undefined);
+    assert.deepEqual(node("gemm").drawn?.lines, ["6×6 · 36 PEs"]);
+    assert.ok(node("gemm").width! > "6×6 · 36 PEs".length * 7, `room for the kernel's line: ${node("gemm").width}`);
+    assert.deepEqual(node("port:A").drawn?.lines, ["in · m_axi gmem0"]);
+    assert.ok(node("port:C").drawn?.classes.includes("direction-out"));
+    const fifo = allEdges(elk).find((e) => e.id === "fifo_A:gemm->gemm")!;
+    assert.equal(fifo.labels?.[0].text, "fifo_A");
+    assert.match(fifo.drawn!.title, /fifo_A \(20 FIFOs\): int32, depth 4/);
+    assert.equal(allEdges(elk).find((e) => e.id === "port:A->gemm")!.labels?.[0].text, "", "a port edge is named by its port");
+});
+
+test("expanded systolic_gemm: the 36 PEs inside their kernel with their roles, PE-to-PE edges held by the kernel", () => {
+    const graph = fixture("systolic_top_expanded.json");
+    const elk = toElk(graph);
+    const kernel = allNodes(elk).find((n) => n.id === "gemm")!;
+    assert.equal(kernel.children?.length, 36);
+    assert.ok(kernel.drawn?.classes.includes("group"));
+    assert.equal(kernel.width, undefined, "a group's size is ELK's to find");
+    const inner = graph.edges.filter((e) => e.source?.startsWith("gemm_") && e.target?.startsWith("gemm_"));
+    assert.ok(inner.length > 0);
+    assert.deepEqual((kernel.edges ?? []).map((e) => e.id).sort(), inner.map((e) => e.id).sort());
+    assert.equal(allEdges(elk).length, graph.edges.length);
+    const loader = allNodes(elk).find((n) => n.id === "gemm_1_0")!;
+    assert.deepEqual(loader.drawn?.lines, ["j == 0"], "a PE's meta_* branch is its role");
+});
+
+test("an edge whose end is not drawn is left out (a half-typed design); a null end is a stub beside the other", () => {
+    const graph = systolic(2, 2, false);
+    graph.edges.push({ id: "dangling", source: "gemm", target: "gone", stream: "s" });
+    graph.edges.push({ id: "tap:gemm->", source: "gemm", target: null, stream: "tap" });
+    const elk = toElk(graph);
+    assert.ok(!allEdges(elk).some((e) => e.id === "dangling"));
+    const tap = allEdges(elk).find((e) => e.id === "tap:gemm->")!;
+    assert.deepEqual([tap.sources, tap.targets], [["gemm"], ["stub:tap:gemm->:target"]]);
+    assert.ok(allNodes(elk).find((n) => n.id === "stub:tap:gemm->:target")?.drawn?.classes.includes("stub"));
+});
+
+test("a sub-region is a group holding its kernels and the edges between them", () => {
+    const graph: RegionGraph = {
+        region: "top",
+        nodes: [
+            { id: "load", name: "load", kind: "kernel" },
+            { id: "wrapper", name: "wrapper", kind: "kernel" },
+            { id: "wrapper/inner", name: "inner", kind: "region", parent: "wrapper" },
+            { id: "wrapper/inner/a", name: "a", kind: "kernel", parent: "wrapper/inner" },
+            { id: "wrapper/inner/b", name: "b", kind: "kernel", parent: "wrapper/inner" },
+        ],
+        edges: [
+            { id: "s1", source: "load", target: "wrapper", stream: "s1" },
+            { id: "s2", source: "wrapper/inner/a", target: "wrapper/inner/b", stream: "s2" },
+            { id: "s3", source: "wrapper", target: "wrapper/inner/a", stream: "s3" },
+        ],
+    };
+    const elk = toElk(graph);
+    const inner = allNodes(elk).find((n) => n.id === "wrapper/inner")!;
+    assert.deepEqual(inner.children?.map((c) => c.id), ["wrapper/inner/a", "wrapper/inner/b"]);
+    assert.deepEqual(inner.edges?.map((e) => e.id), ["s2"]);
+    assert.deepEqual(allNodes(elk).find((n) => n.id === "wrapper")!.edges?.map((e) => e.id), ["s3"], "a group's edge to its own child");
+    assert.deepEqual(elk.edges?.map((e) => e.id), ["s1"]);
+});
+
+test("elkjs lays the 36-PE grid out without overlaps, in root coordinates, the same twice", async () => {
+    const started = performance.now();
+    const laid = await layout(fixture("systolic_top_expanded.json"));
+    const ms = performance.now() - started;
+    const pes = allNodes(laid).filter((n) => /^gemm_\d+_\d+$/.test(n.id));
+    assert.equal(pes.length, 36);
+    for (const a of pes) {
+        for (const b of pes) {
+            if (a !== b) {
+                const apart = a.x! + a.width! <= b.x! || b.x! + b.width! <= a.x! || a.y! + a.height! <= b.y! || b.y! + b.height! <= a.y!;
+                assert.ok(apart, `${a.id} overlaps ${b.id}`);
+            }
+        }
+    }
+    const kernel = allNodes(laid).find((n) => n.id === "gemm")!;
+    for (const pe of pes) {
+        assert.ok(pe.x! >= kernel.x! && pe.x! + pe.width! <= kernel.x! + kernel.width!, `${pe.id} inside its kernel (root coordinates)`);
+        assert.ok(pe.y! >= kernel.y! && pe.y! + pe.height! <= kernel.y! + kernel.height!, `${pe.id} inside its kernel (root coordinates)`);
+    }
+    assert.ok(allEdges(laid).every((e) => e.sections?.length), "every edge routed");
+    const again = await layout(fixture("systolic_top_expanded.json"));
+    assert.deepEqual(allNodes(again).map((n) => [n.id, n.x, n.y]), allNodes(laid).map((n) => [n.id, n.x, n.y]));
+    console.log(`elkjs layout of the 36-PE grid (node, first layout): ${ms.toFixed(0)} ms`);
+});
+
+test("the SVG has one shape per node and edge, ids for clicks, names escaped, no inline style", async () => {
+    const graph = systolic(2, 3, true);
+    graph.nodes[1].name = "A<&>";
+    const svg = renderSvg(await layout(graph));
+    assert.equal((svg.match(/<g class="node /g) ?? []).length, graph.nodes.length);
+    assert.equal((svg.match(/<g class="edge[" ]/g) ?? []).length, graph.edges.length);
+    assert.ok(svg.includes('data-id="gemm_1_2"'));
+    assert.ok(svg.includes("A&lt;&amp;&gt;") && !svg.includes("A<&>"));
+    assert.ok(!/style="/.test(svg), "no inline style: the webview's CSP forbids it");
+    assert.ok(svg.indexOf('data-id="gemm"') < svg.indexOf('data-id="gemm_0_0"'), "a group is drawn under its children");
+});
+
+test("a large grid: no ELK edge labels (their cost), the names written at the edges' middles", async () => {
+    const graph = systolic(8, 8, true);
+    const elk = toElk(graph);
+    assert.ok(graph.edges.length > 40);
+    assert.ok(allEdges(elk).every((e) => !e.labels?.length));
+    const svg = renderSvg((await new ELK().layout(elk)) as DrawnNode);
+    assert.ok(svg.includes(">fifo_A[3,4]</text>"), "each edge's name drawn");
+});
+
+test("a deadlock (a real reference run's overlay): the blocked PEs and the full and empty FIFOs blocked with occupancy, the depth fix on the edge", () => {
+    const graph = fixture("deadlock_top.json");
+    const node = (id: string) => nodeStyle(graph.nodes.find((n) => n.id === id)!);
+    const edge = (id: string) => edgeStyle(graph.edges.find((e) => e.id === id)!);
+    assert.ok(node("producer").classes.includes("blocked"));
+    assert.deepEqual(node("producer").lines, ["blocked: put tap 4/4"]);
+    assert.deepEqual(node("consumer").lines, ["blocked: get pipe 0/4"]);
+    assert.ok(!node("port:A").classes.includes("blocked"));
+    const tap = edge("tap:producer->");
+    assert.ok(tap.classes.includes("blocked"));
+    assert.deepEqual(tap.lines, ["full 4/4"]);
+    assert.equal(tap.fixDepth, 16);
+    assert.match(tap.title, /4 puts, 0 gets, 1 waits/);
+    const pipe = edge("pipe:producer->consumer");
+    assert.deepEqual(pipe.lines, ["empty 0/4"]);
+    assert.equal(pipe.fixDepth, undefined);
+    const expanded = fixture("deadlock_top_expanded.json");
+    assert.ok(expanded.nodes.filter((n) => n.kind === "pe").some((n) => nodeStyle(n).classes.includes("blocked")), "the blocked PEs when expanded");
+});
+
+test("a passed run's overlay: highest occupancy over depth, puts and gets; no overlay, no extra", () => {
+    const edge = edgeStyle({ id: "s", source: "a", target: "b", stream: "s", depth: 8, overlay: { run: { maxOccupancy: 3, depth: 8, puts: 1024, gets: 1024, blocked: [], sizedDepth: null } } });
+    assert.deepEqual(edge.classes, ["edge", "kind-stream"]);
+    assert.deepEqual(edge.lines, ["max 3/8"]);
+    assert.match(edge.title, /1,024 puts, 1,024 gets/);
+    assert.deepEqual(edgeStyle({ id: "s", source: "a", target: "b", stream: "s" }).lines, []);
+    assert.deepEqual(nodeStyle({ id: "k", name: "k", kind: "kernel" }).classes, ["node", "kind-kernel"]);
+});
+
+test("a synthesis overlay: latency, II and the resources used on the kernel", () => {
+    const styled = nodeStyle({
+        id: "k",
+        name: "gemm",
+        kind: "kernel",
+        overlay: { synthesis: { latency: { best: 1000, worst: 1208 }, interval: { min: 1003, max: 1003 }, resources: { LUT: 5200, FF: 0, DSP: 4 }, modules: ["gemm_0_0"] } },
+    });
+    assert.ok(styled.classes.includes("synthesized"));
+    assert.deepEqual(styled.lines, ["1,208 cycles · II 1,003", "LUT 5,200 · DSP 4"]);
+});
+
+test("the cursor's node: the kernel whose definition holds it (its name's range in the graph, its extent from the symbols); its PEs with it", () => {
+    const graph = systolic(2, 2, true);
+    graph.nodes.push({ id: "wrapper/inner", name: "inner", kind: "region", range: range(60, 60, 4, 9) });
+    const spans = [
+        { name: range(27, 27, 8, 12), full: range(26, 54, 4, 40) },
+        { name: range(60, 60, 4, 9), full: range(59, 70, 0, 0) },
+    ];
+    assert.equal(nodeAt(graph, { line: 30, character: 8 }, spans)?.id, "gemm");
+    assert.equal(nodeAt(graph, { line: 27, character: 9 }, [])?.id, "gemm", "on the name, without symbols");
+    assert.equal(nodeAt(graph, { line: 65, character: 0 }, spans)?.id, "wrapper/inner");
+    assert.equal(nodeAt(graph, { line: 21, character: 8 }, spans), undefined, "a port's word is not a node to highlight");
+    assert.equal(nodeAt(graph, { line: 80, character: 0 }, spans), undefined);
+    assert.deepEqual(highlighted(graph, nodeAt(graph, { line: 30, character: 8 }, spans)), ["gemm", "gemm_0_0", "gemm_0_1", "gemm_1_0", "gemm_1_1"]);
+    assert.deepEqual(highlighted(graph, undefined), []);
+});
+
+test("a Graph lens beside each region's first lens, none twice, none when the server sends its own", () => {
+    const uri = "file:///w/d.py";
+    const lens = (line: number, command: string, name: string): LensLike => ({ range: { start: { line } }, command: { command, arguments: [uri, name] } });
+    const make = (l: LensLike, t: { uri: string; name: string }): LensLike => ({ range: l.range, command: { command: "alloDataflow.showGraph", arguments: [t.uri, t.name] } });
+    const lenses = [lens(3, "alloDataflow.simulate", "top"), lens(3, "alloDataflow.showMlir", "top"), lens(9, "alloDataflow.run", "test_top"), lens(12, "alloDataflow.synthesize", "other")];
+    const graphs = withGraphLenses(lenses, make).filter((l) => l.command?.command === "alloDataflow.showGraph");
+    assert.deepEqual(graphs.map((l) => [l.range.start.line, l.command?.arguments?.[1]]), [
+        [3, "top"],
+        [12, "other"],
+    ]);
+    const own = [...lenses, make(lenses[0], { uri, name: "top" })];
+    assert.equal(withGraphLenses(own, make).filter((l) => l.command?.command === "alloDataflow.showGraph").length, 2);
+});
+
+test("the webview's page: a nonce'd script, nothing remote, no inline style", () => {
+    const html = graphHtml("vscode-webview://x", "vscode-webview://x/graph.js", "vscode-webview://x/graph.css", "top graph");
+    const csp = html.match(/Content-Security-Policy" content="([^"]+)"/)![1];
+    const scriptNonce = csp.match(/script-src 'nonce-([A-Za-z0-9]+)'/)![1];
+    assert.ok(html.includes(`<script nonce="${scriptNonce}" src="vscode-webview://x/graph.js">`));
+    assert.match(csp, /default-src 'none'/);
+    assert.ok(!/unsafe-inline|unsafe-eval|https?:/.test(csp), csp);
+    assert.notEqual(graphHtml("s", "a", "b", "t").match(/nonce-([A-Za-z0-9]+)/)![1], scriptNonce, "a fresh nonce per page");
+    assert.equal(contentSecurityPolicy("s", undefined).includes("script-src 'none'"), true);
+});

@@ -1,0 +1,224 @@
+// The dataflow graph's webview (a browser script, bundled with elkjs into dist/webview/graph.js).
+// The extension sends the region's graph; this lays it out (ELK, in this page: no worker, no
+// remote content), draws it (render.ts), and answers clicks with messages the extension acts on:
+// reveal a node's or an edge's declaration, expand or collapse the PEs, export the SVG, set a
+// FIFO's depth and re-run. Pan with a drag, zoom with the wheel, Fit to see it all.
+import ELK from "elkjs/lib/elk.bundled.js";
+import { DrawnNode, toElk } from "../src/graph/elkGraph";
+import { RegionGraph } from "../src/graph/graphModel";
+import { renderSvg } from "../src/graph/render";
+
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
+
+interface GraphMessage {
+    type: "graph";
+    graph: RegionGraph;
+    expanded: boolean;
+    highlight: string[];
+}
+
+type Incoming = GraphMessage | { type: "highlight"; ids: string[] } | { type: "error"; message: string };
+
+const vscode = acquireVsCodeApi();
+const elk = new ELK();
+const canvas = document.getElementById("canvas")!;
+const status = document.getElementById("status")!;
+const expandButton = document.getElementById("expand") as HTMLButtonElement;
+
+let view = { x: 0, y: 0, k: 1 };
+let laidOut: DrawnNode | undefined;
+let expanded = false;
+let highlight = new Set<string>();
+let fitted = false;
+let lastKey = "";
+let pending: GraphMessage | undefined;
+let busy = false;
+
+function applyView(): void {
+    canvas.querySelector("g.viewport")?.setAttribute("transform", `translate(${view.x} ${view.y}) scale(${view.k})`);
+}
+
+function fit(): void {
+    if (!laidOut) {
+        return;
+    }
+    const box = canvas.getBoundingClientRect();
+    const w = laidOut.width ?? 1;
+    const h = laidOut.height ?? 1;
+    const k = Math.min((box.width - 24) / w, (box.height - 24) / h, 1.5);
+    view = { k, x: (box.width - w * k) / 2, y: (box.height - h * k) / 2 };
+    applyView();
+}
+
+function applyHighlight(): void {
+    canvas.querySelectorAll(".node").forEach((el) => el.classList.toggle("cursor", highlight.has(el.getAttribute("data-id") ?? "")));
+}
+
+async function draw(message: GraphMessage): Promise<void> {
+    const started = performance.now();
+    const input = toElk(message.graph);
+    const key = JSON.stringify(input);
+    if (key !== lastKey || message.expanded !== expanded) {
+        laidOut = (await elk.layout(input)) as DrawnNode;
+        const svg = renderSvg(laidOut);
+        canvas.innerHTML = svg;
+        const wasExpanded = expanded;
+        expanded = message.expanded;
+        lastKey = key;
+        // The first drawing and a change of expansion fit the view; an edit's redraw keeps it (a stable picture).
+        if (!fitted || wasExpanded !== expanded) {
+            fitted = true;
+            fit();
+        } else {
+            applyView();
+        }
+    }
+    highlight = new Set(message.highlight);
+    applyHighlight();
+    const ms = performance.now() - started;
+    const nodes = canvas.querySelectorAll(".node").length;
+    const edges = canvas.querySelectorAll(".edge").length;
+    Object.assign(canvas.dataset, { renderMs: ms.toFixed(1), nodes: String(nodes), edges: String(edges), expanded: String(expanded), region: message.graph.region });
+    expandButton.textContent = expanded ? "Collapse PEs" : "Expand PEs";
+    expandButton.setAttribute("aria-pressed", String(expanded));
+    status.textContent = `${message.graph.region}: ${nodes} nodes, ${edges} edges · laid out and drawn in ${ms.toFixed(0)} ms`;
+    vscode.postMessage({ type: "rendered", ms, nodes, edges, expanded });
+}
+
+/** One drawing at a time; of the graphs that came during one, only the newest is drawn next. */
+async function schedule(message: GraphMessage): Promise<void> {
+    pending = message;
+    if (busy) {
+        return;
+    }
+    busy = true;
+    try {
+        while (pending) {
+            const next = pending;
+            pending = undefined;
+            try {
+                await draw(next);
+            } catch (error) {
+                status.textContent = `The graph could not be laid out: ${error}`;
+            }
+        }
+    } finally {
+        busy = false;
+    }
+}
+
+window.addEventListener("message", (event: MessageEvent<Incoming>) => {
+    const message = event.data;
+    if (message.type === "graph") {
+        void schedule(message);
+    } else if (message.type === "highlight") {
+        highlight = new Set(message.ids);
+        applyHighlight();
+    } else if (message.type === "error") {
+        status.textContent = message.message;
+    }
+});
+
+// Clicks: a node or an edge reveals its declaration; the fix button of an edge sets its depth.
+let dragged = false;
+canvas.addEventListener("click", (event) => {
+    if (dragged) {
+        return;
+    }
+    const target = event.target as Element;
+    const fix = target.closest(".fix");
+    const shape = target.closest(".node, .edge");
+    if (fix && shape) {
+        vscode.postMessage({ type: "setDepth", id: shape.getAttribute("data-id"), depth: Number(fix.getAttribute("data-fix-depth")) });
+    } else if (shape) {
+        canvas.querySelectorAll(".selected").forEach((el) => el.classList.remove("selected"));
+        shape.classList.add("selected");
+        vscode.postMessage({ type: "reveal", id: shape.getAttribute("data-id"), what: shape.classList.contains("edge") ? "edge" : "node" });
+    }
+});
+
+// Pan: drag anywhere; a drag is not a click.
+let drag: { x: number; y: number; vx: number; vy: number } | undefined;
+canvas.addEventListener("pointerdown", (event) => {
+    drag = { x: event.clientX, y: event.clientY, vx: view.x, vy: view.y };
+    dragged = false;
+});
+window.addEventListener("pointermove", (event) => {
+    if (!drag) {
+        return;
+    }
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) {
+        dragged = true;
+        canvas.setPointerCapture?.(event.pointerId);
+    }
+    if (dragged) {
+        view = { ...view, x: drag.vx + dx, y: drag.vy + dy };
+        applyView();
+    }
+});
+window.addEventListener("pointerup", () => {
+    drag = undefined;
+});
+
+function zoom(factor: number, cx: number, cy: number): void {
+    const k = Math.min(8, Math.max(0.05, view.k * factor));
+    const f = k / view.k;
+    view = { k, x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f };
+    applyView();
+}
+
+canvas.addEventListener(
+    "wheel",
+    (event) => {
+        event.preventDefault();
+        const box = canvas.getBoundingClientRect();
+        zoom(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
+    },
+    { passive: false },
+);
+
+const centre = () => {
+    const box = canvas.getBoundingClientRect();
+    return [box.width / 2, box.height / 2] as const;
+};
+document.getElementById("fit")!.addEventListener("click", fit);
+document.getElementById("zoomIn")!.addEventListener("click", () => zoom(1.25, ...centre()));
+document.getElementById("zoomOut")!.addEventListener("click", () => zoom(0.8, ...centre()));
+expandButton.addEventListener("click", () => vscode.postMessage({ type: "expand", expanded: !expanded }));
+
+/** The SVG as a file: the theme's colours written into it (outside the webview there are no CSS variables). */
+function exportSvg(): string {
+    const svg = canvas.querySelector("svg")!;
+    const copy = svg.cloneNode(true) as SVGSVGElement;
+    const originals = svg.querySelectorAll("*");
+    const copies = copy.querySelectorAll("*");
+    const properties = ["fill", "stroke", "stroke-width", "stroke-dasharray", "font-family", "font-size", "font-weight", "opacity"];
+    originals.forEach((el, i) => {
+        const computed = getComputedStyle(el);
+        for (const p of properties) {
+            const value = computed.getPropertyValue(p);
+            if (value) {
+                copies[i].setAttribute(p, value);
+            }
+        }
+        copies[i].removeAttribute("class");
+    });
+    copy.querySelector("g.viewport")?.removeAttribute("transform");
+    const background = getComputedStyle(document.body).backgroundColor;
+    copy.insertAdjacentHTML("afterbegin", `<rect width="100%" height="100%" fill="${background}"/>`);
+    return new XMLSerializer().serializeToString(copy);
+}
+document.getElementById("export")!.addEventListener("click", () => {
+    if (canvas.querySelector("svg")) {
+        vscode.postMessage({ type: "export", svg: exportSvg() });
+    }
+});
+window.addEventListener("resize", () => {
+    if (!fitted) {
+        fit();
+    }
+});
+
+vscode.postMessage({ type: "ready" });
