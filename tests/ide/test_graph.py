@@ -255,7 +255,22 @@ def test_a_text_that_does_not_parse_still_has_its_kernels_and_streams_from_the_m
     regions = analyze(text).model.regions
     graph = region_graph(regions, text + "\ndef broken(:\n", "top", True)  # `ast` cannot fold it
     assert stream_pairs(graph, "pipe") == {("producer", "consumer")}
-    assert [n.role for n in graph.nodes if n.kind == "pe"] == [None, None]
+    pes = [n for n in graph.nodes if n.kind == "pe"]
+    assert [(n.name, n.pe, n.role) for n in pes] == [("producer_0", (0,), None), ("consumer_0", (0,), None)]
+
+
+def test_past_the_node_bound_a_kernel_stays_collapsed_and_every_edge_has_its_ends(monkeypatch):
+    from allo_lsp.ide import graph as graph_module
+
+    monkeypatch.setattr(graph_module, "MAX_NODES", 30)  # fewer than the grid's 36 PEs
+    graph = graph_of(example("systolic_gemm.py"), expand=True)
+    assert not [n for n in graph.nodes if n.kind == "pe"]
+    ids = {n.id for n in graph.nodes}
+    assert all(e.source in ids and e.target in ids for e in graph.edges)
+    assert stream_pairs(graph, "fifo_A") == {("gemm", "gemm")}
+    monkeypatch.setattr(graph_module, "MAX_NODES", 5)  # room for top's nodes, not for the sub-region's
+    nested = graph_of(example("hierarchical.py"))
+    assert [n.id for n in nested.nodes] == ["wrapper", "port:A", "port:B"]
 
 
 def test_folding_understands_what_a_design_writes_and_nothing_else():

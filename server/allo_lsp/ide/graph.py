@@ -39,7 +39,7 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
   calling kernel as parent and holds that region's kernels and ports. Expanded (`expand: true`)
   every kernel is a group holding its PEs (a kernel whose PEs are not known, or over 4096, stays a
   plain node) and a sub-region is instantiated under each PE of the calling kernel. A graph holds
-  at most `MAX_NODES` nodes (what is past it is left out).
+  at most `MAX_NODES` nodes: past it a kernel stays collapsed and a sub-region is left out.
 - Edge `kind`: "stream" | "port". A stream edge's `source` puts and its `target` gets; one of them
   is null for a stream nobody gets (or nobody puts): draw a stub. Expanded, an edge joins two PEs
   when both uses fold to the same element (`index`, a list; null for a plain stream); a use whose
@@ -134,11 +134,13 @@ class _Builder:
     def __init__(self, graph: Graph, tree, expand: bool) -> None:
         self.graph, self.tree, self.expand = graph, tree, expand
 
-    def add(self, node: Node) -> bool:
-        if len(self.graph.nodes) >= MAX_NODES:
-            return False
+    def add(self, node: Node) -> None:
         self.graph.nodes.append(node)
-        return True
+
+    def room(self, count: int) -> bool:
+        """Whether `count` more PEs or a sub-region's nodes fit under `MAX_NODES`: past it a kernel
+        stays collapsed and a sub-region is left out, whole (no edge ends at a missing node)."""
+        return len(self.graph.nodes) + count <= MAX_NODES
 
     def region(self, region: Region, prefix: str, parent: str | None, outer: frozenset[int]) -> None:
         """The region's nodes and edges, their ids prefixed with `prefix` (a sub-region's path)."""
@@ -153,15 +155,15 @@ class _Builder:
             kid = ids[kernel.name] = prefix + kernel.name
             if region_def is not None:
                 views[kernel.name] = graph_fold.kernel_pes(region_def, env, kernel, streams)
-            if not self.add(self._kernel_node(kernel, kid, parent, region.name)):
-                return
+            self.add(self._kernel_node(kernel, kid, parent, region.name))
             pe_ids[kernel.name] = []
-            if self.expand and len(kernel.instance_names) == kernel.pe_count:
-                pe_ids[kernel.name] = [prefix + n for n in kernel.instance_names]
-                pes = views.get(kernel.name) or [None] * len(kernel.instance_names)
-                for pid, pe_name, view in zip(pe_ids[kernel.name], kernel.instance_names, pes):
-                    if not self.add(self._pe_node(kernel, pid, pe_name, kid, view, region.name)):
-                        return
+            names = kernel.instance_names
+            if self.expand and names and len(names) == kernel.pe_count and self.room(len(names)):
+                pe_ids[kernel.name] = [prefix + n for n in names]
+                indices = graph_fold.row_major([m or 0 for m in kernel.mapping or ()])
+                pes = views.get(kernel.name) or [None] * len(names)
+                for pid, pe_name, index, view in zip(pe_ids[kernel.name], names, indices, pes):
+                    self.add(self._pe_node(kernel, pid, pe_name, kid, index, view, region.name))
         for param in region.params:
             self.add(Node(f"{prefix}port:{param.name}", param.name, "port", param.range, parent, region=region.name))
             for kernel_name in dict.fromkeys(param.kernels):
@@ -185,8 +187,7 @@ class _Builder:
             region=region,
         )
 
-    def _pe_node(self, kernel: Kernel, pid: str, name: str, parent: str, view, region: str) -> Node:
-        index = view.index if view is not None else None
+    def _pe_node(self, kernel: Kernel, pid: str, name: str, parent: str, index, view, region: str) -> Node:
         role, line = (view.role, view.role_line) if view is not None else (None, None)
         return Node(
             pid,
@@ -230,10 +231,18 @@ class _Builder:
                 if id(sub) in outer:  # a region reached through itself: Allo cannot build it
                     continue
                 for caller in callers:
-                    group = f"{caller}/{sub.name}"
-                    if not self.add(Node(group, sub.name, "region", sub.range, caller, region=sub.name)):
+                    if not self.room(_size(sub, self.expand)):
                         return
+                    group = f"{caller}/{sub.name}"
+                    self.add(Node(group, sub.name, "region", sub.range, caller, region=sub.name))
                     self.region(sub, prefix=group + "/", parent=group, outer=outer)
+
+
+def _size(region: Region, expand: bool) -> int:
+    """The nodes one instance of `region` adds (its own, its kernels', their PEs', its ports'),
+    sub-regions aside: those are budgeted when reached."""
+    pes = sum(k.pe_count or 0 for k in region.kernels) if expand else 0
+    return 1 + len(region.kernels) + pes + len(region.params)
 
 
 class _StreamEdges:

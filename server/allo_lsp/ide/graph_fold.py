@@ -82,7 +82,7 @@ def kernel_pes(region_def: ast.FunctionDef, env: dict[str, Any], kernel: Kernel,
         return []
     extents = [m or 0 for m in kernel.mapping or ()]
     views, sites = [], {}  # the stream uses of each statement, found once for all the PEs
-    for index in _row_major(extents):
+    for index in row_major(extents):
         walker = _Walker(dict(env), streams, index, sites)
         walker.block(found.body, placed=True, in_loop=False)
         role = " / ".join(walker.roles) if walker.roles and not walker.unknown_role else None
@@ -90,7 +90,7 @@ def kernel_pes(region_def: ast.FunctionDef, env: dict[str, Any], kernel: Kernel,
     return views
 
 
-def _row_major(extents: list[int]) -> list[tuple[int, ...]]:
+def row_major(extents: list[int]) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = [()]
     for extent in extents:
         out = [t + (i,) for t in out for i in range(extent)]
