@@ -12,14 +12,11 @@ Both print the time from "Install" to the first diagnostics."""
 import json
 import os
 import socket
-import subprocess
 import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import E2E
-from paths import ROOT
-from test_vscode import CHROMIUM, code_server
+from test_vscode import code_server, run_ui_script
 
 # Building both .vsix files (when a source changed), code-server's start and the whole first run.
 pytestmark = pytest.mark.timeout(1500)
@@ -56,26 +53,6 @@ def vsix_files(vsix) -> dict[str, Path]:
     return {"universal": vsix, "linux-x64": platform}
 
 
-def run_install_script(server: dict, settings_file: Path, limit_s: float | None) -> str:
-    env = dict(
-        os.environ,
-        ALLO_E2E_URL=server["url"],
-        ALLO_E2E_WORKSPACE=str(server["workspace"]),
-        ALLO_E2E_ARTIFACTS=str(server["artifacts"]),
-        ALLO_E2E_CHROMIUM=CHROMIUM,
-        ALLO_E2E_SETTINGS=str(settings_file),
-        ALLO_E2E_INSTALL_LIMIT_S=str(limit_s or ""),
-    )
-    run = subprocess.run(
-        ["node", E2E / "install.test.mjs"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=900
-    )
-    (server["artifacts"] / "install.test.mjs.log").write_text(run.stdout + run.stderr)
-    assert run.returncode == 0, (
-        f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
-    )
-    return run.stdout
-
-
 @pytest.mark.parametrize("mode", ["offline", "online"])
 def test_first_run_installs_and_simulates(mode, vsix_files, tmp_path, monkeypatch):
     if mode == "offline":
@@ -98,7 +75,8 @@ def test_first_run_installs_and_simulates(mode, vsix_files, tmp_path, monkeypatc
     machine.write_text(json.dumps({"alloDataflow.server.python": "/nonexistent/bin/python3"}))
     settings = {"security.workspace.trust.enabled": False, "alloDataflow.server.python": ""}
     with code_server(vsix, tmp_path, f"install-{mode}", settings) as server:
-        out = run_install_script(server, machine, limit)
+        # install.test.mjs's ALLO_E2E_SETTINGS and ALLO_E2E_INSTALL_LIMIT_S (empty: no limit)
+        out = run_ui_script("install.test.mjs", dict(server, settings=machine, install_limit_s=limit or ""))
     timing = [line for line in out.splitlines() if "Install -> first diagnostics" in line]
     assert timing, out[-3000:]
     print(f"{mode} ({vsix.name}, {vsix.stat().st_size / 1e6:.1f} MB): {timing[0]}")

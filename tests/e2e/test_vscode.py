@@ -145,7 +145,9 @@ def code_server(vsix: Path, home: Path, name: str, settings: dict, extra_env: di
         shutil.copytree(user / "logs", artifacts / "logs", dirs_exist_ok=True)
 
 
-def run_ui_script(script: str, server: dict) -> None:
+def run_ui_script(script: str, server: dict) -> str:
+    """Runs the UI script in node with what `code_server` yielded, and each other key of `server` as
+    ALLO_E2E_<KEY>; returns its output."""
     env = dict(
         os.environ,
         ALLO_E2E_URL=server["url"],
@@ -163,6 +165,7 @@ def run_ui_script(script: str, server: dict) -> None:
     assert run.returncode == 0, (
         f"see the screenshots in {server['artifacts']}\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
     )
+    return run.stdout
 
 
 def test_extension_in_vscode(vsix, tmp_path):
