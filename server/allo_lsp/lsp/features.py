@@ -20,6 +20,7 @@ from allo_lsp.ide.job_outcomes import reproducer_file
 from allo_lsp.ide.lenses import run_actions
 from allo_lsp.ide.mlir_view import is_view
 from allo_lsp.ide.project_config import is_config
+from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert, diagnostics
 from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.mlir_view import mlir_definition, mlir_symbols
@@ -172,7 +173,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     return [a for a in out if wanted(a.kind, only)]  # on save, `only` is source.fixAll
 
 
-def on_region_graph(ls: AlloLanguageServer, params) -> dict | None:
+def on_region_graph(ls: AlloLanguageServer, params) -> Encoded | None:
     """`allo/regionGraph` `{textDocument: {uri}, region?, expand?}`: the region's dataflow graph (ide/graph.py)."""
     uri = getattr(getattr(params, "textDocument", None), "uri", None)
     if uri is None or (result := ls.analyses.get(uri)) is None:
@@ -181,7 +182,8 @@ def on_region_graph(ls: AlloLanguageServer, params) -> dict | None:
     outcomes = list(ls.outcomes_of(uri).outcomes(text).values())
     region, expand = getattr(params, "region", None), getattr(params, "expand", False) is True
     graph = document_graph(result, text, region, expand, outcomes, ls.jobs.reports_of(uri))
-    return ls.converter(uri, text).region_graph(graph) if graph is not None else None
+    # Encoded here: pygls' cattrs walk of a 256-PE graph's JSON took 70 ms, json.dumps 3 ms.
+    return Encoded(ls.converter(uri, text).region_graph(graph)) if graph is not None else None
 
 
 def _reproducer_actions(ls: AlloLanguageServer, uri: str, diagnostics: list[lsp.Diagnostic]) -> list[lsp.CodeAction]:
