@@ -32,11 +32,6 @@ from allo_lsp.analysis.rules import RULES
 from allo_lsp.analysis.selection import Selection
 from allo_lsp.protocol.vocabulary import ALLO_BUILDS
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    tomllib = None
-
 TABLE = "allo-lsp"
 KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "severity", "allo-build")
 ALL = "ALL"
@@ -107,7 +102,9 @@ def _matches(pattern: str, relative_path: str, name: str) -> bool:
 def parse_config(text: str) -> tuple[Config | None, list[Problem]]:
     """The `[tool.allo-lsp]` table of a pyproject.toml's text (None: there is none), and the
     problems of what could not be used (on the config file's lines)."""
-    if tomllib is None:
+    try:  # here, not at import: most runs find no [tool.allo-lsp] to parse
+        import tomllib
+    except ImportError:  # Python 3.10
         return None, [_problem(text, "[tool.allo-lsp] is read on Python 3.11 and later only", TABLE)]
     try:
         document = tomllib.loads(text)
