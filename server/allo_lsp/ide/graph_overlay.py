@@ -10,13 +10,16 @@ the depth that completes (`FifoSizing`). Keys (camelCase, the webview's JSON):
 - graph `run`: `status`, `cause`, `message`, `target` (what the job ran), `deadlock` (bool)
 - edge `run`: `puts`, `gets`, `maxOccupancy`, `depth`, `fifos`, `waits` (the declaration's),
   `blocked`: the waits of this edge's FIFOs that never ended, each `{"pe", "op", "fifo",
-  "occupancy", "depth", "state"}` (`state` "full" on a put, "empty" on a get), and `sizedDepth`:
+  "occupancy", "depth", "state"}` (`state` "full" on a put, "empty" on a get, "polling" for a
+  try_get/try_put that never succeeds), and `sizedDepth`:
   the smallest depth of the declaration that completes (null when the diagnosis found none)
 - node `run`: `blocked`: the node's PEs' parked waits, each `{"pe", "op", "fifo", "line"
-  (0-based, null when unknown), "occupancy", "depth", "state"}` (a kernel node collects its PEs')
+  (0-based, null when unknown), "occupancy", "depth", "state"}` (a collapsed kernel collects
+  its PEs'; expanded, the PEs carry their own and the kernel's group none)
 - node `synthesis`: `latency` `{"best", "worst"}` cycles, `interval` `{"min", "max"}`, `resources`
   `{"LUT", "FF", "DSP", "BRAM_18K"}` used, `modules` (the report rows it sums: a PE is one, a
-  collapsed kernel its PEs', whose latency and interval are the worst of them)
+  kernel, collapsed or the group of its PEs, its PEs', whose latency and interval are the worst of
+  them); only the region's own kernels (a sub-region's modules are not matched)
 - graph `synthesis`: `title` (the lens' line), `latency`, `interval`, `clock` (the report's)
 """
 
@@ -69,7 +72,7 @@ def _run_overlay(graph: Graph, outcome: JobResult, details: SimulateDetails) -> 
         "target": outcome.target,
         "deadlock": outcome.cause == DEADLOCK,
     }
-    figures = _figures(details.fifo_statistics, graph.region)
+    figures = _figures(details.fifo_statistics)
     sized = {}
     if details.fifo_sizing is not None and details.fifo_sizing.kind == DEPTH:
         sized = {s.stream: s.depth for s in details.fifo_sizing.streams}
@@ -97,7 +100,7 @@ def _run_overlay(graph: Graph, outcome: JobResult, details: SimulateDetails) -> 
             node.overlay = {**(node.overlay or {}), "run": {"blocked": waits}}
 
 
-def _figures(runs: list[FifoRun], region: str) -> dict[str, dict]:
+def _figures(runs: list[FifoRun]) -> dict[str, dict]:
     """Region name -> stream -> its statistics, the last run of each region winning."""
     out: dict[str, dict] = {}
     for run in runs:
