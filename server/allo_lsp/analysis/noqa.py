@@ -115,13 +115,10 @@ class Directive:
     codes_end: int | None  # the column after its last code; None: bare (no codes)
 
 
-def line_directive(text: str, line: int) -> tuple[Comment | None, Directive | None]:
-    """The comment that ends `line`, and the noqa directive in it."""
-    found = next((c for c in comments(text) if c.line == line), None)
-    if found is None or found.own_line:
-        return found, None
-    match = _LINE.search(found.text)
+def directive(comment: Comment) -> Directive | None:
+    """The noqa directive of a comment that ends a line of code, if it is one."""
+    match = None if comment.own_line else _LINE.search(comment.text)
     if match is None:
-        return found, None
+        return None
     end = match.end("codes") if match.group("codes") is not None else None
-    return found, Directive(found, None if end is None else found.column + end)
+    return Directive(comment, None if end is None else comment.column + end)

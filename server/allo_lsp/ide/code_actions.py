@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from allo_lsp.analysis import Analysis, Problem
 from allo_lsp.analysis.model import FileModel, Position, Range
-from allo_lsp.analysis.noqa import NEVER_HIDDEN, line_directive
+from allo_lsp.analysis.noqa import NEVER_HIDDEN, Comment, comments, directive
 from allo_lsp.ide.fixes import (
     allo_functions,
     build_target,
@@ -73,23 +73,25 @@ def disable_actions(text: str, analysis: Analysis, range: Range) -> list[CodeAct
     """The action "Disable ADF005 for this line" on each problem under `range`: the noqa comment that
     hides it (`analysis/noqa.py`), added to the line's comment or at its end."""
     lines = text.split("\n")
+    under = [p for p in analysis.problems if p.code not in NEVER_HIDDEN and _overlap(p.range, range)]
+    ending = {c.line: c for c in comments(text)} if under else {}  # one scan, whatever the problems
     actions: list[CodeAction] = []
-    for problem in analysis.problems:
+    for problem in under:
         line = problem.range.start.line
-        if problem.code in NEVER_HIDDEN or not _overlap(problem.range, range) or line >= len(lines):
+        if line >= len(lines):
             continue
-        edit = _noqa_edit(text, lines[line], line, problem.code)
+        edit = _noqa_edit(ending.get(line), lines[line], line, problem.code)
         if edit is not None:
             _add(actions, CodeAction(f"Disable {problem.code} for this line", "quickfix", (edit,), (problem.code,)))
     return actions
 
 
-def _noqa_edit(text: str, content: str, line: int, code: str) -> TextEdit | None:
-    comment, directive = line_directive(text, line)
-    if directive is not None:
-        if directive.codes_end is None:
+def _noqa_edit(comment: Comment | None, content: str, line: int, code: str) -> TextEdit | None:
+    found = directive(comment) if comment is not None else None
+    if found is not None:
+        if found.codes_end is None:
             return None  # a bare directive hides every code already
-        at = Position(line, directive.codes_end)
+        at = Position(line, found.codes_end)
         return TextEdit(Range(at, at), f", {code}")
     if comment is not None:  # `x = 1  # why` -> `x = 1  # noqa: ADF005 # why`
         at = Position(line, comment.column)

@@ -158,8 +158,9 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     where = converter.from_range(params.range)
 
     def fixes():  # off the event loop: a fix parses the whole file, fix-all analyses it again
-        found = code_actions(text, result.current, where) + disable_actions(text, result.current, where)
-        return found + fix_all_actions(text, options, result.current, only, result.cache)
+        analysis, quick = result.current, wanted("quickfix", only)  # no quick fix on save (only: source.fixAll)
+        found = code_actions(text, analysis, where) + disable_actions(text, analysis, where) if quick else []
+        return found + fix_all_actions(text, options, analysis, only, result.cache)
 
     actions = await asyncio.to_thread(fixes)
     actions += depth_fixes(text, list(ls.outcomes_of(uri).outcomes(text).values()), where)
