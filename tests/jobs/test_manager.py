@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import sys
 
 from allo_lsp.analysis import analyze
 from allo_lsp.jobs.environment import JobConfig
@@ -9,6 +10,7 @@ from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.details import RunDetails, SimulateDetails
 from allo_lsp.protocol.messages import RUN, SIMULATE
+from allo_lsp.protocol.pipes import WATCHDOG_FD
 from designs import alive, design, fake_llvm_build_dir, pids, until_phase
 from paths import STANDIN
 from waiting import until_sync
@@ -107,6 +109,25 @@ async def test_a_result_has_the_details_of_its_kind_whatever_ended_the_job(tmp_p
     hung = design(tmp_path / "hang", "hang")
     timed_out = await JobManager().run(spec_for(hung, llvm=fake_llvm_build_dir(), timeout=1))
     assert (timed_out.status, type(timed_out.details)) == ("timeout", SimulateDetails)
+
+
+async def test_a_timeout_before_the_runner_says_anything_is_a_timeout(tmp_path):
+    """A job whose runner had printed nothing yet when its timeout came (a timeout shorter than the
+    runner's start, with no pre-started runner) was said not to be a runner at all: "error:
+    environment", blaming alloDataflow.python. The interpreter here does what the runner's
+    watchdog does at a timeout, and nothing else: it waits for the server's end of the watchdog
+    pipe to close, then exits 137 (128 + SIGKILL). `allo-lsp run --backend reference --timeout 0.2`
+    of an example said "environment" every time (0.001 to 0.2 s tried)."""
+    python = tmp_path / "python"
+    python.write_text(
+        f"#!{sys.executable} -I\nimport os, sys\n"
+        f"os.read(int(sys.argv[sys.argv.index({WATCHDOG_FD!r}) + 1]), 1)\nsys.exit(137)\n"
+    )
+    python.chmod(0o755)
+    spec = spec_for(design(tmp_path), llvm=fake_llvm_build_dir(), timeout=0.05)
+    spec.python = str(python)
+    result = await JobManager().run(spec)
+    assert (result.status, result.cause) == ("timeout", "timeout"), result.message
 
 
 async def test_missing_interpreter_is_a_clear_error(tmp_path):

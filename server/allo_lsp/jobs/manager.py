@@ -246,7 +246,9 @@ class JobManager:
             except asyncio.TimeoutError:
                 pass  # something outside the job holds it open: what came before counts
             result = read_result(runner.result.data(), nonce, request.kind)
-            if result is None and not log.phases and returncode is not None and returncode >= 0 and not job.cancelled:
+            # A job killed at its timeout before the runner said anything is a timeout, not a bad interpreter.
+            ended_itself = not (job.cancelled or timed_out)
+            if result is None and not log.phases and returncode is not None and returncode >= 0 and ended_itself:
                 final = _not_a_runner(spec.python, returncode, log.text())
             else:
                 final = outcome(
