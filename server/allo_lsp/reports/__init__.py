@@ -8,10 +8,8 @@
 Bad input raises `ReportError` (with the file and what is wrong), never a parser's own exception.
 """
 
-import importlib
+from allo_lsp import lazy
 
-# Each name from its module, imported on first use (PEP 562): importing the package, as the
-# server does at start, costs nothing before the first diagnostics.
 _MODULE_OF = {
     "delta": "format",
     "format_markdown": "format",
@@ -35,10 +33,4 @@ _MODULE_OF = {
 
 __all__ = sorted(_MODULE_OF)
 
-
-def __getattr__(name: str):
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy.attributes(__name__, _MODULE_OF)
