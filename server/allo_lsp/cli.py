@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument(
         "--write-docs", action="store_true", help="write the rules' documentation pages the package ships"
     )
+
+    graph = sub.add_parser("graph", help="print a region's dataflow graph (kernels, PEs, streams) as JSON or dot")
+    graph.add_argument("target", metavar="FILE::REGION", help="a module-level region")
+    graph.add_argument("--format", choices=("json", "dot"), default="json")
+    graph.add_argument("--expand", action="store_true", help="one node per PE instead of per kernel")
     return parser
 
 
@@ -93,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         return _synth(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "graph":
+        return _graph(args)
     parser.print_help()
     return 2
 
@@ -300,6 +307,32 @@ def _run_text(result, file: str) -> str:
         lines.append("  --- output (last lines) ---")
         lines += ["  " + l for l in details.log.strip().splitlines()[-15:]]
     return "\n".join(lines)
+
+
+def _graph(args) -> int:
+    from pathlib import Path
+
+    from allo_lsp.analysis import analyze, lsp_newlines
+    from allo_lsp.ide.graph import region_graph
+    from allo_lsp.ide.graph_dot import to_dot
+    from allo_lsp.lsp.convert import Converter
+
+    file, sep, name = args.target.rpartition("::")
+    try:
+        text = lsp_newlines(Path(file).read_text(encoding="utf-8")) if sep and file and name else None
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"allo-lsp graph: {file}: {exc}", file=sys.stderr)
+        return 2
+    graph = region_graph(analyze(text).model.regions, text, name, args.expand) if text is not None else None
+    if graph is None:
+        print(f"allo-lsp graph: no module-level region {args.target!r} (the target is FILE::REGION)", file=sys.stderr)
+        return 2
+    # The JSON is the server's `allo/regionGraph` answer, its ranges' characters in UTF-16 as there.
+    if args.format == "dot":
+        sys.stdout.write(to_dot(graph))
+    else:
+        print(dumps(Converter.utf16(text).region_graph(graph), indent=2))
+    return 0
 
 
 def _report(args) -> int:
