@@ -11,16 +11,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.slurm import SlurmConfig
     from allo_lsp.jobs.synthesis import SynthConfig
 
-from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SECTION, VITIS_COMMANDS
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SCHEDULERS, SECTION, VITIS_COMMANDS
 
 _CHOICES = {
     "allo_build": ("alloBuild", ALLO_BUILDS),
     "backend": ("backend", BACKENDS),  # the key as written, choices
     "vitis_command": ("vitis.command", VITIS_COMMANDS),
     "log_level": ("logLevel", LOG_LEVELS),
+    "scheduler": ("scheduler", SCHEDULERS),
 }
+# sbatch --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+_SLURM_TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}")
 
 
 def _is_number(value: Any, whole: bool = False) -> bool:
@@ -45,6 +49,13 @@ class Settings:
     vitis_launcher_prefix: str = ""  # e.g. "srun -p fpga -t 4:00:00" or "ssh build-host"
     vitis_timeout: float = 4 * 3600.0
     log_level: str = "info"  # what the server sends to the editor's log (`ide/log_lines.py`)
+    scheduler: str = "local"  # who runs synthesis: local (a child of the server) or slurm (`jobs/slurm_jobs.py`)
+    slurm_partition: str = ""  # empty: the cluster's default partition
+    slurm_time: str = ""  # sbatch --time; empty: the partition's default
+    slurm_cpus: int = 0  # sbatch --cpus-per-task; 0: Slurm's default
+    slurm_mem: str = ""  # sbatch --mem, e.g. 16G
+    slurm_extra_args: str = ""  # more sbatch options
+    slurm_login_host: str = ""  # run the Slurm commands as `ssh HOST ...`
 
     def __post_init__(self) -> None:
         for name, (key, choices) in _CHOICES.items():
@@ -66,6 +77,13 @@ class Settings:
             raise ValueError("vitis.part and vitis.launcherPrefix are strings")
         if not all(_is_number(n) and n >= 0 for n in (self.vitis_clock_ns, self.vitis_timeout)):
             raise ValueError("vitis.clockNs and vitis.timeout must be non-negative numbers")
+        texts = (self.slurm_partition, self.slurm_time, self.slurm_mem, self.slurm_extra_args, self.slurm_login_host)
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError("slurm.partition, .time, .mem, .extraArgs and .loginHost are strings")
+        if self.slurm_time and not _SLURM_TIME.fullmatch(self.slurm_time):
+            raise ValueError("slurm.time is sbatch's --time: minutes, HH:MM:SS or D-HH:MM:SS")
+        if not (_is_number(self.slurm_cpus, whole=True) and 0 <= self.slurm_cpus <= 4096):
+            raise ValueError("slurm.cpus must be an integer between 0 and 4096")
 
     def job_config(self) -> JobConfig:
         from allo_lsp.jobs.environment import JobConfig  # the jobs' modules with the first job
@@ -87,6 +105,21 @@ class Settings:
             clock_ns=self.vitis_clock_ns,
             launcher_prefix=self.vitis_launcher_prefix,
             timeout_s=self.vitis_timeout,
+        )
+
+    def slurm_config(self) -> SlurmConfig | None:
+        """Where synthesis runs: None for here (`scheduler` local)."""
+        if self.scheduler != "slurm":
+            return None
+        from allo_lsp.jobs.slurm import SlurmConfig
+
+        return SlurmConfig(
+            partition=self.slurm_partition,
+            time=self.slurm_time,
+            cpus=self.slurm_cpus,
+            mem=self.slurm_mem,
+            extra_args=self.slurm_extra_args,
+            login_host=self.slurm_login_host,
         )
 
     def runner_environment(self) -> tuple:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range
-from allo_lsp.ide.outcomes import lens_title_after
+from allo_lsp.ide.outcomes import cluster_title, lens_title_after
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
@@ -56,13 +56,16 @@ def runnable(analysis: Analysis) -> list[tuple[Range, str, str]]:
 
 
 def code_lenses(
-    analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]
+    analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]] | dict
 ) -> list[Lens]:
+    """`running`: the jobs running, or a dict of them to the cluster state of those on a cluster."""
     lenses = []
     for rng, name, kind in runnable(analysis):
         title, command = _LABELS[kind], COMMANDS[kind]
         if (name, kind) in running:
-            title, command = "⏳ running… (click to cancel)", CANCEL
+            state = running.get((name, kind)) if isinstance(running, dict) else None
+            title = "⏳ running… (click to cancel)" if state is None else cluster_title(state)
+            command = CANCEL
         elif (name, kind) in outcomes:
             title = lens_title_after(title, kind, outcomes[(name, kind)])
         lenses.append(Lens(rng, title, command, name, kind))

@@ -50,6 +50,17 @@ def outcome_title(outcome: JobResult) -> str:
     return f"✗ {outcome.cause or outcome.status}{where}"
 
 
+def cluster_title(state) -> str:
+    """A cluster job's lens while it lasts (`state`: its newest `slurm.JobState`):
+    `⚙ queued #4711 (Resources)`, `⚙ running 12 min`."""
+    if state.state == "PENDING":
+        return f"⚙ queued #{state.job_id}" + (f" ({state.reason})" if state.reason else "")
+    if state.state == "RUNNING":
+        minutes = state.run_s // 60
+        return f"⚙ running {minutes} min" if minutes else "⚙ running <1 min"
+    return f"⚙ {state.state.lower()} #{state.job_id}"  # ended: collected at once
+
+
 def summary(outcome: JobResult) -> str:
     return f"[{outcome.target}] {outcome.status}: {outcome.message}"
 

@@ -8,6 +8,7 @@ Which job ran and how it ended is plain data here; the server shows it (`lsp/job
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -16,6 +17,8 @@ from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.service import run_target
+from allo_lsp.jobs.slurm import JobState, SlurmConfig
+from allo_lsp.jobs.slurm_jobs import ClusterJobs, batch_spec
 from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import CRASH, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
@@ -81,6 +84,7 @@ class EditorJobs:
     # Synthesis runs that produced a report, per (uri, region): the newest two.
     synthesis: dict[tuple[str, str], list[JobResult]] = field(default_factory=dict)
     reproducers: dict[str, tuple[str, str]] = field(default_factory=dict)  # uri -> (target, script) of a library bug
+    cluster: ClusterJobs = field(default_factory=ClusterJobs)  # synthesis on Slurm (`alloDataflow.scheduler`)
 
     def claim(self, uri: str, job: tuple[str, str]) -> bool:
         """Mark `job` running, unless it is (False): one job per target at a time. `run` ends it."""
@@ -103,11 +107,15 @@ class EditorJobs:
         synth: SynthConfig,
         backend: str,
         progress: Progress,
+        slurm: SlurmConfig | None = None,
     ) -> JobResult:
         """Run the `claim`ed job to its outcome (a failure of ours too is one), keeping what
-        later requests read."""
+        later requests read. `slurm`: synthesis is submitted to that cluster."""
         try:
-            if target.kind == SYNTHESIZE:
+            if target.kind == SYNTHESIZE and slurm is not None:
+                spec = batch_spec(target.file, target.name, source, config, synth)
+                outcome = await self.cluster.synthesize(target.key, target.uri, spec, slurm)
+            elif target.kind == SYNTHESIZE:
                 outcome = await synthesize(self.manager, target, model, config, synth, progress)
             else:
                 outcome = await run_target(self.manager, target, model, config, backend, 0, progress, source=source)
@@ -126,11 +134,37 @@ class EditorJobs:
     def cancel(self, args: tuple) -> bool:
         """Cancel one job ([uri, name, kind]) or, with no arguments, every running job."""
         if len(args) >= 3 and all(isinstance(a, str) for a in args[:3]):
-            return self.manager.cancel(Target("", args[1], args[2], args[0]).key)
+            key = Target("", args[1], args[2], args[0]).key
+            return self.manager.cancel(key) or self.cluster.cancel(key)
         keys = self.manager.running()
         for key in keys:
             self.manager.cancel(key)
-        return bool(keys)
+        for key in self.cluster.keys():
+            self.cluster.cancel(key)
+        return bool(keys or self.cluster.keys())
+
+    def lens_states(self, uri: str) -> dict[tuple[str, str], JobState | None]:
+        """The running jobs of `uri`, each with its cluster state (None: a local job)."""
+        return {job: self.cluster.states.get((uri, job[0])) for job in self.running.get(uri, set())}
+
+    def reattach(
+        self, workspace_root: str | None, on_change: Callable[[str], None]
+    ) -> list[tuple[str, str, Coroutine]]:
+        """(uri, region, its outcome to come) of each synthesis a server before this one left on the
+        cluster: followed again (its lens shows its state) and collected as if started here."""
+        out = []
+        for entry in self.cluster.attach(workspace_root, on_change):
+            if entry.uri and entry.points == 1 and self.claim(entry.uri, (entry.region, SYNTHESIZE)):
+                out.append((entry.uri, entry.region, self._follow(entry)))
+        return out
+
+    async def _follow(self, entry) -> JobResult:
+        try:
+            outcome = await self.cluster.follow(Target("", entry.region, SYNTHESIZE, entry.uri).key, entry)
+        finally:
+            self.running.get(entry.uri, set()).discard((entry.region, SYNTHESIZE))
+        keep_reports(self.synthesis.setdefault((entry.uri, entry.region), []), outcome)
+        return outcome
 
     def reports_of(self, uri: str) -> dict[str, dict]:
         """Region name -> its newest synthesis report, for the document."""

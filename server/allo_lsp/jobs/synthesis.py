@@ -90,10 +90,13 @@ async def synthesize(
     config: JobConfig,
     synth: SynthConfig,
     progress: Progress = lambda phase: None,
+    source: str | None = None,
 ) -> JobResult:
+    """`source`: the design's text when it is not the file's on disk (the editor's, a sweep's point)."""
     try:
         argv = tool_argv(synth)
         spec = prepare(Target(target.file, target.name, SYNTHESIZE, target.uri), model, config, backend="allo")
+        spec.request.source = source
     except SetupError as exc:
         return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo").of_kind(SYNTHESIZE)
     spec.keep_dir = True

@@ -45,6 +45,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     from allo_lsp.jobs.editor import answer, running_answer
     from allo_lsp.jobs.launch import Target
 
+    _reattach(ls)
     why = await _refusal(ls, uri)
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
@@ -78,9 +79,8 @@ async def _run(ls: AlloLanguageServer, target, model, source: str) -> JobResult:
             ls.work_done_progress.report(token, convert.progress_report(phase))
 
     try:
-        return await ls.jobs.run(
-            target, model, source, config, ls.settings.synth_config(), ls.settings.backend, progress
-        )
+        synth, slurm = ls.settings.synth_config(), ls.settings.slurm_config()
+        return await ls.jobs.run(target, model, source, config, synth, ls.settings.backend, progress, slurm)
     finally:
         if token is not None:
             ls.work_done_progress.end(token, convert.progress_end("done"))
@@ -99,6 +99,22 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str) -> str |
     ls.jobs.progress[token] = key
     ls.work_done_progress.begin(token, convert.progress_begin(f"Allo {title}"))
     return token
+
+
+def _reattach(ls: AlloLanguageServer) -> None:
+    """Once: the cluster jobs a server before this one left running, followed to their outcomes."""
+    if ls.jobs.cluster.on_change is None:
+        for uri, name, pending in ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses):
+            asyncio.ensure_future(_collected(ls, uri, name, pending))
+
+
+async def _collected(ls: AlloLanguageServer, uri: str, name: str, pending) -> None:
+    outcome, result = await pending, ls.analyses.get(uri)
+    if result is not None and ls.is_open(uri):
+        model, text = (result.good()[0] or result.current).model, lsp_newlines(ls.document(uri).source)
+        ls.outcomes_of(uri).record((name, SYNTHESIZE), outcome, model, text)
+    _show(ls, uri, SYNTHESIZE, outcome)
+    ls.refresh_lenses(uri)
 
 
 def _show(ls: AlloLanguageServer, uri: str, kind: str, outcome: JobResult) -> None:
@@ -160,12 +176,13 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
         if ls.is_analysed(uri):  # its first analysis is to come: asked again after it
             ls.lenses_to_refresh.add(uri)
         return []
+    _reattach(ls)
     key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
     if result.lenses is not None and result.lenses[0] == key:
         return result.lenses[1]
     current, converter = view(ls, uri)
     outcomes = ls.outcomes_of(uri).outcomes(current.text)
-    lenses, left_out = current.lenses(outcomes, ls.jobs.running.get(uri, set()))
+    lenses, left_out = current.lenses(outcomes, ls.jobs.lens_states(uri))
     if left_out:
         ls.lenses_to_refresh.add(uri)
     encoded = Encoded([converter.lens_json(uri, lens) for lens in lenses])

@@ -1,5 +1,5 @@
 """The words the command line, the server and the client share, each listed once: job kinds and
-the commands that start them, backends, target platforms, Allo builds, emulations, Vitis commands, log levels.
+the commands that start them, backends, target platforms, Allo builds, emulations, Vitis commands, schedulers, log levels.
 
 `cli.py`'s choices and `settings.py`'s checks read this table; package.json (the client's
 commands and the settings' enums), the CLI's parser and the server's registered commands are
@@ -47,5 +47,8 @@ ALLO_BUILDS = ("auto", "fixed", "legacy")
 EMULATIONS = ("", "aie", "csim", "aie,csim")
 # The Vitis HLS tool a synthesize job runs (`vitis-run` from Vitis 2024.2).
 VITIS_COMMANDS = ("vitis_hls", "vitis-run")
+# Who runs a synthesize job: `local` (a child of the server), `slurm` (a batch job on the cluster,
+# left running when the server ends: `jobs/slurm_jobs.py`).
+SCHEDULERS = ("local", "slurm")
 # How much the client and the server write to the editor's log, least first (as ruff-vscode's).
 LOG_LEVELS = ("error", "warn", "info", "debug")

@@ -1,0 +1,279 @@
+"""Design-space sweeps: every combination of module-level constants and synthesis settings, one
+synthesis per point, as one table with its Pareto front (latency against resources).
+
+A point's constants are applied to the design's text (`apply_constants`), never to the user's
+file; `clock` and `part` are synthesis settings. Locally the points run as a bounded pool of
+synthesis jobs; on the cluster as one Slurm job array (`slurm_jobs.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import csv
+import io
+import itertools
+from dataclasses import dataclass, field
+
+from allo_lsp.jobs.points import Point, PointError, apply_constants
+from allo_lsp.protocol.details import SynthesisDetails, details_as
+from allo_lsp.protocol.messages import PASSED, JobResult
+
+SETTINGS = {"clock": "clock_ns", "part": "part"}  # --set names that are synthesis settings
+RESOURCES = ("BRAM_18K", "DSP", "FF", "LUT", "URAM")
+
+
+class SweepError(Exception):
+    """A sweep that cannot run as asked; the message says what to change."""
+
+
+def parse_value(text: str):
+    """`4` -> 4, `3.33` -> 3.33, `True`, `"s"`; anything else is the string itself."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, (int, float, str, bool)) else text
+
+
+def parse_sets(sets: list[str]) -> dict[str, list]:
+    """`["P0=2,4", "clock=3.33,5"]` -> `{"P0": [2, 4], "clock": [3.33, 5]}`, in the order given."""
+    out: dict[str, list] = {}
+    for item in sets:
+        name, sep, values = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier() or not values.strip():
+            raise SweepError(f"--set {item!r}: write NAME=V1,V2,... (a module-level constant, clock or part)")
+        if name in out:
+            raise SweepError(f"--set {name} is given twice: list all its values in one --set")
+        out[name] = [parse_value(v.strip()) for v in values.split(",")]
+    if name_clock := out.get("clock"):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in name_clock):
+            raise SweepError("--set clock takes clock periods in ns, e.g. clock=3.33,5")
+    return out
+
+
+def points_of(sets: dict[str, list]) -> list[Point]:
+    """Every combination, the first --set varying slowest."""
+    names = list(sets)
+    out = []
+    for values in itertools.product(*(sets[n] for n in names)):
+        point = Point()
+        for name, value in zip(names, values):
+            if name in SETTINGS:
+                setattr(point, SETTINGS[name], float(value) if name == "clock" else str(value))
+            else:
+                point.constants[name] = value
+        out.append(point)
+    return out
+
+
+@dataclass
+class Row:
+    """One point's outcome, as the table shows it."""
+
+    point: dict  # the --set values of this point
+    status: str
+    message: str = ""
+    latency: int | None = None  # worst-case cycles
+    ii: int | None = None  # the slowest interval
+    resources: dict = field(default_factory=dict)  # name -> percent used
+    clock_ns: float | None = None  # the target
+    estimated_ns: float | None = None
+    slack_ns: float | None = None
+    project: str | None = None
+    pareto: bool = False
+
+    @property
+    def resource(self) -> float | None:
+        """The point's resource figure against latency: its most used resource, in percent."""
+        return max(self.resources.values()) if self.resources else None
+
+
+def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
+    values = {**point.constants, "clock": point.clock_ns or None, "part": point.part or None}
+    details = details_as(outcome.details, SynthesisDetails)
+    row = Row({n: values.get(n) for n in names}, outcome.status, outcome.message, project=details.project)
+    report = details.report if outcome.status == PASSED else None
+    if report:
+        latency, interval, clock = report.get("latency", {}), report.get("interval", {}), report.get("clock", {})
+        row.latency = latency.get("worst") if latency.get("worst") is not None else latency.get("best")
+        row.ii = interval.get("max") if interval.get("max") is not None else interval.get("min")
+        row.resources = {
+            name: figures["percent"]
+            for name, figures in report.get("resources", {}).items()
+            if figures.get("percent") is not None
+        }
+        row.clock_ns = clock.get("target_ns")
+        row.estimated_ns, row.slack_ns = clock.get("estimated_ns"), clock.get("slack_ns")
+    return row
+
+
+def mark_pareto(rows: list[Row]) -> list[Row]:
+    """Marks the rows no other beats: none with lower-or-equal latency and resource, one of them lower."""
+    scored = [r for r in rows if r.latency is not None and r.resource is not None]
+    for row in scored:
+        row.pareto = not any(
+            o.latency <= row.latency
+            and o.resource <= row.resource
+            and (o.latency, o.resource) != (row.latency, row.resource)
+            for o in scored
+        )
+    return rows
+
+
+def columns(rows: list[Row]) -> list[str]:
+    names = list(rows[0].point) if rows else []
+    used = [r for r in RESOURCES if any(r in row.resources for row in rows)]
+    return [
+        *names,
+        "status",
+        "latency",
+        "II",
+        *(f"{r}%" for r in used),
+        "clock_ns",
+        "estimated_ns",
+        "slack_ns",
+        "pareto",
+    ]
+
+
+def _cells(row: Row, header: list[str]) -> list:
+    fixed = {
+        "status": row.status,
+        "latency": row.latency,
+        "II": row.ii,
+        "clock_ns": row.clock_ns if row.clock_ns is not None else row.point.get("clock"),
+        "estimated_ns": row.estimated_ns,
+        "slack_ns": row.slack_ns,
+        "pareto": "*" if row.pareto else "",
+    }
+    out = []
+    for name in header:
+        if name in fixed:
+            out.append(fixed[name])
+        elif name.endswith("%") and name[:-1] in RESOURCES:
+            out.append(row.resources.get(name[:-1]))
+        else:
+            out.append(row.point.get(name))
+    return out
+
+
+def table_text(rows: list[Row]) -> str:
+    header = columns(rows)
+    cells = [
+        [("" if c is None else f"{c:g}" if isinstance(c, float) else str(c)) for c in _cells(r, header)] for r in rows
+    ]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(cell, widths)) for cell in cells]
+    failed = [r for r in rows if r.status != PASSED]
+    lines += [f"{r.point}: {r.status}: {r.message}" for r in failed]
+    lines.append("* on the Pareto front (worst-case latency against the most used resource)")
+    return "\n".join(lines)
+
+
+def table_csv(rows: list[Row]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    header = columns(rows)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if c is None else c for c in _cells(row, header)])
+    return out.getvalue()
+
+
+def table_json(rows: list[Row]) -> list[dict]:
+    return [{**{k: v for k, v in vars(r).items() if k != "point"}, "point": r.point} for r in rows]
+
+
+async def run_local(
+    file: str, region: str, source: str, points: list[Point], config, synth, pool: int = 2
+) -> list[JobResult]:
+    """Each point a local synthesis, at most `pool` at once; outcomes in the points' order."""
+    from dataclasses import replace
+
+    from allo_lsp.analysis import analyze
+    from allo_lsp.jobs.launch import Target
+    from allo_lsp.jobs.manager import JobManager
+    from allo_lsp.jobs.synthesis import synthesize
+    from allo_lsp.protocol.messages import SYNTHESIZE
+
+    manager = JobManager(max_concurrent=pool)
+
+    async def one(index: int, point: Point) -> JobResult:
+        text = apply_constants(source, point.constants)
+        settings = replace(synth, clock_ns=point.clock_ns or synth.clock_ns, part=point.part or synth.part)
+        target = Target(file, region, SYNTHESIZE, f"point-{index}")  # one job key per point
+        return await synthesize(manager, target, analyze(text).model, config, settings, source=text)
+
+    return list(await asyncio.gather(*(one(i, p) for i, p in enumerate(points))))
+
+
+async def run_slurm(
+    file: str, region: str, source: str, points: list[Point], config, synth, slurm_config
+) -> list[JobResult]:
+    """The points as one Slurm job array; outcomes in the points' order."""
+    import sys
+    from dataclasses import asdict
+
+    from allo_lsp.jobs import slurm_jobs
+    from allo_lsp.jobs.registry import Registry
+    from allo_lsp.jobs.slurm_batch import BatchSpec
+
+    for point in points:
+        apply_constants(source, point.constants)  # a name the design lacks fails before submitting
+    spec = BatchSpec(
+        file, region, source, config.python, config.llvm_build_dir, dict(config.extra_env), asdict(synth), points
+    )
+    storage = slurm_jobs.storage_dir(None)
+    entry = await slurm_jobs.submit(slurm_config, storage, spec)
+    # On stderr: stdout is the table (JSON, CSV) alone.
+    print(f"allo-lsp sweep: {len(points)} points as Slurm job array {entry.job_id} ({entry.job_dir})", file=sys.stderr)
+    final = await slurm_jobs.wait(slurm_config, entry)
+    results = slurm_jobs.collect(entry, final)
+    Registry(storage).remove(entry.job_id)
+    return results
+
+
+def cli(args) -> int:
+    """`allo-lsp sweep FILE::REGION --set NAME=V1,V2 ...`: the table on stdout; 1 if a point failed."""
+    import sys
+    from pathlib import Path
+
+    from allo_lsp.finite_json import dumps
+    from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.slurm import SlurmConfig, SlurmError
+    from allo_lsp.jobs.synthesis import SynthConfig
+
+    file, sep, region = args.target.rpartition("::")
+    try:
+        if not sep or not file or not region:
+            raise SweepError("the target is FILE::REGION, e.g. examples/producer_consumer.py::top")
+        source = Path(file).read_text(encoding="utf-8")
+        sets = parse_sets(args.set or [])
+        points = points_of(sets)
+        for point in points:
+            apply_constants(source, point.constants)
+    except (SweepError, PointError, OSError, UnicodeDecodeError, SyntaxError) as exc:
+        print(f"allo-lsp sweep: {exc}", file=sys.stderr)
+        return 2
+    config = JobConfig(python=args.python)
+    synth = SynthConfig(command=args.vitis_command, part=args.part, clock_ns=args.clock, timeout_s=args.timeout)
+    try:
+        if args.scheduler == "slurm":
+            slurm_config = SlurmConfig(args.partition, args.time, args.cpus, args.mem, args.sbatch_args)
+            results = asyncio.run(run_slurm(file, region, source, points, config, synth, slurm_config))
+        else:
+            results = asyncio.run(run_local(file, region, source, points, config, synth, max(1, args.jobs)))
+    except SlurmError as exc:
+        print(f"allo-lsp sweep: {exc}", file=sys.stderr)
+        return 2
+    rows = mark_pareto([row_of(p, list(sets), r) for p, r in zip(points, results)])
+    if args.format == "json":
+        print(dumps(table_json(rows), indent=2))
+    elif args.format == "csv":
+        print(table_csv(rows), end="")
+    else:
+        print(table_text(rows))
+    return 0 if all(r.status == PASSED for r in rows) else 1
