@@ -6,7 +6,8 @@ The folder holds FILES generated files (bench/generate.py, LINES lines each, one
 so no two are alike). `allo-lsp serve` starts on it with default settings and a client that
 pulls diagnostics; one file is opened (its diagnostics pulled first). If the server advertises
 `workspace/diagnostic` (`diagnosticProvider.workspaceDiagnostics`), the client asks for them
-(with a partial-result token, as VS Code does) and, until every other file of the folder has had
+(with a partial-result token, as VS Code does; asked again with the result ids it has when
+answered before the end) and, until every other file of the folder has had
 a report (in a partial result or the answer; the open file's are its document pull's), sends
 hovers on the open file one after another. Figures: the time from the request to the last
 file's report, and the hovers' p50 / p95 while it
@@ -39,16 +40,16 @@ def _name(uri: str) -> str:
     return Path(unquote(urlparse(uri).path)).name
 
 
-def _reported(server: LspServer, answer: asyncio.Future) -> list[tuple[float, str]]:
-    """(receipt time, file name) of every report so far: partial results, then the answer."""
+def _items(server: LspServer, answers: list[asyncio.Future]) -> list[tuple[float, dict]]:
+    """(receipt time, report item) of every report so far: partial results, then the answers."""
     out = []
     for received, value in server.progress.get(PARTIAL, []):
         for item in (value or {}).get("items", []) if isinstance(value, dict) else []:
-            out.append((received, _name(item.get("uri", ""))))
-    if answer.done() and not answer.exception():
-        message, received = answer.result()
-        for item in (message.get("result") or {}).get("items", []):
-            out.append((received, _name(item.get("uri", ""))))
+            out.append((received, item))
+    for answer in answers:
+        if answer.done() and not answer.exception():
+            message, received = answer.result()
+            out += [(received, item) for item in (message.get("result") or {}).get("items", [])]
     return out
 
 
@@ -69,32 +70,52 @@ async def hovers(server: LspServer, uri: str, positions: list, until, deadline: 
 
 
 async def workspace_report(server: LspServer, names: set[str], uri: str, positions: list, timeout: float) -> dict:
-    """`workspace/diagnostic` with hovers while it runs, until every file in `names` is reported."""
+    """`workspace/diagnostic` with hovers while it runs, until every file in `names` is reported.
+    An answer before that (a server may answer what it has after a while) is followed by the next
+    request with the result ids received, as VS Code does."""
     t0 = time.perf_counter()
-    rid, answer = await server.send_request(
-        "workspace/diagnostic", {"previousResultIds": [], "partialResultToken": PARTIAL, "workDoneToken": WORK}
-    )
+    answers: list[asyncio.Future] = []
+    ids: list[int] = []
 
-    def complete() -> bool:
-        return names <= {n for _, n in _reported(server, answer)} or answer.done() or server.closed
+    async def ask() -> None:
+        known = {}
+        for _, item in _items(server, answers):
+            if item.get("resultId"):
+                known[item.get("uri")] = item["resultId"]
+        previous = [{"uri": u, "value": v} for u, v in known.items()]
+        rid, answer = await server.send_request(
+            "workspace/diagnostic",
+            {"previousResultIds": previous, "partialResultToken": PARTIAL, "workDoneToken": WORK},
+        )
+        ids.append(rid)
+        answers.append(answer)
 
-    during = await hovers(server, uri, positions, complete, t0 + timeout)
-    reports = _reported(server, answer)
+    def reported() -> set[str]:
+        return {_name(item.get("uri", "")) for _, item in _items(server, answers)}
+
+    await ask()
+    during: list[float] = []
+    deadline = t0 + timeout
+    while not names <= reported() and not server.closed and time.perf_counter() < deadline:
+        if answers[-1].done():
+            await ask()
+        during += await hovers(server, uri, positions, lambda: answers[-1].done() or names <= reported(), deadline)
     seen: dict[str, float] = {}
-    for received, name in reports:
-        seen.setdefault(name, received)
+    for received, item in _items(server, answers):
+        seen.setdefault(_name(item.get("uri", "")), received)
     missing = sorted(names - set(seen))
-    if not answer.done():  # a server may hold the request open for later changes: done with it
-        await server.notify("$/cancelRequest", {"id": rid})
+    if not answers[-1].done():  # a server may hold the request open for later changes: done with it
+        await server.notify("$/cancelRequest", {"id": ids[-1]})
     try:
-        await server.response("workspace/diagnostic", rid, answer, 30)
+        await server.response("workspace/diagnostic", ids[-1], answers[-1], 30)
     except Exception:  # noqa: BLE001 - cancelled or refused: the reports are in
         pass
     last = max((seen[n] for n in names if n in seen), default=None)
     return {
         "files_reported": len(names) - len(missing),
         "files_missing": missing[:10],
-        "reports": len(reports),
+        "requests": len(answers),
+        "reports": len(_items(server, answers)),
         "partial_results": len(server.progress.get(PARTIAL, [])),
         "time_to_last_report_ms": None if last is None or missing else round((last - t0) * 1000, 1),
         "hover_during": common.stats_ms(during),
@@ -156,7 +177,7 @@ def summarize(r: dict) -> str:
         h = w["hover_during"]
         rows.append(
             f"  last file's report after {fmt_ms(w['time_to_last_report_ms'])} ({w['files_reported']} files reported,"
-            f" {w['partial_results']} partial results)"
+            f" {w['partial_results']} partial results, {w['requests']} requests)"
             + (f"; missing {w['files_missing']}" if w["files_missing"] else "")
         )
         rows.append(
