@@ -6,41 +6,12 @@ import sys
 import pytest
 import pytest_lsp
 from designs import fake_llvm_build_dir
-from editor import Editor
+from editor import Editor, make_client
 from lsprotocol import types as lsp
 from paths import STANDIN
-from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 CLIENTS = ["visual_studio_code", "neovim"]
-
-
-def make_client() -> LanguageClient:
-    """pytest-lsp's client, except that published diagnostics keep their document version."""
-    client = LanguageClient(converter_factory=default_converter)
-    features = dict(DEFAULT_CLIENT_FEATURES)
-    del features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-    register_lsp_features(client, features)
-    client.editor = None
-
-    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(params: lsp.RegistrationParams):
-        return None  # editors accept dynamic registrations; pytest-lsp's client has no handler
-
-    @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
-    async def refresh_lenses(params):
-        client.lens_refreshes = getattr(client, "lens_refreshes", 0) + 1
-        if client.editor is not None:
-            await client.editor.on_lens_refresh()
-
-    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    async def publish(params: lsp.PublishDiagnosticsParams):
-        client.diagnostics[params.uri] = params.diagnostics
-        if client.editor is not None:
-            await client.editor.on_publish(params)
-
-    return client
 
 
 @pytest_lsp.fixture(

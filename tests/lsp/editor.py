@@ -5,7 +5,9 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 from paths import EXAMPLES
+from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from waiting import until_notified
 
 
@@ -134,3 +136,37 @@ def find(text: str, needle: str, nth: int = 0) -> tuple[int, int]:
         index = text.index(needle, index + 1)
     line = text.count("\n", 0, index)
     return line, index - (text.rfind("\n", 0, index) + 1)
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, except that published diagnostics keep their document version, and
+    a diagnostic refresh is answered after `refresh_delay` seconds (a slow client)."""
+    client = LanguageClient(converter_factory=default_converter)
+    features = dict(DEFAULT_CLIENT_FEATURES)
+    del features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS], features[lsp.WORKSPACE_DIAGNOSTIC_REFRESH]
+    register_lsp_features(client, features)
+    client.editor, client.refresh_delay, client.refreshes_answered = None, 0.0, 0
+
+    @client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
+    async def refresh_diagnostics(params):
+        client.diagnostic_refresh_count += 1
+        await asyncio.sleep(client.refresh_delay)  # not a wait for an event: the client's own slowness
+        client.refreshes_answered += 1
+
+    @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams):
+        return None  # editors accept dynamic registrations; pytest-lsp's client has no handler
+
+    @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
+    async def refresh_lenses(params):
+        client.lens_refreshes = getattr(client, "lens_refreshes", 0) + 1
+        if client.editor is not None:
+            await client.editor.on_lens_refresh()
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    async def publish(params: lsp.PublishDiagnosticsParams):
+        client.diagnostics[params.uri] = params.diagnostics
+        if client.editor is not None:
+            await client.editor.on_publish(params)
+
+    return client

@@ -8,8 +8,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from conftest import make_client
-from editor import Editor
+from editor import Editor, make_client
 from lsprotocol import types as lsp
 from paths import EXAMPLES
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -142,6 +141,23 @@ async def test_the_workspace_files_are_reported_honouring_gitignore_and_excludes
     changed = await asyncio.wait_for(held, 30)
     assert [item.uri for item in changed.items] == [(folder / "good.py").as_uri()]
     assert "ADF002" in codes(changed.items[0])
+
+
+async def test_a_change_while_a_refresh_is_on_its_way_is_refreshed_too(puller):
+    """The client pulls when it answers a refresh: a change after that pull started (here: the
+    second of two settings changes) must be asked for again, not folded into the first."""
+    client, editor = puller, puller.editor
+    uri = editor.open(BARE_SCALAR, "refresh_twice.py")
+    await pull(client, uri)
+    client.refresh_delay = 1.0  # a refresh in flight for a second
+    before = client.diagnostic_refresh_count
+    for build in ("legacy", "fixed"):
+        client.set_configuration({"logLevel": "debug", "alloBuild": build}, section="alloDataflow")
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={}))
+        await until(lambda n=before: client.diagnostic_refresh_count > n, what="a refresh", wake=file_poll)
+        before = client.diagnostic_refresh_count
+    answered = lambda: client.refreshes_answered == client.diagnostic_refresh_count  # noqa: E731
+    await until(answered, what="every refresh answered", wake=file_poll)
 
 
 @pytest.mark.parametrize("name", ["visual_studio_code", "neovim"])

@@ -55,6 +55,7 @@ class AlloLanguageServer(CheckedStdioServer):
         self.pulls = False  # the client pulls diagnostics: `diagnostics.py`
         self.workspace_files: WorkspaceReports | None = None  # once the client pulls the workspace's
         self._refreshing = False  # a workspace/diagnostic/refresh request is on its way
+        self._refresh_wanted = False  # and another is to follow it
         self.job_outcomes: dict[str, JobOutcomes] = {}  # what each open document shows of its jobs
         self.lenses_to_refresh: set[str] = set()  # documents whose last lenses left one out (an edited line)
         self.mlir_views: dict[str, object] = {}  # allo-mlir: URI -> ide.mlir_view.MlirView
@@ -150,10 +151,16 @@ class AlloLanguageServer(CheckedStdioServer):
     async def _pullable(self, uri: str) -> None:
         """The pulls waiting for this analysis get it (`queue.until`); with none waiting (a job's
         outcome, new settings), the client is asked to pull again."""
-        if not self.queue.waits_for(uri) and not self._refreshing:
-            self._refreshing = True
+        if self.queue.waits_for(uri):
+            return
+        self._refresh_wanted = True
+        if self._refreshing:
+            return  # the one on its way is followed by another: what changed meanwhile is pulled too
+        self._refreshing = True
+        while self._refresh_wanted:
+            self._refresh_wanted = False
             await self._ask(self.workspace_diagnostic_refresh_async, "workspace/diagnostic/refresh")
-            self._refreshing = False
+        self._refreshing = False
 
     def refresh_lenses(self, uri: str) -> None:
         """The lenses of `uri` change: asked again by a client that can be told."""
