@@ -7,7 +7,7 @@ import sys
 
 from allo_lsp import __version__
 from allo_lsp.finite_json import dumps
-from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, EMULATIONS, VITIS_COMMANDS
+from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, EMULATIONS, SCHEDULERS, VITIS_COMMANDS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +69,22 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--timeout", type=float, default=4 * 3600.0)
     synth.add_argument("--format", choices=("text", "json"), default="text")
 
+    sweep = sub.add_parser("sweep", help="synthesize every combination of constants and settings; one table")
+    sweep.add_argument("target", metavar="FILE::REGION")
+    sweep.add_argument("--set", action="append", metavar="NAME=V1,V2", help="a module-level constant, clock or part")
+    sweep.add_argument("--scheduler", choices=SCHEDULERS, default="local", help="slurm: one job array")
+    sweep.add_argument("--jobs", type=int, default=2, help="local: points synthesized at once")
+    sweep.add_argument("--python", default="", help="the Allo environment's interpreter (default: this one)")
+    sweep.add_argument("--vitis-command", choices=VITIS_COMMANDS, default="vitis_hls")
+    sweep.add_argument("--part", default="", help="FPGA part (default: what Allo writes)")
+    sweep.add_argument("--clock", type=float, default=0.0, help="clock period in ns (default: what Allo writes)")
+    sweep.add_argument("--timeout", type=float, default=4 * 3600.0, help="seconds per point")
+    for option in ("partition", "time", "mem"):
+        sweep.add_argument(f"--{option}", default="", help=f"slurm: sbatch --{option}")
+    sweep.add_argument("--cpus", type=int, default=0, help="slurm: sbatch --cpus-per-task")
+    sweep.add_argument("--sbatch-args", default="", help="slurm: more sbatch options")
+    sweep.add_argument("--format", choices=("text", "json", "csv"), default="text")
+
     rules = sub.add_parser("rules", help="list the diagnostic codes, or explain one")
     rules.add_argument("code", nargs="?")
     rules.add_argument("--format", choices=("text", "markdown"), default="text")
@@ -100,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         return _report(args)
     if args.command == "graph":
         return _graph(args)
+    if args.command == "sweep":
+        from allo_lsp.jobs.sweep import cli
+
+        return cli(args)
     parser.print_help()
     return 2
 

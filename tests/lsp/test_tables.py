@@ -28,6 +28,7 @@ SETTING_CHOICES = {
     "backend": v.BACKENDS,
     "emulate": v.EMULATIONS,
     "vitis.command": v.VITIS_COMMANDS,
+    "scheduler": v.SCHEDULERS,
 }
 
 
@@ -101,6 +102,7 @@ def test_the_cli_offers_the_tables_choices():
     assert choices[("run", "--backend")] == v.BACKENDS
     assert ("",) + choices[("run", "--emulate")] == v.EMULATIONS  # the empty choice is the option's absence
     assert choices[("synth", "--vitis-command")] == v.VITIS_COMMANDS
+    assert choices[("sweep", "--scheduler")] == v.SCHEDULERS
 
 
 def test_the_job_code_knows_the_same_backends_and_vitis_commands():

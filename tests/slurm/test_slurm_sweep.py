@@ -1,0 +1,45 @@
+"""`allo-lsp sweep --scheduler slurm`: the points as one job array on the real local cluster."""
+
+import json
+import re
+import subprocess
+import sys
+
+from allo_lsp.jobs import slurm
+from allo_lsp.jobs.registry import Registry
+from allo_lsp.jobs.slurm_jobs import storage_dir
+from cluster import PARTITION
+from designs import design
+
+
+def test_a_four_point_sweep_is_one_array_job_with_its_table(cluster_env, slurm_cluster, tmp_path):
+    path = design(tmp_path)
+    before = path.read_bytes()
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "sweep", f"{path}::top", "--set", "ALLO_STANDIN=ok,build_error"]
+        + ["--set", "clock=3.33,5", "--scheduler", "slurm", "--partition", PARTITION, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=cluster_env,
+    )
+    assert out.returncode == 1, out.stderr  # the two build_error points failed
+    job_id = re.search(r"4 points as Slurm job array (\d+)", out.stderr).group(1)
+    tasks = slurm.parse_states(slurm_cluster.run("scontrol", "-o", "show", "job", job_id).stdout)
+    assert sorted(t.task for t in tasks) == [0, 1, 2, 3]
+    assert sorted((t.task, t.state) for t in tasks) == [
+        (0, "COMPLETED"),
+        (1, "COMPLETED"),
+        (2, "FAILED"),
+        (3, "FAILED"),
+    ]
+    rows = json.loads(out.stdout)
+    assert [(r["point"]["ALLO_STANDIN"], r["point"]["clock"], r["status"], r["latency"]) for r in rows] == [
+        ("ok", 3.33, "passed", 3624),
+        ("ok", 5.0, "passed", 3624),
+        ("build_error", 3.33, "error", None),
+        ("build_error", 5.0, "error", None),
+    ]
+    assert [r["pareto"] for r in rows] == [True, True, False, False]  # equal figures: neither beats the other
+    assert path.read_bytes() == before
+    assert Registry(storage_dir(None)).entries() == []  # collected, so no longer recorded
