@@ -108,7 +108,7 @@ platform_vsix() {
   done
   [ "${#covered[@]}" -gt 0 ] || { echo "dev.sh: no CPython ${PYTHON_VERSIONS[*]} to resolve the wheels with" >&2; exit 2; }
   rm -f "$deps"/allo_lsp-*.whl  # the server's own wheel is client/wheels/'s
-  npx vsce package --target "$PLATFORM" --no-dependencies --allow-missing-repository --skip-license --out "$out"
+  npx vsce package --target "$PLATFORM" --no-dependencies --allow-missing-repository --skip-license --no-rewrite-relative-links --out "$out"
 }
 
 case "${1:-}" in

@@ -206,6 +206,11 @@ function exportSvg(): string {
         copies[i].removeAttribute("class");
     });
     copy.querySelector("g.viewport")?.removeAttribute("transform");
+    const width = String(Math.ceil((laidOut?.width ?? 0) + 2));
+    const height = String(Math.ceil((laidOut?.height ?? 0) + 2));
+    copy.setAttribute("width", width);
+    copy.setAttribute("height", height);
+    copy.setAttribute("viewBox", `0 0 ${width} ${height}`);
     const background = getComputedStyle(document.body).backgroundColor;
     copy.insertAdjacentHTML("afterbegin", `<rect width="100%" height="100%" fill="${background}"/>`);
     return new XMLSerializer().serializeToString(copy);

@@ -84,16 +84,20 @@ function edgeMarkup(edge: DrawnEdge): string {
     );
 }
 
-/** The SVG of a laid-out graph; `extraStyle`: a <style> for a file read outside the webview. */
-export function renderSvg(root: DrawnNode, extraStyle = ""): string {
+/**
+ * The SVG of a laid-out graph. In the webview (`sized` false) it fills its box and the viewport's
+ * transform (pan, zoom) maps the graph to it: a viewBox would scale it a second time. A file
+ * (`sized`) gets the graph's own size.
+ */
+export function renderSvg(root: DrawnNode, sized = false): string {
     const width = r((root.width ?? 0) + 2);
     const height = r((root.height ?? 0) + 2);
+    const size = sized ? ` width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"` : "";
     const nodes = allNodes(root);
     // Groups first: a group's box is under its children's.
     const ordered = [...nodes.filter((n) => n.drawn?.classes.includes("group")), ...nodes.filter((n) => !n.drawn?.classes.includes("group"))];
     return (
-        `<svg xmlns="http://www.w3.org/2000/svg" class="graph" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
-        (extraStyle ? `<style>${extraStyle}</style>` : "") +
+        `<svg xmlns="http://www.w3.org/2000/svg" class="graph"${size}>` +
         `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">` +
         `<path class="arrowhead" d="M0 0 L10 5 L0 10 z"/></marker></defs>` +
         `<g class="viewport">` +

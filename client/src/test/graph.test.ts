@@ -183,6 +183,8 @@ test("the SVG has one shape per node and edge, ids for clicks, names escaped, no
     assert.ok(svg.includes("A&lt;&amp;&gt;") && !svg.includes("A<&>"));
     assert.ok(!/style="/.test(svg), "no inline style: the webview's CSP forbids it");
     assert.ok(svg.indexOf('data-id="gemm"') < svg.indexOf('data-id="gemm_0_0"'), "a group is drawn under its children");
+    assert.ok(!/^<svg [^>]*viewBox/.test(svg), "in the webview the viewport's transform alone scales it");
+    assert.match(renderSvg(await layout(graph), true), /^<svg [^>]*width="[\d.]+" height="[\d.]+" viewBox="0 0 [\d.]+ [\d.]+"/);
 });
 
 test("a large grid: no ELK edge labels (their cost), the names written at the edges' middles", async () => {
