@@ -30,6 +30,8 @@ let laidOut: DrawnNode | undefined;
 let expanded = false;
 let highlight = new Set<string>();
 let fitted = false;
+// Whether the user panned or zoomed since the last fit: a resize then keeps their view.
+let moved = false;
 let lastKey = "";
 let pending: GraphMessage | undefined;
 let busy = false;
@@ -47,6 +49,7 @@ function fit(): void {
     const h = laidOut.height ?? 1;
     const k = Math.min((box.width - 24) / w, (box.height - 24) / h, 1.5);
     view = { k, x: (box.width - w * k) / 2, y: (box.height - h * k) / 2 };
+    moved = false;
     applyView();
 }
 
@@ -154,6 +157,7 @@ window.addEventListener("pointermove", (event) => {
         canvas.setPointerCapture?.(event.pointerId);
     }
     if (dragged) {
+        moved = true;
         view = { ...view, x: drag.vx + dx, y: drag.vy + dy };
         applyView();
     }
@@ -165,6 +169,7 @@ window.addEventListener("pointerup", () => {
 function zoom(factor: number, cx: number, cy: number): void {
     const k = Math.min(8, Math.max(0.05, view.k * factor));
     const f = k / view.k;
+    moved = true;
     view = { k, x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f };
     applyView();
 }
@@ -221,7 +226,7 @@ document.getElementById("export")!.addEventListener("click", () => {
     }
 });
 window.addEventListener("resize", () => {
-    if (!fitted) {
+    if (!moved) {
         fit();
     }
 });

@@ -1,0 +1,225 @@
+// The dataflow graph and the report view in a real VS Code (code-server), through the UI: the
+// Graph lens of examples/systolic_gemm.py opens the webview, whose nodes and edges are counted in
+// its DOM against the server's own graph (`allo-lsp graph`, ALLO_E2E_EXPECTED); Expand PEs draws
+// the 36 PEs (timed); a click on a PE moves the editor's cursor to its kernel; the cursor in the
+// kernel highlights it; an edit of the grid's size redraws it (256 PEs, timed); the deadlock
+// example simulated on the reference executor marks its blocked PEs and full FIFO; screenshots in
+// the dark and the light theme. Run by tests/e2e/test_vscode_graph.py.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe } from "node:test";
+import { codeLens, command, find, goTo, openFile, page, runFromLens, SECOND, shot, uiTest, useWorkbench, waitUntil, WORKSPACE } from "./workbench.mjs";
+
+const EXPECTED = JSON.parse(process.env.ALLO_E2E_EXPECTED);
+const ARTIFACTS = process.env.ALLO_E2E_ARTIFACTS;
+
+// The graph's webview: an iframe (VS Code's) holding the page's iframe. The graph panel is the
+// newest webview: the one of `title`'s tab is the visible one.
+const graphFrame = () => page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+const canvas = () => graphFrame().locator("#canvas");
+
+/** The canvas' figures once it shows `region` drawn with `expanded` (the page writes them after each drawing). */
+async function drawn(region, expanded, extra = () => true, timeout = 60 * SECOND) {
+    return waitUntil(`the graph of ${region} (expanded: ${expanded})`, async () => {
+        const data = await canvas().evaluate((el) => ({ ...el.dataset })).catch(() => undefined);
+        if (!data || data.region !== region || data.expanded !== String(expanded)) {
+            return undefined;
+        }
+        const figures = {
+            nodes: await graphFrame().locator("svg.graph .node").count(),
+            edges: await graphFrame().locator("svg.graph .edge").count(),
+            renderMs: Number(data.renderMs),
+        };
+        return extra(figures) ? figures : undefined;
+    }, timeout);
+}
+
+/** Expands (or collapses) the PEs; returns the webview's own layout-and-draw time and the click-to-drawn time. */
+async function toggleExpand(region, expanded, expected) {
+    const started = Date.now();
+    await graphFrame().locator("#expand").click();
+    const figures = await drawn(region, expanded, (f) => f.nodes === expected.nodes);
+    return { ...figures, wallMs: Date.now() - started };
+}
+
+/** Sets `workbench.colorTheme` in the workspace's settings.json, which the workbench applies at once. */
+async function setTheme(name) {
+    const file = join(WORKSPACE, ".vscode", "settings.json");
+    mkdirSync(join(WORKSPACE, ".vscode"), { recursive: true });
+    const settings = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+    writeFileSync(file, JSON.stringify({ ...settings, "workbench.colorTheme": name }, null, 2));
+    await waitUntil(`the ${name} theme`, async () => {
+        const kind = (await page.locator(".monaco-workbench").getAttribute("class")) ?? "";
+        return /light/i.test(name) ? /\bvs\b(?!-dark)/.test(kind) : /\bvs-dark\b/.test(kind);
+    }, 30 * SECOND);
+}
+
+/** A picture of the graph's (or the report's) editor group alone, maximized (the docs' pictures). */
+async function shotOfPanel(name, fitted = true) {
+    const group = page.locator(".editor-group-container", { has: page.locator(".tab.active", { hasText: /graph|synthesis report/ }) }).last();
+    await group.locator(".tab.active").click();
+    const before = (await group.boundingBox()).width;
+    await command("View: Toggle Maximized Editor Group");
+    await waitUntil("the group maximized", async () => (await group.boundingBox()).width > before + 100, 10 * SECOND);
+    if (fitted) {
+        await graphFrame().locator("#fit").click();
+    }
+    await group.screenshot({ path: `${ARTIFACTS}/${name}.png` });
+    await command("View: Toggle Maximized Editor Group");
+}
+
+/** Gives the keyboard back to `file`'s editor (a click in the webview took it). */
+async function focusEditor(file) {
+    await page.locator(".tab", { hasText: file }).first().click();
+    await page.locator(".tab.active", { hasText: file }).first().waitFor();
+}
+
+/** Types `typed` over the `length` characters after `prefix` on the line that starts with it, as a user does. */
+async function typeOver(file, prefix, length, typed) {
+    await focusEditor(file);
+    const at = find(file, prefix); // the line on disk: the edits change only what follows the prefix
+    await goTo(at.line, at.column + prefix.length);
+    await page.keyboard.down("Shift");
+    for (let i = 0; i < length; i++) {
+        await page.keyboard.press("ArrowRight");
+    }
+    await page.keyboard.up("Shift");
+    await page.keyboard.type(typed);
+}
+
+describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SECOND }, () => {
+    useWorkbench();
+
+    uiTest("the Graph lens opens the region's graph, collapsed by kernel: the server's nodes and edges in the DOM", async () => {
+        await setTheme("Default Dark Modern");
+        await openFile("systolic_gemm.py");
+        await codeLens("Graph").waitFor({ timeout: 90 * SECOND });
+        await codeLens("Graph").click();
+        await page.locator(".tab", { hasText: "top graph" }).waitFor({ timeout: 30 * SECOND });
+        const figures = await drawn("top", false, (f) => f.nodes > 0);
+        console.log(`collapsed graph: ${figures.nodes} nodes, ${figures.edges} edges, drawn in ${figures.renderMs} ms`);
+        assert.deepEqual([figures.nodes, figures.edges], [EXPECTED.collapsed.nodes, EXPECTED.collapsed.edges]);
+        // The page is the extension's alone: a nonce'd script and no remote source.
+        await shotOfPanel("graph-collapsed-dark");
+        const csp = await graphFrame().locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content");
+        assert.match(csp, /default-src 'none'/);
+        assert.match(csp, /script-src 'nonce-[A-Za-z0-9]+'$/);
+        // Every other source is the webview's own (`cspSource`: the extension's files as VS Code
+        // serves them, 'self' and its resource host), or data: images.
+        const sources = csp.split(";").flatMap((d) => d.trim().split(/\s+/).slice(1));
+        const own = (source) => ["'none'", "'self'", "data:", "https://*.vscode-cdn.net"].includes(source) || /^'nonce-/.test(source);
+        assert.deepEqual(sources.filter((source) => !own(source)), [], csp);
+    });
+
+    uiTest("Expand PEs draws the 36 PEs of the systolic array within 500 ms", async () => {
+        const figures = await toggleExpand("top", true, EXPECTED.expanded);
+        console.log(`expanded 36-PE graph: ${figures.nodes} nodes, ${figures.edges} edges; laid out and drawn in ${figures.renderMs} ms (webview), ${figures.wallMs} ms from the click (request, layout, drawing)`);
+        assert.deepEqual([figures.nodes, figures.edges], [EXPECTED.expanded.nodes, EXPECTED.expanded.edges]);
+        assert.equal(await graphFrame().locator('svg.graph .node.kind-pe').count(), 36);
+        assert.ok(figures.renderMs < 500, `the 36-PE grid took ${figures.renderMs} ms to lay out and draw`);
+        await shot("graph-expanded-dark");
+        await shotOfPanel("graph-expanded-dark");
+    });
+
+    uiTest("a click on a PE reveals its kernel in the editor; the cursor in the kernel highlights it", async () => {
+        await focusEditor("systolic_gemm.py");
+        await goTo(1, 1);
+        const kernel = find("systolic_gemm.py", "def gemm(");
+        await graphFrame().locator('svg.graph .node[data-id="gemm_2_3"] rect').click();
+        await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${kernel.line},` }).waitFor({ timeout: 15 * SECOND });
+        // In the kernel's body: the kernel and its PEs highlighted; outside every kernel: none.
+        const body = find("systolic_gemm.py", "c += a * b");
+        await goTo(body.line, body.column);
+        await waitUntil("the kernel under the cursor highlighted", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === EXPECTED.expanded.kernelAndPes, 15 * SECOND);
+        await goTo(1, 1);
+        await waitUntil("no highlight outside the kernels", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === 0, 15 * SECOND);
+    });
+
+    uiTest("an edit of the grid's size redraws the graph (the 256-PE grid timed), the view kept", async () => {
+        await typeOver("systolic_gemm.py", "M, N, K = ", "4, 4".length, "2, 4");
+        const smaller = await drawn("top", true, (f) => f.nodes === EXPECTED.edited.nodes);
+        console.log(`after the edit (M = 2): ${smaller.nodes} nodes, ${smaller.edges} edges in ${smaller.renderMs} ms`);
+        assert.equal(smaller.edges, EXPECTED.edited.edges);
+        await shot("graph-edited");
+        await typeOver("systolic_gemm.py", "M, N, K = ", "2, 4".length, "14, 14");
+        const large = await drawn("top", true, (f) => f.nodes === EXPECTED.grid256.nodes, 120 * SECOND);
+        console.log(`256-PE grid (M = N = 14): ${large.nodes} nodes, ${large.edges} edges; laid out and drawn in ${large.renderMs} ms (webview)`);
+        assert.equal(large.edges, EXPECTED.grid256.edges);
+        await shot("graph-256-pes");
+        await typeOver("systolic_gemm.py", "M, N, K = ", "14, 14".length, "4, 4");
+        await drawn("top", true, (f) => f.nodes === EXPECTED.expanded.nodes);
+        await command("File: Save"); // the text it had: the next steps close it without a question
+    }, 240 * SECOND);
+
+    uiTest("light theme: the graph drawn in the theme's colours", async () => {
+        const dark = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
+        await setTheme("Default Light Modern");
+        await waitUntil("the graph's colours to follow the theme", async () => {
+            const light = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
+            return light !== dark;
+        }, 15 * SECOND);
+        await shot("graph-expanded-light");
+        await shotOfPanel("graph-expanded-light");
+    });
+
+    uiTest("Simulate the deadlock example (reference executor): its blocked PEs and full FIFO marked, the depth fix offered", async () => {
+        await command("View: Close All Editors");
+        await openFile("pitfall_deadlock_stream.py");
+        await codeLens("Graph").waitFor({ timeout: 60 * SECOND });
+        await codeLens("Graph").click();
+        await page.locator(".tab", { hasText: "top graph" }).last().waitFor({ timeout: 30 * SECOND });
+        await drawn("top", false, (f) => f.nodes === EXPECTED.deadlock.nodes && f.edges === EXPECTED.deadlock.edges);
+        assert.equal(await graphFrame().locator("svg.graph .blocked").count(), 0, "nothing blocked before a run");
+        await openFile("pitfall_deadlock_stream.py");
+        const title = await runFromLens("Simulate");
+        console.log(`Simulate lens: ${title}`);
+        assert.match(title, /deadlock/);
+        // The example's producer blocks on its put of the full `tap`, its consumer on its get of `pipe`.
+        await waitUntil("the blocked PEs marked", async () => (await graphFrame().locator("svg.graph .node.blocked").count()) > 0, 30 * SECOND);
+        for (const kernel of ["producer", "consumer"]) {
+            assert.equal(await graphFrame().locator(`svg.graph .node.blocked[data-id="${kernel}"]`).count(), 1, `${kernel} marked blocked`);
+        }
+        assert.equal(await graphFrame().locator("svg.graph .node.blocked").count(), 2);
+        const texts = (selector) => graphFrame().locator(selector).evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, " ")));
+        const edges = await texts("svg.graph .edge.blocked");
+        console.log(`blocked edges: ${edges.join(" | ")}`);
+        console.log(`blocked nodes: ${(await texts("svg.graph .node.blocked")).join(" | ")}`);
+        assert.ok(edges.some((t) => /tap full 4\/4/.test(t) && /set depth to 16 and re-run/.test(t)), edges.join(" | "));
+        assert.ok(edges.some((t) => /pipe empty 0\/4/.test(t)), edges.join(" | "));
+        await shot("graph-deadlock-light");
+        await shotOfPanel("graph-deadlock-light");
+        await setTheme("Default Dark Modern");
+        await shot("graph-deadlock-dark");
+        await shotOfPanel("graph-deadlock-dark");
+    }, 240 * SECOND);
+
+    uiTest("Show Synthesis Report after a synthesis (the stand-in Vitis HLS): the report view with its tree, bars and timing", async () => {
+        await command("View: Close All Editors");
+        await openFile("producer_consumer.py");
+        await codeLens("Synthesize").waitFor({ timeout: 60 * SECOND });
+        await codeLens("Synthesize").click();
+        // A synthesis that passed shows its figures on the lens (`⚙ 3,624 cycles · II 1,813 · ...`).
+        await codeLens(/cycles/).waitFor({ timeout: 180 * SECOND });
+        await command("Allo: Show Synthesis Report");
+        await page.locator(".tab", { hasText: "top synthesis report" }).waitFor({ timeout: 30 * SECOND });
+        const view = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+        await view.locator("h1", { hasText: "top synthesis report" }).waitFor({ timeout: 30 * SECOND });
+        const csp = await view.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content");
+        assert.match(csp, /script-src 'none'/, "the report view runs no script");
+        const resources = await view.locator("tr.resource").count();
+        const modules = await view.locator("tr.module-latency").count();
+        const tree = await view.locator("details.tree-node.module").count();
+        console.log(`report view: ${resources} resource bars, ${modules} module latencies, ${tree} open modules; timing: ${await view.locator(".timing").innerText()}`);
+        assert.ok(resources >= 4 && modules >= 1 && tree >= 1, `${resources} ${modules} ${tree}`);
+        // Collapsible: a click on the top module's summary closes its subtree.
+        const top = view.locator("details.tree-node.module").first();
+        await top.locator("summary").first().click();
+        assert.equal(await top.getAttribute("open"), null);
+        await top.locator("summary").first().click();
+        await shot("report-view-dark");
+        await shotOfPanel("report-view-dark", false);
+        await setTheme("Default Light Modern");
+        await shotOfPanel("report-view-light", false);
+    }, 300 * SECOND);
+});
