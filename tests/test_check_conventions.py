@@ -17,7 +17,11 @@ FIXED_LINE = "    @df.kernel(mapping=[1], args=[A])"
 
 def check(*args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "allo_lsp", "check", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
+        [sys.executable, "-m", "allo_lsp", "check", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
     )
 
 
@@ -33,7 +37,9 @@ def project(tmp_path: Path, config: str | None = None, **files: str) -> Path:
 
 def diagnostics(out: subprocess.CompletedProcess) -> list[tuple[str, str, str]]:
     return [
-        (Path(f["path"]).stem, d["code"], d["severity"]) for f in json.loads(out.stdout)["files"] for d in f["diagnostics"]
+        (Path(f["path"]).stem, d["code"], d["severity"])
+        for f in json.loads(out.stdout)["files"]
+        for d in f["diagnostics"]
     ]
 
 
@@ -122,15 +128,11 @@ def test_the_nearest_configuration_upward_is_read(tmp_path):
     (root / "src" / "pyproject.toml").write_text("[project]\nname = 'inner'\n")
     assert diagnostics(check("src", "--format", "json", cwd=root)) == [("scalar", "ADF002", "error")]
     # Checked from elsewhere: the file's project, not the working directory's.
-    assert diagnostics(check(root / "src", "--format", "json", cwd=tmp_path.parent)) == [
-        ("scalar", "ADF002", "error")
-    ]
+    assert diagnostics(check(root / "src", "--format", "json", cwd=tmp_path.parent)) == [("scalar", "ADF002", "error")]
 
 
 def test_select_per_file_ignores_and_severity(tmp_path):
-    config = (
-        'select = ["ADF0"]\nper-file-ignores = { "tests/*" = ["ADF002"] }\nseverity = { ADF011 = "information" }\n'
-    )
+    config = 'select = ["ADF0"]\nper-file-ignores = { "tests/*" = ["ADF002"] }\nseverity = { ADF011 = "information" }\n'
     root = project(tmp_path, config, tests__scalar=SCALAR, scalar=SCALAR, mapping=MAPPING)
     out = check("scalar.py", "tests/scalar.py", "mapping.py", "--format", "json", cwd=root)
     assert diagnostics(out) == [("scalar", "ADF002", "error"), ("mapping", "ADF011", "information")]

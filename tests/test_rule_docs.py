@@ -2,7 +2,6 @@
 one per rule, equal to its docstring, linked from the README's table and from each diagnostic."""
 
 import tomllib
-
 from allo_lsp import rule_docs
 from allo_lsp.analysis.rules import RULES
 from paths import ROOT
