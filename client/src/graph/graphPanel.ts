@@ -52,6 +52,7 @@ interface Panel {
     ready: boolean;
     timer?: ReturnType<typeof setTimeout>;
     asked: number;
+    cursorAsked: number;
 }
 
 export class GraphPanels implements Disposable {
@@ -134,7 +135,7 @@ export class GraphPanels implements Disposable {
             { viewColumn: ViewColumn.Beside, preserveFocus: true },
             { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true },
         );
-        const entry: Panel = { ...target, region: target.name, panel, expanded: false, ready: false, asked: 0 };
+        const entry: Panel = { ...target, region: target.name, panel, expanded: false, ready: false, asked: 0, cursorAsked: 0 };
         this.panels.set(key, entry);
         const webview = panel.webview;
         webview.html = graphHtml(
@@ -225,8 +226,13 @@ export class GraphPanels implements Disposable {
         return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, this.symbols.spans));
     }
 
+    /** Posts the cursor's nodes; of overlapping asks (each may wait for the symbols) only the newest answers. */
     private async highlight(p: Panel, document: TextDocument, position: Position | undefined): Promise<void> {
-        void p.panel.webview.postMessage({ type: "highlight", ids: await this.highlighted(p, document, position) });
+        const asked = ++p.cursorAsked;
+        const ids = await this.highlighted(p, document, position);
+        if (asked === p.cursorAsked) {
+            void p.panel.webview.postMessage({ type: "highlight", ids });
+        }
     }
 
     private rangeOf(p: Panel, id: string): LspRange | undefined {
