@@ -4,7 +4,11 @@ workspace's other Allo files in the background. A client that cannot be told to 
 them pushed (the rest of tests/lsp), never both."""
 
 import asyncio
+import contextlib
+import os
+import signal
 import sys
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -166,3 +170,49 @@ def test_pull_needs_both_the_request_and_its_refresh(name):
 
     assert pulls(pull_capabilities())
     assert not pulls(client_capabilities(name))  # pytest-lsp's records: no refresh support
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+async def test_the_background_analysis_process_dies_with_a_killed_server(tmp_path):
+    """The workspace's files are analysed in a process of the server's own: a server killed by
+    SIGKILL (which runs no clean-up) takes it along."""
+    (tmp_path / "bad.py").write_text(BARE_SCALAR)
+    client = make_client()
+    await client.start_io(sys.executable, "-m", "allo_lsp", "serve")
+    try:
+        folder = lsp.WorkspaceFolder(uri=tmp_path.as_uri(), name="w")
+        await client.initialize_session(
+            lsp.InitializeParams(capabilities=pull_capabilities(), workspace_folders=[folder])
+        )
+        params = lsp.WorkspaceDiagnosticParams(previous_result_ids=[])
+        report = await asyncio.wait_for(client.workspace_diagnostic_async(params), 60)
+        assert [item.uri for item in report.items] == [(tmp_path / "bad.py").as_uri()]
+        server = client._server.pid
+        background = [pid for pid in _children(server) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert background, "the analysis ran in a process of its own"
+        os.kill(server, signal.SIGKILL)
+        await until(
+            lambda: not any(_alive(pid) for pid in background), what="the background process gone", wake=file_poll
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.stop(), 5)

@@ -9,9 +9,13 @@ are scanned again when told (a watched file was created or deleted) or after `RE
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
+import signal
+import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -23,6 +27,7 @@ from allo_lsp.ide.workspace_files import allo_files
 # (URI, text, problems) -> (its result id, the client's report of them)
 Report = Callable[[str, str, list[Problem]], tuple[str, object]]
 
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 RESCAN_S = 30.0  # a file created outside the editor appears within this long without a watcher
 
 
@@ -41,12 +46,36 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+def read_and_analyse(path: Path, options: Options) -> FileReport | None:
+    """One file's report, or None if it cannot be read (in the background process)."""
+    stamp = _stamp(path)
+    try:
+        if stamp is None:
+            raise OSError("gone")
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = lsp_newlines(f.read())
+    except OSError:
+        return None
+    return FileReport(stamp, text, analyze(text, options).problems)
+
+
+def background_start() -> None:
+    """The background process's start: below the editor's own work on a shared machine, and gone
+    with the server however it ends (Linux's parent-death signal: a killed server's pool is not
+    told)."""
+    os.nice(10)
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 class WorkspaceReports:
     def __init__(self, excludes: list[str]) -> None:
         self.excludes = excludes  # the editor's exclude globs that are on
         self.reports: dict[str, FileReport] = {}  # by URI
         self.gone: set[str] = set()  # files reported before and deleted since: reported empty once
         self._paths: dict[str, Path] = {}
+        self._stamps_due = False
+        self._made: dict[str, tuple] = {}  # URI -> (the report it was made of, result id, the client's report)
         self._scanned_at: float | None = None
 
     def due(self) -> bool:
@@ -54,6 +83,10 @@ class WorkspaceReports:
 
     def rescan_soon(self) -> None:
         self._scanned_at = None
+
+    def changed_on_disk(self) -> None:
+        """A watched file changed: the files' stamps are read again at the next look."""
+        self._stamps_due = True
 
     def scan(self, folders: list[Path]) -> None:
         """The folders' Allo files now (blocking: file system walks; run it off the event loop)."""
@@ -77,21 +110,19 @@ class WorkspaceReports:
     def knows(self, uri: str) -> bool:
         return uri in self._paths
 
-    def analyse(self, uri: str, options: Options) -> None:
-        """Read and analyse one file (blocking). A file that cannot be read is dropped until the next scan."""
-        path = self._paths.get(uri)
-        stamp = _stamp(path) if path is not None else None
-        try:
-            if stamp is None:
-                raise OSError("gone")
-            with open(path, encoding="utf-8", errors="replace") as f:
-                text = lsp_newlines(f.read())
-        except OSError:
-            self._paths.pop(uri, None)
-            if self.reports.pop(uri, None) is not None:
-                self.gone.add(uri)
+    async def analyse(self, uri: str, options: Options, background: Executor) -> None:
+        """Read and analyse one file in `background` (a process of its own, at a low priority, so
+        that requests on the open files do not wait for the workspace's). A file that cannot be
+        read is dropped until the next scan."""
+        path, found = self._paths.get(uri), None
+        if path is not None:
+            found = await asyncio.get_running_loop().run_in_executor(background, read_and_analyse, path, options)
+        if found is not None:
+            self.reports[uri] = found
             return
-        self.reports[uri] = FileReport(stamp, text, analyze(text, options).problems)
+        self._paths.pop(uri, None)
+        if self.reports.pop(uri, None) is not None:
+            self.gone.add(uri)
 
     async def pull(
         self,
@@ -108,11 +139,18 @@ class WorkspaceReports:
         the rest returned once every file is; with nothing new, held for news for `hold_s` (the
         client asks again when answered). The files are analysed by `queue`, in the background."""
         out, streamed, deadline = [], False, time.monotonic() + hold_s
+        pending: dict[str, FileReport | None] = {}  # to analyse, with the report each had then
+        first = True
         while True:
-            if self.due():
-                await asyncio.to_thread(self.scan, folders)
-            to_analyse = self.stale(open_uris())
-            queue.background(to_analyse)
+            if self.due() or first or self._stamps_due:  # the files on disk again: a scan, their stamps
+                if self.due():
+                    await asyncio.to_thread(self.scan, folders)
+                self._stamps_due = False
+                pending = {uri: self.reports.get(uri) for uri in self.stale(open_uris())}
+                queue.background(pending)
+                first = False
+            else:  # what the queue analysed since: not every file's stamp again after each
+                pending = {u: r for u, r in pending.items() if u in self._paths and self.reports.get(u) is r}
             fresh = self._fresh(open_uris(), known, report)
             if fresh and stream is not None:
                 stream(fresh)
@@ -120,20 +158,25 @@ class WorkspaceReports:
             else:
                 out += fresh
             left = deadline - time.monotonic()
-            if (not to_analyse and (out or streamed)) or left <= 0:
+            if (not pending and (out or streamed)) or left <= 0:
                 self.gone.clear()
                 return out
             await queue.next_news(left)  # a file analysed, a watched file changed
 
     def _fresh(self, open_uris: set[str], known: dict[str, str], report: Report) -> list:
-        files = [(uri, r.text, r.problems) for uri, r in self.reports.items()] + [(uri, "", []) for uri in self.gone]
+        """The client's reports of the files whose diagnostics it does not have; each report is
+        made once per analysis of its file (the pull looks again after every file analysed)."""
         out = []
-        for uri, text, problems in files:
-            if uri not in open_uris:  # the editor's text is an open file's truth: pulled as a document
-                result_id, item = report(uri, text, problems)
-                if known.get(uri) != result_id:
-                    known[uri] = result_id
-                    out.append(item)
+        for uri, found in [*self.reports.items(), *((uri, None) for uri in self.gone)]:
+            if uri in open_uris:  # the editor's text is an open file's truth: pulled as a document
+                continue
+            made = self._made.get(uri)
+            if made is None or made[0] is not found:
+                text, problems = (found.text, found.problems) if found is not None else ("", [])
+                made = self._made[uri] = (found, *report(uri, text, problems))
+            if known.get(uri) != made[1]:
+                known[uri] = made[1]
+                out.append(made[2])
         return out
 
 

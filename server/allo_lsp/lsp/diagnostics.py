@@ -73,6 +73,7 @@ def did_change_watched_files(ls: AlloLanguageServer, params: lsp.DidChangeWatche
     if files is not None:
         if any(c.type != lsp.FileChangeType.Changed or not files.knows(c.uri) for c in params.changes):
             files.rescan_soon()  # created, deleted, or a .gitignore: the folders again
+        files.changed_on_disk()
         asyncio.ensure_future(ls.queue.news())
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -26,7 +28,7 @@ from allo_lsp.ide.log_lines import DEBUG, ERROR, LogLine, shown
 from allo_lsp.ide.mlir_view import is_view
 from allo_lsp.ide.project_config import ProjectConfigs
 from allo_lsp.ide.scheduler import AnalysisQueue
-from allo_lsp.ide.workspace_reports import WorkspaceReports
+from allo_lsp.ide.workspace_reports import WorkspaceReports, background_start
 from allo_lsp.jobs.build_probe import BuildProbe
 from allo_lsp.jsonrpc.protocol import Protocol
 from allo_lsp.jsonrpc.stdio import CheckedStdioServer
@@ -69,6 +71,16 @@ class AlloLanguageServer(CheckedStdioServer):
 
         return EditorJobs()
 
+    @functools.cached_property
+    def background(self) -> ProcessPoolExecutor:
+        """The process the workspace's files are analysed in (spawned: the server has threads)."""
+        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=background_start)
+
+    def shutdown(self) -> None:
+        if "background" in self.__dict__:  # started
+            self.background.shutdown(wait=False, cancel_futures=True)
+        super().shutdown()
+
     # -- analysis ---------------------------------------------------------------------------
 
     def options(self) -> Options:
@@ -91,7 +103,7 @@ class AlloLanguageServer(CheckedStdioServer):
         or a workspace file that is not open, from disk."""
         if not self.is_open(uri):
             if self.workspace_files is not None and self.workspace_files.knows(uri):
-                await asyncio.to_thread(self.workspace_files.analyse, uri, self.document_options(uri))
+                await self.workspace_files.analyse(uri, self.document_options(uri), self.background)
             return
         doc, started = self.workspace.get_text_document(uri), time.monotonic()
         text, version = lsp_newlines(doc.source), doc.version
