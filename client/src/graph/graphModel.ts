@@ -86,19 +86,18 @@ function size(range: LspRange): number {
     return (range.end.line - range.start.line) * 1e6 + (range.end.character - range.start.character);
 }
 
-/** A definition's extent (a document symbol's range) and its name's (its selection range). */
+/** A definition's extent: a document symbol's range (`name`, its selection range, when it has one). */
 export interface Span {
-    name: LspRange;
+    name?: LspRange;
     full: LspRange;
 }
 
-const same = (a: LspPosition, b: LspPosition) => a.line === b.line && a.character === b.character;
-
 /**
  * The kernel (or PE, or sub-region) whose definition holds `position`: a node's range is its
- * name's; its extent is the span whose name starts there (the document's symbols), else the name
- * alone. The innermost wins; a kernel's PEs share its range, so the kernel (drawn first) stands
- * for them. Ports are left out (a parameter's name is in the region's signature, not in a kernel).
+ * name's; its extent is the smallest span (the document's symbols) that holds its name, else the
+ * name alone. The innermost wins; a kernel's PEs share its range, so the kernel (drawn first)
+ * stands for them. Ports are left out (a parameter's name is in the region's signature, not in a
+ * kernel).
  */
 export function nodeAt(graph: RegionGraph, position: LspPosition, spans: readonly Span[]): GraphNode | undefined {
     let best: { node: GraphNode; extent: LspRange } | undefined;
@@ -106,7 +105,8 @@ export function nodeAt(graph: RegionGraph, position: LspPosition, spans: readonl
         if (node.kind === "port" || !node.range) {
             continue;
         }
-        const extent = spans.find((s) => same(s.name.start, node.range!.start))?.full ?? node.range;
+        const holding = spans.filter((s) => contains(s.full, node.range!.start)).sort((a, b) => size(a.full) - size(b.full));
+        const extent = holding[0]?.full ?? node.range;
         if (contains(extent, position) && (!best || size(extent) < size(best.extent))) {
             best = { node, extent };
         }

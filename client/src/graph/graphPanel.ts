@@ -11,6 +11,7 @@ import {
     Disposable,
     DocumentSymbol,
     Position,
+    SymbolInformation,
     languages,
     ProviderResult,
     Range,
@@ -211,12 +212,15 @@ export class GraphPanels implements Disposable {
             return [];
         }
         if (this.symbols?.uri !== document.uri.toString() || this.symbols.version !== document.version) {
-            const found = ((await executeCommand("vscode.executeDocumentSymbolProvider", document.uri)) ?? []) as DocumentSymbol[];
+            // DocumentSymbols (a tree) or SymbolInformation (flat, the range in `location`): a provider gives either.
+            const found = ((await executeCommand("vscode.executeDocumentSymbolProvider", document.uri)) ?? []) as (DocumentSymbol &
+                Partial<SymbolInformation>)[];
             const spans: Span[] = [];
-            const visit = (symbols: readonly DocumentSymbol[]) =>
+            const visit = (symbols: readonly (DocumentSymbol & Partial<SymbolInformation>)[]) =>
                 symbols.forEach((s) => {
-                    if (s.selectionRange && s.range) {
-                        spans.push({ name: lspRange(s.selectionRange), full: lspRange(s.range) });
+                    const full = s.range ?? s.location?.range;
+                    if (full) {
+                        spans.push({ name: s.selectionRange && lspRange(s.selectionRange), full: lspRange(full) });
                     }
                     visit(s.children ?? []);
                 });

@@ -245,6 +245,8 @@ test("the cursor's node: the kernel whose definition holds it (its name's range 
     ];
     assert.equal(nodeAt(graph, { line: 30, character: 8 }, spans)?.id, "gemm");
     assert.equal(nodeAt(graph, { line: 27, character: 9 }, [])?.id, "gemm", "on the name, without symbols");
+    assert.equal(nodeAt(graph, { line: 30, character: 8 }, [{ full: range(26, 54, 4, 40) }])?.id, "gemm", "a flat symbol (no selection range) holding the name");
+    assert.equal(nodeAt(graph, { line: 30, character: 8 }, [{ full: range(20, 90, 0, 0) }, ...spans])?.id, "gemm", "the smallest symbol holding the name");
     assert.equal(nodeAt(graph, { line: 65, character: 0 }, spans)?.id, "wrapper/inner");
     assert.equal(nodeAt(graph, { line: 21, character: 8 }, spans), undefined, "a port's word is not a node to highlight");
     assert.equal(nodeAt(graph, { line: 80, character: 0 }, spans), undefined);
