@@ -225,9 +225,13 @@ export class GraphPanels implements Disposable {
                     visit(s.children ?? []);
                 });
             visit(found);
-            this.symbols = { uri: document.uri.toString(), version: document.version, spans };
+            // None yet (the server answers no symbols before its first analysis): asked again next time.
+            this.symbols = spans.length ? { uri: document.uri.toString(), version: document.version, spans } : undefined;
+            if (!spans.length) {
+                return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, []));
+            }
         }
-        return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, this.symbols.spans));
+        return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, this.symbols!.spans));
     }
 
     /** Posts the cursor's nodes; of overlapping asks (each may wait for the symbols) only the newest answers. */
