@@ -33,6 +33,7 @@ let fitted = false;
 // Whether the user panned or zoomed since the last fit: a resize then keeps their view.
 let moved = false;
 let lastKey = "";
+let lastMs = 0;
 let pending: GraphMessage | undefined;
 let busy = false;
 
@@ -61,7 +62,8 @@ async function draw(message: GraphMessage): Promise<void> {
     const started = performance.now();
     const input = toElk(message.graph);
     const key = JSON.stringify(input);
-    if (key !== lastKey || message.expanded !== expanded) {
+    const relaid = key !== lastKey || message.expanded !== expanded;
+    if (relaid) {
         laidOut = (await elk.layout(input)) as DrawnNode;
         const svg = renderSvg(laidOut);
         canvas.innerHTML = svg;
@@ -78,7 +80,11 @@ async function draw(message: GraphMessage): Promise<void> {
     }
     highlight = new Set(message.highlight);
     applyHighlight();
-    const ms = performance.now() - started;
+    // The time of the last layout: a graph that came back the same (an edit elsewhere) is not laid out again.
+    if (relaid) {
+        lastMs = performance.now() - started;
+    }
+    const ms = lastMs;
     const nodes = canvas.querySelectorAll(".node").length;
     const edges = canvas.querySelectorAll(".edge").length;
     Object.assign(canvas.dataset, { renderMs: ms.toFixed(1), nodes: String(nodes), edges: String(edges), expanded: String(expanded), region: message.graph.region });
