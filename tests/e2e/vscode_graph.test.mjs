@@ -60,13 +60,18 @@ async function shotOfPanel(name, fitted = true) {
     const group = page.locator(".editor-group-container", { has: page.locator(".tab.active", { hasText: /graph|synthesis report/ }) }).last();
     await group.locator(".tab.active").click();
     const before = (await group.boundingBox()).width;
-    await command("View: Toggle Maximized Editor Group");
+    const toggle = async () => {
+        await page.keyboard.press("Control+K");
+        await page.keyboard.press("Control+M"); // View: Toggle Maximized Editor Group
+    };
+    await toggle();
     await waitUntil("the group maximized", async () => (await group.boundingBox()).width > before + 100, 10 * SECOND);
     if (fitted) {
         await graphFrame().locator("#fit").click();
     }
     await group.screenshot({ path: `${ARTIFACTS}/${name}.png` });
-    await command("View: Toggle Maximized Editor Group");
+    await toggle();
+    await waitUntil("the group back to its size", async () => (await group.boundingBox()).width < before + 20, 10 * SECOND);
 }
 
 /** Gives the keyboard back to `file`'s editor (a click in the webview took it). */
@@ -92,7 +97,6 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
     useWorkbench();
 
     uiTest("the Graph lens opens the region's graph, collapsed by kernel: the server's nodes and edges in the DOM", async () => {
-        await setTheme("Default Dark Modern");
         await openFile("systolic_gemm.py");
         await codeLens("Graph").waitFor({ timeout: 90 * SECOND });
         await codeLens("Graph").click();
@@ -101,7 +105,7 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         console.log(`collapsed graph: ${figures.nodes} nodes, ${figures.edges} edges, drawn in ${figures.renderMs} ms`);
         assert.deepEqual([figures.nodes, figures.edges], [EXPECTED.collapsed.nodes, EXPECTED.collapsed.edges]);
         // The page is the extension's alone: a nonce'd script and no remote source.
-        await shotOfPanel("graph-collapsed-dark");
+        await shotOfPanel("graph-collapsed-light");
         const csp = await graphFrame().locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content");
         assert.match(csp, /default-src 'none'/);
         assert.match(csp, /script-src 'nonce-[A-Za-z0-9]+'$/);
@@ -118,8 +122,7 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         assert.deepEqual([figures.nodes, figures.edges], [EXPECTED.expanded.nodes, EXPECTED.expanded.edges]);
         assert.equal(await graphFrame().locator('svg.graph .node.kind-pe').count(), 36);
         assert.ok(figures.renderMs < 500, `the 36-PE grid took ${figures.renderMs} ms to lay out and draw`);
-        await shot("graph-expanded-dark");
-        await shotOfPanel("graph-expanded-dark");
+        await shot("graph-expanded-light");
     });
 
     uiTest("a click on a PE reveals its kernel in the editor; the cursor in the kernel highlights it", async () => {
@@ -131,9 +134,17 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         // In the kernel's body: the kernel and its PEs highlighted; outside every kernel: none.
         const body = find("systolic_gemm.py", "c += a * b");
         await goTo(body.line, body.column);
-        await waitUntil("the kernel under the cursor highlighted", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === EXPECTED.expanded.kernelAndPes, 15 * SECOND);
+        let lit = 0;
+        await waitUntil("the kernel under the cursor highlighted", async () => {
+            lit = await graphFrame().locator("svg.graph .node.cursor").count();
+            return lit === EXPECTED.expanded.kernelAndPes;
+        }, 15 * SECOND).catch((error) => {
+            error.message += ` (${lit} nodes highlighted)`;
+            throw error;
+        });
         await goTo(1, 1);
         await waitUntil("no highlight outside the kernels", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === 0, 15 * SECOND);
+        await shotOfPanel("graph-expanded-light");
     });
 
     uiTest("an edit of the grid's size redraws the graph (the 256-PE grid timed), the view kept", async () => {
@@ -149,18 +160,21 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await shot("graph-256-pes");
         await typeOver("systolic_gemm.py", "M, N, K = ", "14, 14".length, "4, 4");
         await drawn("top", true, (f) => f.nodes === EXPECTED.expanded.nodes);
-        await command("File: Save"); // the text it had: the next steps close it without a question
+        // Saved with the text it had: the next steps close it without a question.
+        await focusEditor("systolic_gemm.py");
+        await page.keyboard.press("Control+S");
+        await page.locator(".tab.active.dirty", { hasText: "systolic_gemm.py" }).waitFor({ state: "detached", timeout: 15 * SECOND });
     }, 240 * SECOND);
 
-    uiTest("light theme: the graph drawn in the theme's colours", async () => {
-        const dark = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
-        await setTheme("Default Light Modern");
+    uiTest("dark theme: the graph drawn in the theme's colours", async () => {
+        const light = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
+        await setTheme("Default Dark Modern");
         await waitUntil("the graph's colours to follow the theme", async () => {
-            const light = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
+            const dark = await graphFrame().locator('svg.graph .node.kind-pe rect').first().evaluate((el) => getComputedStyle(el).fill);
             return light !== dark;
         }, 15 * SECOND);
-        await shot("graph-expanded-light");
-        await shotOfPanel("graph-expanded-light");
+        await shot("graph-expanded-dark");
+        await shotOfPanel("graph-expanded-dark");
     });
 
     uiTest("Simulate the deadlock example (reference executor): its blocked PEs and full FIFO marked, the depth fix offered", async () => {
@@ -188,6 +202,7 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         assert.ok(edges.some((t) => /tap full 4\/4/.test(t) && /set depth to 16 and re-run/.test(t)), edges.join(" | "));
         assert.ok(edges.some((t) => /pipe empty 0\/4/.test(t)), edges.join(" | "));
         await shot("graph-deadlock-light");
+        await setTheme("Default Light Modern");
         await shotOfPanel("graph-deadlock-light");
         await setTheme("Default Dark Modern");
         await shot("graph-deadlock-dark");
