@@ -8,7 +8,7 @@
 Bad input raises `ReportError` (with the file and what is wrong), never a parser's own exception.
 """
 
-from allo_lsp import lazy
+import importlib
 
 _MODULE_OF = {
     "delta": "format",
@@ -33,4 +33,10 @@ _MODULE_OF = {
 
 __all__ = sorted(_MODULE_OF)
 
-__getattr__ = lazy.attributes(__name__, _MODULE_OF)
+
+def __getattr__(name: str):
+    """PEP 562, written out here (not `allo_lsp.lazy`): reports/ imports nothing of ours."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    return value
