@@ -139,16 +139,14 @@ class WorkspaceReports:
         the rest returned once every file is; with nothing new, held for news for `hold_s` (the
         client asks again when answered). The files are analysed by `queue`, in the background."""
         out, streamed, deadline = [], False, time.monotonic() + hold_s
-        pending: dict[str, FileReport | None] = {}  # to analyse, with the report each had then
-        first = True
+        pending: dict[str, FileReport | None] | None = None  # to analyse, with the report each had then
         while True:
-            if self.due() or first or self._stamps_due:  # the files on disk again: a scan, their stamps
+            if pending is None or self.due() or self._stamps_due:  # the files on disk again: a scan, their stamps
                 if self.due():
                     await asyncio.to_thread(self.scan, folders)
                 self._stamps_due = False
                 pending = {uri: self.reports.get(uri) for uri in self.stale(open_uris())}
                 queue.background(pending)
-                first = False
             else:  # what the queue analysed since: not every file's stamp again after each
                 pending = {u: r for u, r in pending.items() if u in self._paths and self.reports.get(u) is r}
             fresh = self._fresh(open_uris(), known, report)
