@@ -68,7 +68,9 @@ export async function openFile(name) {
     await page.keyboard.press("Control+P");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible" });
-    await input.fill(name);
+    // The absolute path: Quick Open shows an existing file by its path at once, without the file
+    // search, which may not list a file written a moment ago (it did not in CI, twice).
+    await input.fill(join(WORKSPACE, name));
     // Enter opens the focused row: wait until the list has been filtered down to the file.
     await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: name }).waitFor();
     await page.keyboard.press("Enter");
