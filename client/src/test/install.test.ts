@@ -2,15 +2,24 @@
 // server (resolve.ts): `npm run test:unit`. The interpreters are small scripts run as real
 // subprocesses; the editor's API is the stub's, filled in here.
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync as makeTempDir, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import * as vscode from "vscode";
 import { bundledDependencies, bundledPip, hasPip, InstallError, installPrivateServer, pipInstallArgs, pythonTag } from "../common/install";
 import { resolveServerPython, ServerContext } from "../common/resolve";
 
 const WHEEL = "allo_lsp-0.1.0-py3-none-any.whl";
+
+// Every temporary directory of these tests, removed when they end (they were left in /tmp by the hundred).
+const temporary: string[] = [];
+function mkdtempSync(prefix: string): string {
+    const dir = makeTempDir(prefix);
+    temporary.push(dir);
+    return dir;
+}
+after(() => temporary.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** An extension directory as the linux-x64 .vsix unpacks (`deps`: the dependencies' wheels), or the universal one. */
 function extensionDir(deps: string[] | undefined): string {
