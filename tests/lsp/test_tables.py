@@ -52,7 +52,7 @@ def _cli_choices() -> dict[tuple[str, str], tuple]:
 def test_the_server_handles_every_command_package_json_declares_for_it():
     declared = {c["command"] for c in PACKAGE["contributes"]["commands"]} - CLIENT_ONLY
     registered = set(create_server().protocol.fm.commands)
-    assert declared == registered == set(COMMANDS.values()) | {CANCEL}
+    assert declared == registered == set(COMMANDS.values()) | {CANCEL, v.SWEEP}
 
 
 def test_package_json_declares_the_tables_commands_and_its_menus_name_no_other():

@@ -65,3 +65,25 @@ def _offset(lines: list[str], lineno: int, col_bytes: int) -> int:
     """The text offset of ast's (1-based line, UTF-8 byte column)."""
     before = sum(len(line) for line in lines[: lineno - 1])
     return before + len(lines[lineno - 1].encode()[:col_bytes].decode(errors="replace"))
+
+
+def module_constants(source: str) -> dict:
+    """The module-level constants a sweep can set: each name a module-level assignment gives a
+    literal number, string or boolean (`P0 = 4`, `M, N = 8, 8`), with its value in the text.
+    A file that does not parse has none."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            pairs = [pair for target in statement.targets for pair in _bound(target, statement.value)]
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            pairs = _bound(statement.target, statement.value)
+        else:
+            continue
+        for name, value in pairs:
+            if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)):
+                out[name] = value.value
+    return out

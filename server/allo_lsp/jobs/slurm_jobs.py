@@ -33,9 +33,19 @@ CLUSTER = "slurm"  # cause: the job ended without a result, as Slurm tells
 _FIRST_POLL_S, _EARLY_POLL_S, _LATE_POLL_S, _EARLY_S = 0.2, 1.0, 10.0, 60.0
 
 
-def storage_dir(workspace_root: str | None) -> str:
-    """The workspace's storage: `$XDG_STATE_HOME/allo-lsp/workspaces/<digest of its root>`. On a
-    cluster the home directory is the filesystem the nodes share."""
+def given_storage(value: object) -> str | None:
+    """The storage directory the client gives in its initializationOptions (VS Code: the
+    extension's `context.storageUri`, `protocol.vocabulary.WORKSPACE_STORAGE`), or None (Neovim,
+    the command line, anything but an absolute path)."""
+    return value if isinstance(value, str) and os.path.isabs(value) else None
+
+
+def storage_dir(workspace_root: str | None, given: str | None = None) -> str:
+    """The workspace's storage: the editor's own when it gives one (`given_storage`), else
+    `$XDG_STATE_HOME/allo-lsp/workspaces/<digest of its root>`. On a cluster the home directory,
+    where both are, is the filesystem the nodes share."""
+    if given:
+        return given
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     digest = hashlib.sha256((workspace_root or "").encode()).hexdigest()[:16]
     return os.path.join(base, "allo-lsp", "workspaces", digest)
@@ -139,18 +149,23 @@ class ClusterJobs:
     """The editor's cluster jobs: the state each is in (its lens), how to cancel it."""
 
     storage: str | None = None  # set with the workspace (`attach`)
+    given: str | None = None  # the editor's storage for the workspace (initializationOptions)
     on_change: Callable[[str], None] | None = None  # a document's lenses change
     states: dict[tuple[str, str], JobState] = field(default_factory=dict)  # (uri, region) -> newest state
     followed: dict[str, tuple[SlurmConfig, str]] = field(default_factory=dict)  # job key -> (config, id)
 
     def attach(self, workspace_root: str | None, on_change: Callable[[str], None]) -> list[Submitted]:
         """Once per server: where the workspace's jobs are kept; those a server before submitted."""
-        self.storage, self.on_change = storage_dir(workspace_root), on_change
+        self.storage, self.on_change = storage_dir(workspace_root, self.given), on_change
         return Registry(self.storage).entries()
+
+    def storage_for(self, workspace_root: str | None) -> str:
+        """Where this workspace's cluster jobs are kept (before `attach` too)."""
+        return self.storage or storage_dir(workspace_root, self.given)
 
     async def synthesize(self, key: str, uri: str, spec: BatchSpec, config: SlurmConfig) -> JobResult:
         try:
-            entry = await submit(config, self.storage or storage_dir(None), spec, uri)
+            entry = await submit(config, self.storage or storage_dir(None, self.given), spec, uri)
         except (SlurmError, OSError) as exc:
             return JobResult(ERROR, ENVIRONMENT, str(exc), target=spec.region).of_kind(SYNTHESIZE)
         return await self.follow(key, entry)
@@ -179,7 +194,7 @@ class ClusterJobs:
             self.followed.pop(key, None)
             self.states.pop(where, None)
         result = collect(entry, final)[0]
-        Registry(self.storage or storage_dir(None)).remove(entry.job_id)
+        Registry(self.storage or storage_dir(None, self.given)).remove(entry.job_id)
         return result
 
     def cancel(self, key: str) -> bool:

@@ -211,9 +211,10 @@ async def run_local(
 
 
 async def run_slurm(
-    file: str, region: str, source: str, points: list[Point], config, synth, slurm_config
+    file: str, region: str, source: str, points: list[Point], config, synth, slurm_config, storage: str | None = None
 ) -> list[JobResult]:
-    """The points as one Slurm job array; outcomes in the points' order."""
+    """The points as one Slurm job array, recorded in `storage` (default: the XDG location);
+    outcomes in the points' order."""
     import sys
     from dataclasses import asdict
 
@@ -226,7 +227,7 @@ async def run_slurm(
     spec = BatchSpec(
         file, region, source, config.python, config.llvm_build_dir, dict(config.extra_env), asdict(synth), points
     )
-    storage = slurm_jobs.storage_dir(None)
+    storage = storage or slurm_jobs.storage_dir(None)
     entry = await slurm_jobs.submit(slurm_config, storage, spec)
     # On stderr: stdout is the table (JSON, CSV) alone.
     print(f"allo-lsp sweep: {len(points)} points as Slurm job array {entry.job_id} ({entry.job_dir})", file=sys.stderr)

@@ -26,6 +26,7 @@ from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.mlir_view import mlir_definition, mlir_symbols
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import LIBRARY_BUG
+from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
 from allo_lsp.settings import SECTION, parse_settings
 
 
@@ -35,6 +36,8 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
         ls.pulls = True
         diagnostics.register(ls)
     options = params.initialization_options
+    # The editor's storage for this workspace (VS Code's `storageUri`): where cluster jobs are kept.
+    ls.workspace_storage = options.get(WORKSPACE_STORAGE) if isinstance(options, dict) else None
     if isinstance(options, dict):
         ls.settings, _ = parse_settings(options.get(SECTION, options))
 

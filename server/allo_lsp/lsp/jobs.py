@@ -23,6 +23,7 @@ from allo_lsp.lsp.features import view
 from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
+from allo_lsp.protocol.vocabulary import SWEEP
 
 SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
@@ -104,6 +105,9 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str) -> str |
 def _reattach(ls: AlloLanguageServer) -> None:
     """Once: the cluster jobs a server before this one left running, followed to their outcomes."""
     if ls.jobs.cluster.on_change is None:
+        from allo_lsp.jobs.slurm_jobs import given_storage
+
+        ls.jobs.cluster.given = given_storage(getattr(ls, "workspace_storage", None))
         for uri, name, pending in ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses):
             asyncio.ensure_future(_collected(ls, uri, name, pending))
 
@@ -148,6 +152,18 @@ def show_report(ls: AlloLanguageServer, *args) -> dict:
     history = ls.jobs.synthesis.get((uri, name), [])
     markdown = report_markdown(name, history)
     return {"markdown": markdown, "report": newest_report(history)} if history else {"markdown": markdown}
+
+
+async def sweep(ls: AlloLanguageServer, *args) -> dict:
+    """A region's sweep (`jobs/sweep_editor.py`): [uri, region] its parameters, [uri, region, sets] its table."""
+    from allo_lsp.jobs.sweep_editor import command
+
+    _reattach(ls)  # where the workspace's cluster jobs are kept, too
+    uri, name = _args(args)
+    why, doc, storage = await _refusal(ls, uri), ls.document(uri), ls.jobs.cluster.storage_for(ls.workspace.root_path)
+    if why is not None:
+        return {"status": ERROR, "message": why}
+    return await command(doc.path, name, doc.source, args[2:], ls.settings, storage)
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
@@ -195,6 +211,7 @@ def register(server: AlloLanguageServer) -> None:
         server.command(COMMANDS[kind])(_job_command(kind))
     server.command(COMMANDS[REPORT])(show_report)
     server.command(CANCEL)(cancel_job)
+    server.command(SWEEP)(sweep)
     server.feature(lsp.SHUTDOWN)(on_shutdown)
     server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)(on_progress_cancel)
     server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)(on_code_lens)

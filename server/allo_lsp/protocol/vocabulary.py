@@ -25,7 +25,11 @@ JOB_COMMANDS = {
 }
 SHOW_REPORT = f"{SECTION}.showReport"  # the last synthesis' report (no job)
 CANCEL_JOB = f"{SECTION}.cancelJob"
-SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, CANCEL_JOB)
+SWEEP = f"{SECTION}.sweep"  # a region's sweep: [uri, region] its parameters, [uri, region, sets] the table
+SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, CANCEL_JOB, SWEEP)
+# initializationOptions: the editor's storage directory for the workspace (VS Code's storageUri),
+# where the cluster's jobs are kept; without it `$XDG_STATE_HOME/allo-lsp/workspaces/<digest>`.
+WORKSPACE_STORAGE = "workspaceStorage"
 # Commands the client answers itself, never sent to the server.
 CLIENT_COMMANDS = (
     f"{SECTION}.selectInterpreter",

@@ -1,0 +1,84 @@
+"""A sweep from the editor (`alloDataflow.sweep`): what a region can sweep, and the sweep itself
+run as `allo-lsp sweep` runs it (`sweep.py`), answered as one table for the report view.
+
+`[uri, region]` asks for the parameters: the file's module-level constants with their values in
+the text, and the synthesis settings (`clock`, `part`) with the editor's. `[uri, region, sets]`,
+`sets` the CLI's `NAME=V1,V2` strings, runs every combination: a bounded pool of local synthesis
+jobs, or one Slurm job array with `alloDataflow.scheduler` = `slurm`. The user's file is never
+edited: each point's constants are applied to the editor's text of it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from allo_lsp.jobs.points import PointError, apply_constants, module_constants
+from allo_lsp.jobs.slurm import SlurmError
+from allo_lsp.jobs.sweep import SETTINGS, SweepError, columns, mark_pareto, parse_sets, points_of, row_of, table_json
+from allo_lsp.protocol.details import SynthesisDetails, details_as
+from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, JobResult
+
+# Points synthesized at once locally: each is a Vitis run of its own, so half the cores.
+POOL = max(1, (os.cpu_count() or 2) // 2)
+FRONT = "worst-case latency against the most used resource"  # what the table's Pareto column means
+
+
+def parameters(source: str, synth) -> dict:
+    """What `[uri, region]` answers: the constants and settings a sweep of the file can set."""
+    constants = [{"name": n, "value": v} for n, v in module_constants(source).items()]
+    settings = [{"name": name, "value": getattr(synth, field) or None} for name, field in SETTINGS.items()]
+    return {"constants": constants, "settings": settings}
+
+
+async def command(file: str, region: str, source: str, rest: tuple, settings, storage: str) -> dict:
+    """`alloDataflow.sweep`'s answer: without `sets` the parameters, with them the sweep's table."""
+    if not rest:
+        return parameters(source, settings.synth_config())
+    config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
+    return await sweep(file, region, source, rest[0], config, synth, slurm, storage)
+
+
+def _error(region: str, message: str) -> dict:
+    return {"status": ERROR, "region": region, "message": message, "columns": [], "rows": []}
+
+
+async def sweep(file: str, region: str, source: str, sets: object, config, synth, slurm, storage: str) -> dict:
+    """Every point of `sets` synthesized; the table (rows in the points' order, each with its
+    report when it passed), or why the sweep cannot run."""
+    from allo_lsp.jobs.sweep import run_local, run_slurm
+
+    if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
+        return _error(region, "a sweep takes its values as NAME=V1,V2 strings, at least one")
+    try:
+        parsed = parse_sets(sets)
+        points = points_of(parsed)
+        for point in points:
+            apply_constants(source, point.constants)  # a name the design lacks fails before any job
+    except (SweepError, PointError, SyntaxError) as exc:
+        return _error(region, str(exc))
+    try:
+        if slurm is not None:
+            results = await run_slurm(file, region, source, points, config, synth, slurm, storage)
+        else:
+            results = await run_local(file, region, source, points, config, synth, POOL)
+    except SlurmError as exc:
+        return _error(region, str(exc))
+    return table(region, list(parsed), points, results)
+
+
+def table(region: str, names: list[str], points, results: list[JobResult]) -> dict:
+    rows = mark_pareto([row_of(p, names, r) for p, r in zip(points, results)])
+    out = table_json(rows)
+    for row, result in zip(out, results):
+        details = details_as(result.details, SynthesisDetails)
+        row["report"] = details.report if result.status == PASSED else None
+    passed = sum(r.status == PASSED for r in rows)
+    return {
+        "status": PASSED if passed == len(rows) else FAILED,
+        "region": region,
+        "message": f"{passed} of {len(rows)} points synthesized",
+        "parameters": names,
+        "columns": columns(rows),
+        "front": FRONT,
+        "rows": out,
+    }

@@ -1,0 +1,139 @@
+"""The editor's sweep (`alloDataflow.sweep`) and the workspace's storage, through the real server
+over stdio: the stand-in Allo and the stand-in Vitis HLS, the local scheduler."""
+
+import os
+import sys
+import tempfile
+import time
+
+import pytest
+import pytest_lsp
+from allo_lsp.jobs.registry import Registry, Submitted
+from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
+from designs import design, fake_llvm_build_dir
+from editor import Editor, make_client
+from lsprotocol import types as lsp
+from paths import STANDIN
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from waiting import notification, until
+
+SWEEP = "alloDataflow.sweep"
+# One directory per test run, made before the servers start (their environment names it): the
+# editor's storage (initializationOptions) and the XDG state directory of the fallback.
+ROOT = tempfile.mkdtemp(prefix="allo-lsp-sweep-editor-")
+GIVEN, XDG = os.path.join(ROOT, "vscode-storage"), os.path.join(ROOT, "xdg-state")
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("LLVM_BUILD_DIR", None)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STANDIN), os.environ.get("PYTHONPATH")) if p)
+    # The stand-in vitis_hls, this interpreter, and no Slurm commands: a re-attached cluster job
+    # then ends at once in "scontrol is not on PATH", whatever this machine has installed.
+    env["PATH"] = os.pathsep.join([str(STANDIN / "bin"), os.path.dirname(sys.executable)])
+    env["XDG_STATE_HOME"] = XDG
+    return env
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "allo_lsp", "serve"], client_factory=make_client, server_env=_env()
+    ),
+    params=["given", "fallback"],
+)
+async def sweep_client(lsp_client: LanguageClient, request):
+    lsp_client.editor = Editor(lsp_client, "visual_studio_code")
+    lsp_client.set_configuration(
+        {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 60}, section="alloDataflow"
+    )
+    options = {WORKSPACE_STORAGE: GIVEN} if request.param == "given" else None
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(capabilities=client_capabilities("visual_studio_code"), initialization_options=options)
+    )
+    lsp_client.storage_given = request.param == "given"
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _open(client, tmp_path):
+    path = design(tmp_path)
+    uri = client.editor.open(path.read_text(), path=path)
+    await client.editor.diagnostics(uri)
+    return path, uri
+
+
+async def _sweep(client, *args):
+    return await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command=SWEEP, arguments=list(args)))
+
+
+async def test_the_sweep_command_offers_the_files_constants_and_the_synthesis_settings(sweep_client, tmp_path):
+    _, uri = await _open(sweep_client, tmp_path)
+    answer = await _sweep(sweep_client, uri, "top")
+    assert {"name": "ALLO_STANDIN", "value": "ok"} in answer["constants"]
+    assert {"name": "M", "value": 8} in answer["constants"] and {"name": "N", "value": 8} in answer["constants"]
+    assert [s["name"] for s in answer["settings"]] == ["clock", "part"]
+
+
+async def test_a_local_sweep_answers_the_table_with_its_pareto_front(sweep_client, tmp_path):
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    path, uri = await _open(sweep_client, tmp_path)
+    before = path.read_bytes()
+    sets = ["ALLO_STANDIN=ok,build_error", "clock=3.33,5"]
+    answer = await _sweep(sweep_client, uri, "top", sets)
+    rows = answer["rows"]
+    assert [(r["point"]["ALLO_STANDIN"], r["point"]["clock"], r["status"]) for r in rows] == [
+        ("ok", 3.33, "passed"),
+        ("ok", 5.0, "passed"),
+        ("build_error", 3.33, "error"),
+        ("build_error", 5.0, "error"),
+    ]
+    assert answer["status"] == "failed" and answer["message"] == "2 of 4 points synthesized"
+    # The stand-in's report for both clocks: equal figures, so neither beats the other.
+    assert [r["latency"] for r in rows] == [3624, 3624, None, None]
+    assert [r["pareto"] for r in rows] == [True, True, False, False]
+    assert rows[0]["resources"]["LUT"] == 0.32 and "LUT%" in answer["columns"]
+    # Each point's run.tcl got its clock; each passed point carries its report for the view.
+    tcl = [open(os.path.join(r["project"], "run.tcl")).read() for r in rows[:2]]
+    assert "create_clock -period 3.33" in tcl[0] and "create_clock -period 5" in tcl[1]
+    assert [r["report"] is not None for r in rows] == [True, True, False, False]
+    assert rows[0]["report"]["latency"]["worst"] == 3624
+    assert path.read_bytes() == before  # the user's file is never edited
+
+
+async def test_a_sweep_that_cannot_run_says_what_to_change(sweep_client, tmp_path):
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    _, uri = await _open(sweep_client, tmp_path)
+    answer = await _sweep(sweep_client, uri, "top", ["NOT_THERE=1,2"])
+    assert answer["status"] == "error" and "no module-level assignment of NOT_THERE" in answer["message"]
+    assert answer["rows"] == []
+
+
+async def test_the_registry_of_cluster_jobs_is_read_from_the_editors_storage(sweep_client, tmp_path, monkeypatch):
+    """A cluster job a server before left running, recorded in one of the two storages: the server
+    re-attaches to it only where it keeps its jobs (the editor's storage when it is given, else
+    the XDG location). Without Slurm's commands on PATH, re-attaching ends at once in that error."""
+    from allo_lsp.jobs.slurm_jobs import storage_dir
+
+    monkeypatch.setenv("XDG_STATE_HOME", XDG)  # the server's, for storage_dir here
+    path, uri = await _open(sweep_client, tmp_path)
+    here = GIVEN if sweep_client.storage_given else storage_dir(None)
+    elsewhere = storage_dir(None) if sweep_client.storage_given else GIVEN
+    job_id = str(int(time.time() * 1000) % 10**9)  # one per test: the storages outlive a test
+    for directory, region in ((here, "top"), (elsewhere, "elsewhere")):
+        entry = Submitted(job_id, region, str(path), str(tmp_path / region), time.time(), uri)
+        Registry(directory).add(entry)
+    shown = notification(sweep_client, lsp.WINDOW_SHOW_MESSAGE)
+    await sweep_client.editor.lenses(uri)  # the first lens request re-attaches
+    message = await until(
+        lambda: next((m.message for m in sweep_client.messages if "scontrol" in m.message), None),
+        what="the re-attached job's error",
+        wake=shown,
+        seen=lambda: [m.message for m in sweep_client.messages],
+    )
+    assert "scontrol is not on PATH" in message
+    # It was this storage's job, on region `top`: its lens shows the outcome, not "⚙ Synthesize".
+    titles = await sweep_client.editor.lens_titles(uri)
+    assert "⚙ Synthesize" not in titles and "▶ Simulate" in titles, titles
+    assert [e.region for e in Registry(here).entries() if e.job_id == job_id] == ["top"]  # kept: not collected
