@@ -131,18 +131,19 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         const kernel = find("systolic_gemm.py", "def gemm(");
         await graphFrame().locator('svg.graph .node[data-id="gemm_2_3"] rect').click();
         await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${kernel.line},` }).waitFor({ timeout: 15 * SECOND });
-        // On the kernel's name: the kernel and its PEs highlighted; outside every kernel: none.
-        // (In the kernel's body the highlight does not come yet: an open defect of issue 20, the
-        // editor's document symbols for this file come back empty there.)
-        await goTo(kernel.line, kernel.column + "def ".length);
+        // In the kernel's body (the line of its inner PEs' multiply, far from its `def`): the kernel
+        // and its PEs highlighted (the graph's extents, not the document's symbols); outside every kernel: none.
+        const body = find("systolic_gemm.py", "c += a * b");
+        await goTo(body.line, body.column);
         let lit = 0;
-        await waitUntil("the kernel under the cursor highlighted", async () => {
+        await waitUntil("the kernel under the cursor (in its body) highlighted", async () => {
             lit = await graphFrame().locator("svg.graph .node.cursor").count();
             return lit === EXPECTED.expanded.kernelAndPes;
         }, 15 * SECOND).catch((error) => {
             error.message += ` (${lit} nodes highlighted)`;
             throw error;
         });
+        assert.equal(await graphFrame().locator('svg.graph .node.cursor[data-id="gemm"]').count(), 1, "the kernel itself highlighted");
         await goTo(1, 1);
         await waitUntil("no highlight outside the kernels", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === 0, 15 * SECOND);
         await shotOfPanel("graph-expanded-light");

@@ -212,7 +212,8 @@ def test_the_json_has_the_contracts_keys_and_is_plain_json():
     assert set(data) == {"region", "range", "expanded", "nodes", "edges", "ports", "overlay"}
     node = next(n for n in data["nodes"] if n["id"] == "gemm_1_2")
     assert set(node) == {
-        "id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine", "range", "parent", "overlay"
+        "id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine", "range", "extent", "parent",
+        "overlay",
     }  # fmt: skip
     assert (node["name"], node["kind"], node["pe"], node["mapping"], node["overlay"]) == (
         "gemm_1_2",
@@ -226,6 +227,25 @@ def test_the_json_has_the_contracts_keys_and_is_plain_json():
         "id", "kind", "source", "target", "stream", "index", "depth", "type", "fifos", "direction", "range", "overlay"
     }  # fmt: skip
     assert data["overlay"] == {"run": None, "synthesis": None}
+
+
+def test_a_kernels_extent_is_its_whole_definition_shared_by_its_pes_and_a_sub_regions_its_def():
+    text = example("systolic_gemm.py")
+    lines = text.split("\n")
+    graph = graph_of(text, expand=True)
+    kernel = next(n for n in graph.nodes if n.id == "gemm")
+    assert lines[kernel.extent.start.line].strip() == "@df.kernel(mapping=[P0, P1], args=[A, B, C])"
+    assert lines[kernel.extent.end.line].strip() == "local_C[i - 1, j - 1] = c"  # the body's last line
+    assert kernel.extent.start.line < kernel.range.start.line < kernel.extent.end.line
+    assert {n.extent for n in graph.nodes if n.kind == "pe"} == {kernel.extent}
+    assert all(n.extent is None for n in graph.nodes if n.kind == "port")
+    nested = graph_of(example("hierarchical.py"), expand=False)
+    inner = next(n for n in nested.nodes if n.kind == "region")
+    source = example("hierarchical.py").split("\n")
+    assert source[inner.extent.start.line] == "@df.region()"
+    assert source[inner.extent.start.line + 1].startswith("def inner(")
+    scale = next(n for n in nested.nodes if n.name == "scale")
+    assert inner.extent.start.line < scale.extent.start.line <= scale.extent.end.line <= inner.extent.end.line
 
 
 def test_no_region_of_that_name_is_no_graph_and_no_name_is_the_first():
@@ -244,6 +264,8 @@ def test_while_a_line_is_half_typed_the_graph_is_the_last_good_analysis_moved_to
     before = graph_of(good, expand=True)
     moved = {n.id: n.range.start.line for n in graph.nodes}
     assert all(moved[n.id] == n.range.start.line + 3 for n in before.nodes)
+    extents = {n.id: n.extent for n in graph.nodes}
+    assert all(extents[n.id].end.line == n.extent.end.line + 3 for n in before.nodes if n.extent)
     assert [n.role for n in graph.nodes] == [n.role for n in before.nodes]
     assert stream_pairs(graph, "fifo_A") == stream_pairs(before, "fifo_A")
     lines = broken.split("\n")

@@ -28,6 +28,8 @@ export interface GraphNode {
     role?: string | null;
     roleLine?: number | null;
     range?: LspRange | null;
+    /** The whole definition (decorators to the body's end) of a kernel (its PEs share it) or a sub-region; none for a port. */
+    extent?: LspRange | null;
     /** The node it is drawn inside (a PE's kernel when expanded, a sub-region's kernels); none at the top. */
     parent?: string | null;
     overlay?: Overlay | null;
@@ -86,28 +88,17 @@ function size(range: LspRange): number {
     return (range.end.line - range.start.line) * 1e6 + (range.end.character - range.start.character);
 }
 
-/** A definition's extent: a document symbol's range (`name`, its selection range, when it has one). */
-export interface Span {
-    name?: LspRange;
-    full: LspRange;
-}
-
 /**
- * The kernel (or PE, or sub-region) whose definition holds `position`: a node's range is its
- * name's; its extent is the smallest span (the document's symbols) that holds its name, else the
- * name alone. The innermost wins; a kernel's PEs share its range, so the kernel (drawn first)
- * stands for them. Ports are left out (a parameter's name is in the region's signature, not in a
- * kernel).
+ * The kernel (or PE, or sub-region) whose definition holds `position`: its `extent` (the server's,
+ * from the decorator to the body's end), else its name's range (an older server). The innermost
+ * wins; a kernel's PEs share its extent, so the kernel (drawn first) stands for them. Ports are left
+ * out (a parameter's name is in the region's signature, not in a kernel).
  */
-export function nodeAt(graph: RegionGraph, position: LspPosition, spans: readonly Span[]): GraphNode | undefined {
+export function nodeAt(graph: RegionGraph, position: LspPosition): GraphNode | undefined {
     let best: { node: GraphNode; extent: LspRange } | undefined;
     for (const node of graph.nodes) {
-        if (node.kind === "port" || !node.range) {
-            continue;
-        }
-        const holding = spans.filter((s) => contains(s.full, node.range!.start)).sort((a, b) => size(a.full) - size(b.full));
-        const extent = holding[0]?.full ?? node.range;
-        if (contains(extent, position) && (!best || size(extent) < size(best.extent))) {
+        const extent = node.kind === "port" ? undefined : (node.extent ?? node.range);
+        if (extent && contains(extent, position) && (!best || size(extent) < size(best.extent))) {
             best = { node, extent };
         }
     }

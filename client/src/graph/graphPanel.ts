@@ -9,9 +9,7 @@ import {
     CodeLens,
     CodeAction,
     Disposable,
-    DocumentSymbol,
     Position,
-    SymbolInformation,
     languages,
     ProviderResult,
     Range,
@@ -30,11 +28,7 @@ import { explicitTarget, isUnknownCommand, LensLike, pickTarget } from "../commo
 import { REGION_LENSES, SHOW_GRAPH, withGraphLenses } from "./graphLenses";
 import { executeCommand, registerCommand } from "../common/vscodeapi";
 import { escapeXml } from "./render";
-import { highlighted, isRegionGraph, LspRange, nodeAt, RegionGraph, Span } from "./graphModel";
-
-function lspRange(range: Range): LspRange {
-    return { start: { line: range.start.line, character: range.start.character }, end: { line: range.end.line, character: range.end.character } };
-}
+import { highlighted, isRegionGraph, LspRange, nodeAt, RegionGraph } from "./graphModel";
 import { graphHtml } from "./webviewHtml";
 
 export const GRAPH_REQUEST = "allo/regionGraph";
@@ -53,14 +47,11 @@ interface Panel {
     ready: boolean;
     timer?: ReturnType<typeof setTimeout>;
     asked: number;
-    cursorAsked: number;
 }
 
 export class GraphPanels implements Disposable {
     private readonly panels = new Map<string, Panel>();
     private readonly disposables: Disposable[];
-    /** The last document's definitions (its symbols), for the cursor's kernel. */
-    private symbols?: { uri: string; version: number; spans: Span[] };
 
     constructor(
         private readonly client: () => LanguageClient | undefined,
@@ -90,7 +81,7 @@ export class GraphPanels implements Disposable {
                 const position = e.selections[0]?.active;
                 this.each(
                     (p) => Uri.parse(p.uri).toString() === document.uri.toString() && !!p.graph,
-                    (p) => void this.highlight(p, document, position),
+                    (p) => void p.panel.webview.postMessage({ type: "highlight", ids: this.highlighted(p, position) }),
                 );
             }),
         ];
@@ -136,7 +127,7 @@ export class GraphPanels implements Disposable {
             { viewColumn: ViewColumn.Beside, preserveFocus: true },
             { enableScripts: true, localResourceRoots: [root], retainContextWhenHidden: true },
         );
-        const entry: Panel = { ...target, region: target.name, panel, expanded: false, ready: false, asked: 0, cursorAsked: 0 };
+        const entry: Panel = { ...target, region: target.name, panel, expanded: false, ready: false, asked: 0 };
         this.panels.set(key, entry);
         const webview = panel.webview;
         webview.html = graphHtml(
@@ -202,45 +193,13 @@ export class GraphPanels implements Disposable {
         }
         p.graph = answer;
         const editor = window.visibleTextEditors.find((e) => e.document.uri.toString() === Uri.parse(p.uri).toString());
-        const ids = editor ? await this.highlighted(p, editor.document, editor.selection.active) : [];
+        const ids = editor ? this.highlighted(p, editor.selection.active) : [];
         void p.panel.webview.postMessage({ type: "graph", graph: answer, expanded: p.expanded, highlight: ids });
     }
 
-    /** The ids of the nodes under `position`: the kernel whose definition (a document symbol) holds it, and its PEs. */
-    private async highlighted(p: Panel, document: TextDocument, position: Position | undefined): Promise<string[]> {
-        if (!p.graph || !position) {
-            return [];
-        }
-        if (this.symbols?.uri !== document.uri.toString() || this.symbols.version !== document.version) {
-            // DocumentSymbols (a tree) or SymbolInformation (flat, the range in `location`): a provider gives either.
-            const found = ((await executeCommand("vscode.executeDocumentSymbolProvider", document.uri)) ?? []) as (DocumentSymbol &
-                Partial<SymbolInformation>)[];
-            const spans: Span[] = [];
-            const visit = (symbols: readonly (DocumentSymbol & Partial<SymbolInformation>)[]) =>
-                symbols.forEach((s) => {
-                    const full = s.range ?? s.location?.range;
-                    if (full) {
-                        spans.push({ name: s.selectionRange && lspRange(s.selectionRange), full: lspRange(full) });
-                    }
-                    visit(s.children ?? []);
-                });
-            visit(found);
-            // None yet (the server answers no symbols before its first analysis): asked again next time.
-            this.symbols = spans.length ? { uri: document.uri.toString(), version: document.version, spans } : undefined;
-            if (!spans.length) {
-                return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, []));
-            }
-        }
-        return highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character }, this.symbols!.spans));
-    }
-
-    /** Posts the cursor's nodes; of overlapping asks (each may wait for the symbols) only the newest answers. */
-    private async highlight(p: Panel, document: TextDocument, position: Position | undefined): Promise<void> {
-        const asked = ++p.cursorAsked;
-        const ids = await this.highlighted(p, document, position);
-        if (asked === p.cursorAsked) {
-            void p.panel.webview.postMessage({ type: "highlight", ids });
-        }
+    /** The ids of the nodes under `position`: the kernel whose definition (the graph's extents) holds it, and its PEs. */
+    private highlighted(p: Panel, position: Position | undefined): string[] {
+        return p.graph && position ? highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character })) : [];
     }
 
     private rangeOf(p: Panel, id: string): LspRange | undefined {

@@ -236,22 +236,31 @@ test("a synthesis overlay: latency, II and the resources used on the kernel", ()
     assert.deepEqual(styled.lines, ["1,208 cycles · II 1,003", "LUT 5,200 · DSP 4"]);
 });
 
-test("the cursor's node: the kernel whose definition holds it (its name's range in the graph, its extent from the symbols); its PEs with it", () => {
-    const graph = systolic(2, 2, true);
-    graph.nodes.push({ id: "wrapper/inner", name: "inner", kind: "region", range: range(60, 60, 4, 9) });
-    const spans = [
-        { name: range(27, 27, 8, 12), full: range(26, 54, 4, 40) },
-        { name: range(60, 60, 4, 9), full: range(59, 70, 0, 0) },
-    ];
-    assert.equal(nodeAt(graph, { line: 30, character: 8 }, spans)?.id, "gemm");
-    assert.equal(nodeAt(graph, { line: 27, character: 9 }, [])?.id, "gemm", "on the name, without symbols");
-    assert.equal(nodeAt(graph, { line: 30, character: 8 }, [{ full: range(26, 54, 4, 40) }])?.id, "gemm", "a flat symbol (no selection range) holding the name");
-    assert.equal(nodeAt(graph, { line: 30, character: 8 }, [{ full: range(20, 90, 0, 0) }, ...spans])?.id, "gemm", "the smallest symbol holding the name");
-    assert.equal(nodeAt(graph, { line: 65, character: 0 }, spans)?.id, "wrapper/inner");
-    assert.equal(nodeAt(graph, { line: 21, character: 8 }, spans), undefined, "a port's word is not a node to highlight");
-    assert.equal(nodeAt(graph, { line: 80, character: 0 }, spans), undefined);
-    assert.deepEqual(highlighted(graph, nodeAt(graph, { line: 30, character: 8 }, spans)), ["gemm", "gemm_0_0", "gemm_0_1", "gemm_1_0", "gemm_1_1"]);
+test("the cursor's node: the kernel whose definition (the server's extent) holds it, in its body too; its PEs with it; the innermost wins", () => {
+    const graph = fixture("systolic_top_expanded.json"); // examples/systolic_gemm.py: `gemm` from line 26 to 55
+    const kernel = graph.nodes.find((n) => n.id === "gemm")!;
+    assert.deepEqual([kernel.extent?.start.line, kernel.extent?.end.line], [26, 55]);
+    assert.equal(nodeAt(graph, { line: 45, character: 12 })?.id, "gemm", "in the kernel's body");
+    assert.equal(nodeAt(graph, { line: 26, character: 4 })?.id, "gemm", "on its decorator");
+    assert.equal(nodeAt(graph, { line: 27, character: 9 })?.id, "gemm", "on its name");
+    assert.equal(nodeAt(graph, { line: 22, character: 8 }), undefined, "a port's word (the region's signature) is not a node to highlight");
+    assert.equal(nodeAt(graph, { line: 58, character: 0 }), undefined, "after the kernel");
+    assert.deepEqual(highlighted(graph, nodeAt(graph, { line: 45, character: 12 })), ["gemm", ...graph.nodes.filter((n) => n.kind === "pe").map((n) => n.id)]);
     assert.deepEqual(highlighted(graph, undefined), []);
+    // A sub-region's definition holding kernels: the innermost holds the cursor.
+    const nested: RegionGraph = {
+        region: "top",
+        nodes: [
+            { id: "w", name: "w", kind: "kernel", range: range(34, 34, 8, 9), extent: range(33, 36, 4, 30) },
+            { id: "w/inner", name: "inner", kind: "region", parent: "w", range: range(18, 18, 4, 9), extent: range(17, 28, 0, 40) },
+            { id: "w/inner/scale", name: "scale", kind: "kernel", parent: "w/inner", range: range(22, 22, 8, 13), extent: range(21, 23, 4, 40) },
+        ],
+        edges: [],
+    };
+    assert.equal(nodeAt(nested, { line: 22, character: 20 })?.id, "w/inner/scale");
+    assert.equal(nodeAt(nested, { line: 25, character: 0 })?.id, "w/inner");
+    assert.equal(nodeAt(nested, { line: 35, character: 8 })?.id, "w");
+    assert.equal(nodeAt({ ...nested, nodes: [{ ...nested.nodes[0], extent: undefined }] }, { line: 34, character: 8 })?.id, "w", "no extent (an older server): the name alone");
 });
 
 test("a Graph lens beside each region's first lens, none twice, none when the server sends its own", () => {

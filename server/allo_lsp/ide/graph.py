@@ -12,7 +12,7 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
 ```
 {"region": name, "range": R, "expanded": bool,
  "nodes": [{"id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine",
-            "range": R, "parent", "overlay"}],
+            "range": R, "extent": R, "parent", "overlay"}],
  "edges": [{"id", "kind", "source", "target", "stream", "index", "depth", "type", "fifos",
             "direction", "range": R, "overlay"}],
  "ports": [{"id", "name", "type", "bundle", "direction", "range": R}],
@@ -22,7 +22,9 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
   in the position encoding the session negotiated: UTF-16 unless the client chose another, and
   UTF-16 in the CLI's JSON), or null when its line was edited since the analysis. A kernel's and a PE's range is the kernel's name, a sub-region's its
   name, a port's the parameter's name; a stream edge's is the stream's declaration, a port edge's
-  the parameter's name. The graph's own is the region's name.
+  the parameter's name. The graph's own is the region's name. A node's `extent` is its whole
+  definition, from the first decorator to the body's last line (a kernel's, which its PEs share;
+  a sub-region's), null for a port: the cursor anywhere in it is in that node (the innermost wins).
 - Node `kind`: "kernel" | "pe" | "port" | "region". `id` is unique in the graph and the same
   across edits that keep the names: a kernel's name (`gemm`), a PE's instance name (`gemm_1_2`),
   a port `port:A`; inside a sub-region they are prefixed with the path of the node that calls it
@@ -65,7 +67,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from allo_lsp.analysis.model import Direction, Kernel, Region
+from allo_lsp.analysis.model import Direction, Kernel, Range, Region
 from allo_lsp.ide import graph_fold
 from allo_lsp.ide.document import DocumentAnalysis, range_forward
 from allo_lsp.ide.graph_model import Edge, Graph, Node, Port
@@ -94,6 +96,7 @@ def document_graph(
         for item in (*graph.nodes, *graph.edges, *graph.ports):
             item.range = range_forward(shift, item.range) if item.range else None
         for node in graph.nodes:
+            node.extent = range_forward(shift, node.extent) if node.extent else None
             node.role_line = shift.forward(node.role_line) if node.role_line is not None else None
     return graph
 
@@ -185,6 +188,7 @@ class _Builder:
             kernel.pe_count,
             kernel.mapping,
             region=region,
+            extent=_extent(kernel),
         )
 
     def _pe_node(self, kernel: Kernel, pid: str, name: str, parent: str, index, view, region: str) -> Node:
@@ -202,6 +206,7 @@ class _Builder:
             role,
             line,
             region=region,
+            extent=_extent(kernel),
         )
 
     def _port_edge(self, param, prefix: str, kernel_id: str, region: Region) -> None:
@@ -234,8 +239,15 @@ class _Builder:
                     if not self.room(_size(sub, self.expand)):
                         return
                     group = f"{caller}/{sub.name}"
-                    self.add(Node(group, sub.name, "region", sub.range, caller, region=sub.name))
+                    extent = Range(sub.decorator_range.start, sub.def_range.end)  # def_range starts at `def`
+                    self.add(Node(group, sub.name, "region", sub.range, caller, region=sub.name, extent=extent))
                     self.region(sub, prefix=group + "/", parent=group, outer=outer)
+
+
+def _extent(kernel: Kernel) -> Range:
+    """A kernel's definition: its decorator to its body's end (its name alone when the body is unknown)."""
+    end = (kernel.body_range or kernel.range).end
+    return Range(kernel.decorator_range.start, end)
 
 
 def _size(region: Region, expand: bool) -> int:

@@ -23,6 +23,7 @@ class Node:
     role_line: int | None = None
     overlay: dict | None = None
     region: str = ""  # the region it belongs to (what a run's figures are keyed by)
+    extent: Range | None = None  # the whole definition (decorators to the body's end): the cursor's kernel
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Graph:
                     "role": n.role,
                     "roleLine": n.role_line,
                     "range": r(n.range),
+                    "extent": r(n.extent),
                     "parent": n.parent,
                     "overlay": n.overlay,
                 }
