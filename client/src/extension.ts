@@ -93,7 +93,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
             return;
         }
         const { python } = resolved;
-        const started = createClient(python, server, lspOutput, middleware, views.protocolUri);
+        const started = createClient(python, server, lspOutput, middleware, views.protocolUri, context.storageUri?.fsPath);
         started.registerFeature(NO_SERVER_PROGRESS);
         environment.setServerPython(python);
         started.onDidChangeState(({ newState }) => {

@@ -12,6 +12,7 @@ import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, S
 import { traceError, traceInfo, traceWarn } from "./logger";
 import { Status } from "./status";
 import { explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
+import { SWEEP_COMMAND, sweepRegion } from "../report/sweepCommand";
 import { Views } from "./views";
 import { activeTextEditor, executeCommand, isTrusted, registerCommand, visibleDocuments } from "./vscodeapi";
 
@@ -81,7 +82,17 @@ export class Jobs {
 
     /** vscode-languageclient's executeCommand middleware. */
     readonly middleware = (command: string, args: any[], next: Next): Promise<unknown> | unknown =>
-        command in JOB_COMMANDS ? this.execute(command, args, next) : next(command, args);
+        command in JOB_COMMANDS ? this.execute(command, args, next) : command === SWEEP_COMMAND ? this.sweep(args, next) : next(command, args);
+
+    /** "Allo: Sweep Region…" (report/sweepCommand.ts) on the region a lens or menu names, else the cursor's. */
+    private async sweep(args: any[], next: Next): Promise<unknown> {
+        if (!isTrusted()) {
+            void refuseUntrusted("Sweep Region");
+            return undefined;
+        }
+        const target = explicitTarget(args) ?? (await this.targetAtCursor({ title: "Sweep Region", lenses: [SYNTHESIZE, SIMULATE] }));
+        return target && sweepRegion(target, async (a) => next(SWEEP_COMMAND, a), (answer, title) => this.views.showSweep(answer, title));
+    }
 
     /**
      * Registers the job commands this server does not offer (an older server without synthesis):

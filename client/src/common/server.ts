@@ -13,6 +13,7 @@ export function createClient(
     output: LogOutputChannel,
     middleware: Middleware,
     protocolUri: (uri: Uri) => string,
+    workspaceStorage?: string,
 ): LanguageClient {
     const server: Executable = {
         command: python,
@@ -31,6 +32,8 @@ export function createClient(
         revealOutputChannelOn: RevealOutputChannelOn.Never,
         middleware,
         uriConverters: { code2Protocol: protocolUri, protocol2Code: (value) => Uri.parse(value) },
+        // The workspace's storage (`context.storageUri`): where the server keeps the cluster's jobs.
+        initializationOptions: workspaceStorage ? { workspaceStorage } : undefined,
     };
     traceInfo(`Starting ${ctx.info.name}: ${python} ${serverArgs(ctx.info.module).join(" ")}`);
     return new LanguageClient(SECTION, ctx.info.name, server, options);

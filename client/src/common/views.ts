@@ -13,6 +13,7 @@ import {
     workspace,
 } from "vscode";
 import { ReportPanels } from "../report/reportPanel";
+import { SweepAnswer } from "../report/sweepModel";
 import { traceWarn } from "./logger";
 
 export const MLIR_SCHEME = "allo-mlir";
@@ -92,6 +93,11 @@ export class Views implements Disposable {
             traceWarn(`No markdown preview (${error}): showing the report as text`);
             await window.showTextDocument(await workspace.openTextDocument(uri), { preview: true });
         }
+    }
+
+    /** Shows a sweep's table and chart (report/sweepPanel.ts). */
+    showSweep(answer: SweepAnswer, title: string): void {
+        this.reportPanels?.showSweep(answer, title);
     }
 
     dispose(): void {

@@ -7,6 +7,8 @@ import { escapeXml } from "../graph/render";
 import { reportPage } from "../graph/webviewHtml";
 import { reportHtml } from "./reportHtml";
 import { Report } from "./reportModel";
+import { SweepPanels } from "./sweepPanel";
+import { SweepAnswer } from "./sweepModel";
 
 export const REPORT_VIEW_TYPE = "alloDataflow.report";
 
@@ -15,7 +17,12 @@ export class ReportPanels {
     /** Per title: the last report shown and the one before it (a different one). */
     private readonly seen = new Map<string, { last: string; previous?: Report }>();
 
-    constructor(private readonly extensionUri: Uri) {}
+    /** The sweeps' views, whose points open here. */
+    private readonly sweeps: SweepPanels;
+
+    constructor(private readonly extensionUri: Uri) {
+        this.sweeps = new SweepPanels(extensionUri, (result, title) => this.show(result, title));
+    }
 
     /** Whether the answer carries a report this view draws (else the caller shows its markdown). */
     static hasReport(result: unknown): boolean {
@@ -47,7 +54,12 @@ export class ReportPanels {
         );
     }
 
+    showSweep(answer: SweepAnswer, title: string): void {
+        this.sweeps.show(answer, title);
+    }
+
     dispose(): void {
+        this.sweeps.dispose();
         this.panels.forEach((p) => p.dispose());
     }
 }

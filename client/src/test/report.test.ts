@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { reportHtml } from "../report/reportHtml";
 import { deltas, latencies, Report, reportTree, timing, utilisation } from "../report/reportModel";
+import { sweepHtml } from "../report/sweepHtml";
+import { chartResources, MOST_USED, paretoFront, rowCells, setOf, SweepAnswer, SweepRow, sweepChart } from "../report/sweepModel";
 
 const REPORT: Report = JSON.parse(readFileSync(join(__dirname, "..", "client", "src", "test", "fixtures", "report_dataflow.json"), "utf8"));
 
@@ -78,4 +80,116 @@ test("the HTML: collapsible modules, one bar per resource and module, the slack 
     assert.ok(!/style="/.test(html), "no inline style: the webview's CSP forbids it");
     assert.match(reportHtml("t", REPORT), /No previous report of this region/);
     assert.match(reportHtml("t", REPORT, REPORT), /No figure changed/);
+});
+
+// -- the sweep view (sweepModel.ts, sweepHtml.ts) ------------------------------------------------
+
+/** Four points of a P0 × clock sweep as `alloDataflow.sweep` answers them (figures chosen so that
+ * the fronts against LUT and against the most used resource differ), one that failed. */
+function sweep(): SweepAnswer {
+    const row = (P0: number, clock: number, latency: number | null, LUT: number | null, DSP: number | null, report: Report | null): SweepRow => ({
+        point: { P0, clock },
+        status: latency === null ? "error" : "passed",
+        message: latency === null ? "Allo could not build the region" : "",
+        latency,
+        ii: latency === null ? null : latency / 2,
+        resources: latency === null ? {} : { LUT: LUT!, DSP: DSP! },
+        clock_ns: latency === null ? null : clock,
+        estimated_ns: latency === null ? null : 2.4,
+        slack_ns: latency === null ? null : clock - 2.4,
+        project: null,
+        pareto: false,
+        report,
+    });
+    const rows = [
+        row(2, 5, 4000, 10, 5, REPORT), // fewest LUTs
+        row(4, 5, 2000, 20, 40, REPORT), // most DSPs: beaten against the most used resource
+        row(8, 5, 1000, 40, 10, null), // fastest, its report not kept
+        row(8, 3.33, null, null, null, null),
+        row(4, 3.33, 2500, 25, 30, REPORT), // beaten by (4, 5) on both against LUT
+    ];
+    // The server's front: latency against the most used resource (P0=4 clock=5's 40% DSP is beaten by P0=8's 40% LUT).
+    rows[0].pareto = rows[2].pareto = rows[4].pareto = true;
+    return {
+        status: "failed",
+        region: "top",
+        message: "4 of 5 points synthesized",
+        parameters: ["P0", "clock"],
+        columns: ["P0", "clock", "status", "latency", "II", "DSP%", "LUT%", "clock_ns", "estimated_ns", "slack_ns", "pareto"],
+        front: "worst-case latency against the most used resource",
+        rows,
+    };
+}
+
+test("the Pareto front: the points no other beats on both figures, equal points both on it", () => {
+    const front = paretoFront([
+        { x: 1, y: 9 },
+        { x: 2, y: 5 },
+        { x: 3, y: 5 }, // beaten by (2, 5): same latency, more resource
+        { x: 5, y: 1 },
+        { x: 5, y: 1 }, // equal to the one before: neither beats the other
+        { x: 6, y: 6 },
+    ]);
+    assert.deepEqual([...front].sort(), [0, 1, 3, 4]);
+});
+
+test("the chart of latency against a resource: its own front, the failed point left out, round axes", () => {
+    const rows = sweep().rows!;
+    assert.deepEqual(chartResources(rows), [MOST_USED, "LUT", "DSP"]);
+    const lut = sweepChart(rows, "LUT");
+    assert.deepEqual(lut.missing, [3]);
+    assert.deepEqual(lut.points.map((p) => [p.index, p.x, p.y]), [[0, 10, 4000], [1, 20, 2000], [2, 40, 1000], [4, 25, 2500]]);
+    assert.deepEqual(lut.front.map((p) => p.index), [0, 1, 2], "by increasing LUT; P0=4 clock=3.33 is beaten");
+    assert.equal(lut.xMax, 50);
+    assert.deepEqual(lut.xTicks, [0, 12.5, 25, 37.5, 50]);
+    assert.equal(lut.yMax, 5000);
+    const most = sweepChart(rows, MOST_USED);
+    assert.deepEqual(most.points.map((p) => p.x), [10, 40, 40, 30], "each point's largest percentage");
+    assert.deepEqual(most.front.map((p) => p.index), [0, 4, 2], "as the server marked (P0=4 clock=5 uses 40% DSP)");
+    assert.deepEqual(sweepChart(rows, "DSP").front.map((p) => p.index), [0, 2]);
+});
+
+test("the table's cells under the server's columns: parameters, figures, the front's star", () => {
+    const answer = sweep();
+    const cells = rowCells(answer.rows![0], answer.columns!).map((c) => c.text);
+    assert.deepEqual(cells, ["2", "5", "passed", "4,000", "2,000", "5", "10", "5", "2.4", "2.6", "★"]);
+    const failed = rowCells(answer.rows![3], answer.columns!);
+    assert.deepEqual(failed.map((c) => c.text), ["8", "3.33", "error", "—", "—", "—", "—", "3.33", "—", "—", ""]);
+    assert.ok(failed[3].numeric === false && cells.length === answer.columns!.length);
+});
+
+test("the sweep view: a row per point linking to its report when kept, the front marked, one chart per resource", () => {
+    const answer = sweep();
+    const html = sweepHtml("top sweep", answer, (i) => (answer.rows![i].report ? `command:show?${i}` : undefined));
+    const rows = [...html.matchAll(/<tr class="point ([^"]*)" data-index="(\d)"/g)].map((m) => [m[2], m[1]]);
+    assert.deepEqual(rows, [
+        ["0", "passed front kept"],
+        ["1", "passed kept"],
+        ["2", "passed front"],
+        ["3", "error"],
+        ["4", "passed front kept"],
+    ]);
+    // Every cell of a kept row links to its report, and so does its point in each of the 3 charts.
+    assert.equal((html.match(/href="command:show\?0"/g) ?? []).length, 11 + 3);
+    assert.ok(!html.includes("command:show?2"), "P0=8 clock=5 kept no report: no link");
+    const charts = [...html.matchAll(/<svg class="chart (res-[\w]+)"/g)].map((m) => m[1]);
+    assert.deepEqual(charts, ["res-most_used", "res-LUT", "res-DSP"]);
+    assert.match(html, /<input type="radio" name="resource" id="res-most_used" class="res-most_used" checked>/);
+    assert.equal((html.match(/ checked>/g) ?? []).length, 1);
+    // The LUT chart: the front's staircase through its three points, the front's dots drawn larger.
+    const lut = html.slice(html.indexOf('<svg class="chart res-LUT"'), html.indexOf('<svg class="chart res-DSP"'));
+    const front = lut.match(/<path class="front-line" d="([^"]+)"/)![1];
+    assert.equal((front.match(/[MHV]/g) ?? []).join(""), "MHVHV");
+    assert.equal((lut.match(/class="pt front"/g) ?? []).length, 3);
+    assert.equal((lut.match(/class="pt"/g) ?? []).length, 1);
+    assert.match(html, /<li><strong>P0=8, clock=3.33<\/strong>: error: Allo could not build the region<\/li>/);
+    assert.ok(!/<script/i.test(html));
+});
+
+test("the values typed for a parameter: the CLI's NAME=V1,V2, or what is wrong with them", () => {
+    assert.deepEqual(setOf("P0", " 2, 4 ,8"), { set: "P0=2,4,8" });
+    assert.ok(setOf("P0", "2,,4").error);
+    assert.ok(setOf("P0", " ").error);
+    assert.ok(setOf("clock", "3.33,fast").error);
+    assert.deepEqual(setOf("clock", "3.33,5"), { set: "clock=3.33,5" });
 });
