@@ -1,10 +1,12 @@
 // The region graph -> the graph ELK lays out (elkjs, layered): kernels, PEs and ports as nodes,
 // sub-regions (and a kernel's PEs when expanded) as nodes with children, streams as edges held by
-// the lowest node that contains both ends (ELK's rule for edges in nested graphs). Inputs in the
+// the lowest node that contains both ends (ELK's rule for edges in nested graphs); the PEs of a
+// two-dimensional mapping placed as their grid (gridLayout.ts). Inputs in the
 // first layer, outputs in the last. Positions come back in root coordinates (`elk.json.*Coords`),
 // so drawing needs no sums of parents' offsets. Pure: sizes come from the text's length.
 import type { ElkExtendedEdge, ElkLabel, ElkNode } from "elkjs/lib/elk-api";
 import { GraphNode, GraphPort, RegionGraph } from "./graphModel";
+import { isGrid, placeGrid } from "./gridLayout";
 import { edgeStyle, nodeStyle } from "./overlay";
 
 // The drawing's font metrics (graph.css: 12px, names 13px bold): an estimate, so that ELK reserves the room.
@@ -47,8 +49,10 @@ export interface Drawn {
     lines: string[];
     title: string;
     fixDepth?: number;
-    /** An edge's text when ELK placed no label for it (a large graph). */
+    /** An edge's text when ELK placed no label for it (a large graph, a grid's edge). */
     text?: string;
+    /** Where that text's top left goes from the edge's start point (a grid's edge), else at the edge's middle. */
+    at?: { x: number; y: number };
 }
 
 export type DrawnNode = ElkNode & { drawn?: Drawn; children?: DrawnNode[]; edges?: DrawnEdge[] };
@@ -96,6 +100,17 @@ export function toElk(graph: RegionGraph): DrawnNode {
     const parents = new Map<string, string | undefined>(
         graph.nodes.map((n) => [n.id, n.parent && ids.has(n.parent) && n.parent !== n.id ? n.parent : undefined]),
     );
+    // Expanded kernels on a two-dimensional mapping: their PEs placed as a grid (gridLayout.ts).
+    const childrenOf = new Map<string, GraphNode[]>();
+    for (const node of graph.nodes) {
+        const parent = parents.get(node.id);
+        if (parent !== undefined) {
+            childrenOf.set(parent, childrenOf.get(parent) ?? []).get(parent)!.push(node);
+        }
+    }
+    const grids = new Set(
+        graph.nodes.filter((n) => n.kind === "kernel" && isGrid(n, childrenOf.get(n.id) ?? [], graph.nodes, graph.edges)).map((n) => n.id),
+    );
     const large = graph.edges.length > LARGE_EDGES;
     const root: DrawnNode = { id: "root", layoutOptions: large ? { ...LAYOUT_OPTIONS, ...LARGE_OPTIONS } : LAYOUT_OPTIONS, children: [], edges: [] };
     const elk = new Map<string, DrawnNode>();
@@ -133,9 +148,13 @@ export function toElk(graph: RegionGraph): DrawnNode {
         if (node.children?.length) {
             const lines = node.drawn!.lines.length;
             node.drawn!.classes.push("group");
+            // ELK's fixed layout sizes a group as its content's extent plus the padding: a grid's
+            // positions already start below the header.
+            const padding = grids.has(node.id) ? "[top=0,left=0,bottom=12,right=12]" : `[top=${GROUP_HEADER + lines * LINE_HEIGHT},left=12,bottom=12,right=12]`;
             node.layoutOptions = {
                 ...node.layoutOptions,
-                "elk.padding": `[top=${GROUP_HEADER + lines * LINE_HEIGHT},left=12,bottom=12,right=12]`,
+                ...(grids.has(node.id) ? { "elk.algorithm": "fixed" } : {}),
+                "elk.padding": padding,
                 "elk.nodeSize.constraints": "MINIMUM_SIZE",
                 "elk.nodeSize.minimum": `(${node.width}, ${node.height})`,
             };
@@ -162,6 +181,12 @@ export function toElk(graph: RegionGraph): DrawnNode {
         const held = source === target ? parents.get(source) : common;
         const container = held !== undefined ? elk.get(held)! : root;
         (container.edges ??= []).push({ id: edge.id, sources: [source], targets: [target], labels, drawn });
+    }
+    const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+    for (const id of grids) {
+        const group = elk.get(id)!;
+        const header = GROUP_HEADER + group.drawn!.lines.length * LINE_HEIGHT;
+        placeGrid(group.children ?? [], group.edges ?? [], (pe) => byId.get(pe)!.pe as [number, number], header);
     }
     return root;
 }

@@ -76,6 +76,18 @@ function synthesisLines(synthesis: Record<string, unknown>): string[] {
     return lines;
 }
 
+// A role longer than this is written over lines, broken before its `and`s and `or`s: a PE's box
+// stays about as wide as its name (a grid's column is as wide as its widest PE).
+const ROLE_WIDTH = 16;
+
+/** `i in {0, M + 1} and j in {0, N + 1}` -> `i in {0, M + 1}`, `and j in {0, N + 1}`. */
+export function wrapped(role: string): string[] {
+    if (role.length <= ROLE_WIDTH) {
+        return [role];
+    }
+    return role.split(/ (?=(?:and|or) )/);
+}
+
 export function nodeStyle(node: GraphNode): Styled {
     const classes = ["node", `kind-${node.kind}`];
     const lines: string[] = [];
@@ -87,7 +99,7 @@ export function nodeStyle(node: GraphNode): Styled {
     if (node.role) {
         // `meta_elif(j == 0)`: the condition is what tells PEs apart.
         const role = node.role.replace(/\bmeta_(if|elif)\((.*)\)$/, "$2").replace(/\bmeta_else\(\)/, "else");
-        lines.push(role);
+        lines.push(...wrapped(role));
         title.push(`role: ${node.role}`);
     }
     const blocked = waits(part(node.overlay, "run"));

@@ -57,7 +57,8 @@ function edgeMarkup(edge: DrawnEdge): string {
     const drawn = edge.drawn!;
     let label = edge.labels?.[0];
     if (!label && drawn.text) {
-        const m = middle(edge);
+        const start = edge.sections?.[0]?.startPoint;
+        const m = drawn.at && start ? { x: start.x + drawn.at.x - 3, y: start.y + drawn.at.y + LINE_HEIGHT - 2 } : middle(edge);
         label = m && { text: drawn.text, x: m.x + 3, y: m.y - LINE_HEIGHT + 2 };
     }
     const labelText = label

@@ -8,7 +8,8 @@ import ELK from "elkjs/lib/elk.bundled.js";
 import { allEdges, allNodes, DrawnNode, toElk } from "../graph/elkGraph";
 import { GraphEdge, GraphNode, highlighted, isRegionGraph, nodeAt, RegionGraph } from "../graph/graphModel";
 import { withGraphLenses } from "../graph/graphLenses";
-import { edgeStyle, nodeStyle } from "../graph/overlay";
+import { LABEL_CHAR_WIDTH } from "../graph/gridLayout";
+import { edgeStyle, nodeStyle, wrapped } from "../graph/overlay";
 import { renderSvg } from "../graph/render";
 import { contentSecurityPolicy, graphHtml } from "../graph/webviewHtml";
 import { LensLike } from "../common/targets";
@@ -171,6 +172,123 @@ test("elkjs lays the 36-PE grid out without overlaps, in root coordinates, the s
     const again = await layout(fixture("systolic_top_expanded.json"));
     assert.deepEqual(allNodes(again).map((n) => [n.id, n.x, n.y]), allNodes(laid).map((n) => [n.id, n.x, n.y]));
     console.log(`elkjs layout of the 36-PE grid (node, first layout): ${ms.toFixed(0)} ms`);
+});
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** Where render.ts writes each edge's text (a grid's edges: `drawn.at` from the route's start), as boxes. */
+function labelBoxes(laid: DrawnNode): (Box & { id: string })[] {
+    return allEdges(laid)
+        .filter((e) => e.drawn?.at && e.drawn.text)
+        .map((e) => {
+            const start = e.sections![0].startPoint;
+            return { id: e.id, x: start.x + e.drawn!.at!.x, y: start.y + e.drawn!.at!.y, width: e.drawn!.text!.length * LABEL_CHAR_WIDTH, height: 15 };
+        });
+}
+
+test("an expanded 2-D kernel is drawn as its grid: PE (i, j) in row i and column j, neighbours joined by straight lines, no name over a PE or another name", async () => {
+    const graph = fixture("systolic_top_expanded.json");
+    const started = performance.now();
+    const laid = await layout(graph);
+    console.log(`the 36-PE grid laid out (node): ${(performance.now() - started).toFixed(0)} ms`);
+    const pe = (i: number, j: number) => allNodes(laid).find((n) => n.id === `gemm_${i}_${j}`)!;
+    for (let i = 0; i < 6; i++) {
+        for (let j = 0; j < 6; j++) {
+            assert.equal(pe(i, j).x, pe(0, j).x, `gemm_${i}_${j} in column ${j}`);
+            assert.equal(pe(i, j).y, pe(i, 0).y, `gemm_${i}_${j} in row ${i}`);
+            if (j > 0) {
+                assert.ok(pe(i, j).x! > pe(i, j - 1).x! + pe(i, j - 1).width!, `gemm_${i}_${j} right of gemm_${i}_${j - 1}`);
+            }
+            if (i > 0) {
+                assert.ok(pe(i, j).y! > pe(i - 1, j).y! + pe(i - 1, j).height!, `gemm_${i}_${j} below gemm_${i - 1}_${j}`);
+            }
+        }
+    }
+    const inner = allEdges(laid).filter((e) => e.id.startsWith("fifo_"));
+    assert.equal(inner.length, 40);
+    for (const e of inner) {
+        const [section] = e.sections!;
+        assert.equal(section.bendPoints?.length ?? 0, 0, `${e.id} straight`);
+        const along = e.id.startsWith("fifo_A") ? "y" : "x"; // fifo_A flows right, fifo_B down
+        assert.equal(section.startPoint[along], section.endPoint[along], `${e.id} straight along its row or column`);
+    }
+    const boxes = labelBoxes(laid);
+    assert.equal(boxes.length, 40, "every stream's name placed");
+    const pes = allNodes(laid).filter((n) => n.drawn?.classes.includes("kind-pe")) as Box[];
+    for (const label of boxes) {
+        assert.ok(!pes.some((p) => overlap(label, p)), `${label.id}'s name over a PE`);
+        assert.ok(!boxes.some((other) => other !== label && overlap(label, other)), `${label.id}'s name over another`);
+    }
+    const kernel = allNodes(laid).find((n) => n.id === "gemm")!;
+    for (const p of pes) {
+        assert.ok(p.x >= kernel.x! && p.x + p.width <= kernel.x! + kernel.width! && p.y + p.height <= kernel.y! + kernel.height!, "inside its kernel");
+    }
+    assert.ok(kernel.width! / kernel.height! < 3.5, `a grid, not a band: ${kernel.width} x ${kernel.height}`);
+    assert.ok(renderSvg(laid).includes(">fifo_B[3,2]</text>"));
+});
+
+test("a grid's edge between PEs that are not neighbours runs along the gaps, across no PE", async () => {
+    const graph = systolic(3, 3, true);
+    graph.edges.push({ id: "skip", source: "gemm_0_0", target: "gemm_2_2", stream: "skip", index: [2, 2] });
+    graph.edges.push({ id: "back", source: "gemm_1_2", target: "gemm_1_0", stream: "back" });
+    const laid = await layout(graph);
+    const pes = allNodes(laid).filter((n) => n.drawn?.classes.includes("kind-pe")) as Box[];
+    for (const id of ["skip", "back"]) {
+        const section = allEdges(laid).find((e) => e.id === id)!.sections![0];
+        const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint];
+        for (let k = 1; k < points.length; k++) {
+            const [a, b] = [points[k - 1], points[k]];
+            assert.ok(a.x === b.x || a.y === b.y, `${id}: orthogonal`);
+            // A segment as a thin box, shrunk at its ends (which touch the two PEs' sides).
+            const seg = { x: Math.min(a.x, b.x) + 0.5, y: Math.min(a.y, b.y) + 0.5, width: Math.max(Math.abs(a.x - b.x) - 1, 0.1), height: Math.max(Math.abs(a.y - b.y) - 1, 0.1) };
+            assert.ok(!pes.some((p) => overlap(seg, p)), `${id}'s segment ${k} across a PE`);
+        }
+    }
+});
+
+test("a kernel that is not a plain 2-D grid keeps ELK's layered layout: a 3-D mapping, a PE holding a sub-region, an edge from outside into a PE", () => {
+    const fixedGroups = (graph: RegionGraph) =>
+        allNodes(toElk(graph))
+            .filter((n) => n.layoutOptions?.["elk.algorithm"] === "fixed")
+            .map((n) => n.id);
+    assert.deepEqual(fixedGroups(systolic(2, 3, true)), ["gemm"]);
+    assert.deepEqual(fixedGroups(systolic(2, 3, false)), [], "collapsed: no PEs");
+    const cube = systolic(2, 2, true);
+    cube.nodes[0].mapping = [2, 2, 1];
+    cube.nodes.filter((n) => n.kind === "pe").forEach((n) => (n.pe = [...n.pe!, 0]));
+    assert.deepEqual(fixedGroups(cube), []);
+    const nested = systolic(2, 2, true);
+    nested.nodes.push({ id: "gemm_0_0/inner", name: "inner", kind: "region", parent: "gemm_0_0" });
+    assert.deepEqual(fixedGroups(nested), []);
+    const fed = systolic(2, 2, true);
+    fed.nodes.push({ id: "load", name: "load", kind: "kernel" });
+    fed.edges.push({ id: "in", source: "load", target: "gemm_1_1", stream: "in" });
+    assert.deepEqual(fixedGroups(fed), []);
+});
+
+test("the 256-PE grid (16 x 16) is laid out as a grid too, without overlaps", async () => {
+    const graph = systolic(16, 16, true);
+    const started = performance.now();
+    const laid = await layout(graph);
+    console.log(`the 256-PE grid laid out (node): ${(performance.now() - started).toFixed(0)} ms`);
+    const pes = allNodes(laid).filter((n) => n.drawn?.classes.includes("kind-pe")) as Box[];
+    assert.equal(pes.length, 256);
+    assert.equal(new Set(pes.map((p) => p.x)).size, 16);
+    assert.equal(new Set(pes.map((p) => p.y)).size, 16);
+    const byRow = [...pes].sort((a, b) => a.y - b.y || a.x - b.x);
+    for (let k = 1; k < byRow.length; k++) {
+        assert.ok(!overlap(byRow[k - 1], byRow[k]));
+    }
+});
+
+test("a long role is written over lines, before its ands and ors; a short one is one line", () => {
+    assert.deepEqual(wrapped("i in {0, M + 1} and j in {0, N + 1}"), ["i in {0, M + 1}", "and j in {0, N + 1}"]);
+    assert.deepEqual(wrapped("i == M + 1 and j > 0"), ["i == M + 1", "and j > 0"]);
+    assert.deepEqual(wrapped("i == 0 or i == 3 or j == 1"), ["i == 0", "or i == 3", "or j == 1"]);
+    assert.deepEqual(wrapped("j == 0"), ["j == 0"]);
+    const corner = nodeStyle({ id: "gemm_0_0", name: "gemm_0_0", kind: "pe", role: "meta_if(i in {0, M + 1} and j in {0, N + 1})" });
+    assert.deepEqual(corner.lines, ["i in {0, M + 1}", "and j in {0, N + 1}"]);
 });
 
 test("the SVG has one shape per node and edge, ids for clicks, names escaped, no inline style", async () => {
