@@ -403,10 +403,14 @@ class FileModel:
     _groups: dict = field(default_factory=dict, repr=False, compare=False)
 
     def builds_of(self, region: Region) -> list[Build]:
-        return list(self._grouped("builds_of", self.builds, lambda b: id(b.region)).get(id(region), ()))
+        return list(self._grouped("builds_of", self.builds, lambda b: (id(b.region),)).get(id(region), ()))
 
     def calls_of(self, region: Region) -> list[ModuleCall]:
-        return list(self._grouped("calls_of", self.calls, lambda c: id(c.region)).get(id(region), ()))
+        return list(self._grouped("calls_of", self.calls, lambda c: (id(c.region),)).get(id(region), ()))
+
+    def callers_of(self, region: Region) -> list[Region]:
+        """The regions whose kernels call `region`, once per call (definition order)."""
+        return list(self._grouped("callers_of", self.regions, _calls_made).get(id(region), ()))
 
     def function(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)
@@ -418,13 +422,20 @@ class FileModel:
 
     def builds_in(self, function: str) -> list[Build]:
         """`df.build` calls inside a module-level function (nested functions included)."""
-        return list(self._grouped("builds_in", self.builds, lambda b: b.scope_path[:1]).get((function,), ()))
+        return list(self._grouped("builds_in", self.builds, lambda b: (b.scope_path[:1],)).get((function,), ()))
 
-    def _grouped(self, name: str, items: list, key) -> dict:
+    def _grouped(self, name: str, items: list, keys) -> dict:
+        """`items` grouped by each of `keys(item)` (an item may be in several groups, or none)."""
         made = self._groups.get(name)
         if made is None or made[0] != len(items):
             groups: dict = {}
             for item in items:
-                groups.setdefault(key(item), []).append(item)
+                for key in keys(item):
+                    groups.setdefault(key, []).append(item)
             made = self._groups[name] = (len(items), groups)
         return made[1]
+
+
+def _calls_made(region: Region) -> list[int]:
+    """The regions a region's kernels call, by identity, once per call."""
+    return [id(sub) for k in region.kernels for sub in k.subregions]

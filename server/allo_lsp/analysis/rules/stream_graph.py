@@ -19,16 +19,11 @@ CSIM = "csim"  # `df.build`'s default mode
 def builds_reaching(model: FileModel, region: Region) -> list[Build]:
     """The region's own builds, and those of every region whose kernels call it: a region called
     from a kernel is compiled into its caller's build."""
-    callers: dict[int, list[Region]] = {}
-    for r in model.regions:
-        for k in r.kernels:
-            for sub in k.subregions:
-                callers.setdefault(id(sub), []).append(r)
     found, seen, todo = [], {id(region)}, [region]
     while todo:
         current = todo.pop()
         found += model.builds_of(current)
-        for caller in callers.get(id(current), ()):
+        for caller in model.callers_of(current):
             if id(caller) not in seen:
                 seen.add(id(caller))
                 todo.append(caller)
