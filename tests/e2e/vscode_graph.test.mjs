@@ -3,8 +3,10 @@
 // its DOM against the server's own graph (`allo-lsp graph`, ALLO_E2E_EXPECTED); Expand PEs draws
 // the 36 PEs (timed); a click on a PE moves the editor's cursor to its kernel; the cursor in the
 // kernel highlights it; an edit of the grid's size redraws it (256 PEs, timed); the deadlock
-// example simulated on the reference executor marks its blocked PEs and full FIFO; screenshots in
-// the dark and the light theme. Run by tests/e2e/test_vscode_graph.py.
+// example simulated on the reference executor marks its blocked PEs and full FIFO, and its edge's
+// "set depth to 16 and re-run" fixes the declaration and runs again; Export SVG writes a file
+// through the save dialog; screenshots in the dark, light and high contrast themes. Run by
+// tests/e2e/test_vscode_graph.py.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,15 +24,14 @@ const canvas = () => graphFrame().locator("#canvas");
 /** The canvas' figures once it shows `region` drawn with `expanded` (the page writes them after each drawing). */
 async function drawn(region, expanded, extra = () => true, timeout = 60 * SECOND) {
     return waitUntil(`the graph of ${region} (expanded: ${expanded})`, async () => {
-        const data = await canvas().evaluate((el) => ({ ...el.dataset })).catch(() => undefined);
+        // The figures and the drawing read at once: a drawing may come between two reads.
+        const data = await canvas()
+            .evaluate((el) => ({ ...el.dataset, drawnNodes: el.querySelectorAll("svg.graph .node").length, drawnEdges: el.querySelectorAll("svg.graph .edge").length }))
+            .catch(() => undefined);
         if (!data || data.region !== region || data.expanded !== String(expanded)) {
             return undefined;
         }
-        const figures = {
-            nodes: await graphFrame().locator("svg.graph .node").count(),
-            edges: await graphFrame().locator("svg.graph .edge").count(),
-            renderMs: Number(data.renderMs),
-        };
+        const figures = { nodes: data.drawnNodes, edges: data.drawnEdges, renderMs: Number(data.renderMs) };
         return extra(figures) ? figures : undefined;
     }, timeout);
 }
@@ -51,7 +52,8 @@ async function setTheme(name) {
     writeFileSync(file, JSON.stringify({ ...settings, "workbench.colorTheme": name }, null, 2));
     await waitUntil(`the ${name} theme`, async () => {
         const kind = (await page.locator(".monaco-workbench").getAttribute("class")) ?? "";
-        return /light/i.test(name) ? /\bvs\b(?!-dark)/.test(kind) : /\bvs-dark\b/.test(kind);
+        const expected = /high contrast/i.test(name) ? /\bhc-black\b/ : /light/i.test(name) ? /\bvs\b(?!-dark)/ : /\bvs-dark\b/;
+        return expected.test(kind);
     }, 30 * SECOND);
 }
 
@@ -179,6 +181,52 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await shotOfPanel("graph-expanded-dark");
     });
 
+    uiTest("Export SVG writes the graph to the path typed in the save dialog: a valid SVG with every node's name", async () => {
+        const path = join(WORKSPACE, "exported", "top_grid.svg");
+        mkdirSync(join(WORKSPACE, "exported"), { recursive: true });
+        await graphFrame().locator("#export").click();
+        // code-server's save dialog is VS Code's simple one: a path in the quick input.
+        const input = page.locator(".quick-input-widget input");
+        await waitUntil("the save dialog's path", async () => /\.svg$/.test((await input.inputValue().catch(() => "")) ?? ""), 15 * SECOND);
+        await input.fill(path);
+        // Its OK button: Enter there opens the list's focused entry (`..`) rather than saving.
+        await page.locator(".quick-input-widget .monaco-button", { hasText: /^OK$/ }).click();
+        await page.locator(".notifications-toasts", { hasText: "was saved to" }).waitFor({ timeout: 15 * SECOND });
+        const text = await waitUntil("the SVG file written", async () => (existsSync(path) ? readFileSync(path, "utf8") : undefined), 15 * SECOND);
+        const parsed = await page.evaluate((svg) => {
+            const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+            const root = doc.documentElement;
+            return {
+                error: doc.getElementsByTagName("parsererror").length > 0,
+                root: root.nodeName,
+                namespace: root.namespaceURI,
+                width: Number(root.getAttribute("width")),
+                texts: [...doc.getElementsByTagName("text")].map((t) => t.textContent),
+                classes: root.querySelectorAll("[class]").length,
+                filled: root.querySelectorAll("rect[fill][stroke]").length,
+            };
+        }, text);
+        console.log(`exported SVG: ${text.length} bytes, ${parsed.width} px wide, ${parsed.texts.length} texts`);
+        assert.equal(parsed.error, false, "the file parses as XML");
+        assert.deepEqual([parsed.root, parsed.namespace], ["svg", "http://www.w3.org/2000/svg"]);
+        assert.ok(parsed.width > 100, `its own size: ${parsed.width}`);
+        const names = ["gemm", "A", "B", "C", ...Array.from({ length: 36 }, (_, k) => `gemm_${Math.floor(k / 6)}_${k % 6}`)];
+        assert.deepEqual(names.filter((n) => !parsed.texts.includes(n)), [], "every node's name in the file");
+        assert.ok(parsed.texts.includes("fifo_A[1,2]"), "the streams' names too");
+        assert.equal(parsed.classes, 0, "no class left to a stylesheet the file does not have");
+        assert.ok(parsed.filled >= 40, `the theme's colours written in: ${parsed.filled} boxes with a fill and a stroke`);
+    });
+
+    uiTest("high contrast theme: the graph drawn with the theme's contrast borders", async () => {
+        await setTheme("Default High Contrast");
+        await waitUntil("the PEs' borders in the contrast colour", async () => {
+            const width = await graphFrame().locator("svg.graph .node.kind-pe rect").first().evaluate((el) => getComputedStyle(el).strokeWidth);
+            return width === "2px";
+        }, 15 * SECOND);
+        await shotOfPanel("graph-expanded-high-contrast");
+        await setTheme("Default Dark Modern");
+    });
+
     uiTest("Simulate the deadlock example (reference executor): its blocked PEs and full FIFO marked, the depth fix offered", async () => {
         await command("View: Close All Editors");
         await openFile("pitfall_deadlock_stream.py");
@@ -210,6 +258,23 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await shot("graph-deadlock-dark");
         await shotOfPanel("graph-deadlock-dark");
     }, 240 * SECOND);
+
+    uiTest("the deadlocked edge's 'set depth to 16 and re-run': the declaration's depth edited, the reference run again, the graph no longer red", async () => {
+        await graphFrame().locator("svg.graph .edge.blocked .fix", { hasText: "set depth to 16 and re-run" }).click();
+        const file = join(WORKSPACE, "pitfall_deadlock_stream.py");
+        await waitUntil("the depth saved in the file", async () => /tap: Stream\[int32, 16\]/.test(readFileSync(file, "utf8")), 30 * SECOND);
+        assert.match(readFileSync(file, "utf8"), /pipe: Stream\[int32, 4\]/, "only the full FIFO's depth changed");
+        // The re-run's overlay: nothing blocked, the tap's occupancy over its new depth.
+        const edges = await waitUntil("the graph after the re-run", async () => {
+            const blocked = await graphFrame().locator("svg.graph .blocked").count();
+            const texts = await graphFrame().locator("svg.graph .edge").evaluateAll((els) => els.map((e) => e.textContent.replace(/\s+/g, " ")));
+            return blocked === 0 && texts.some((t) => /tap.*max \d+\/16/.test(t)) ? texts : undefined;
+        }, 120 * SECOND);
+        console.log(`after set depth and re-run: ${edges.join(" | ")}`);
+        await focusEditor("pitfall_deadlock_stream.py");
+        await codeLens(/Simulate.*✓/).waitFor({ timeout: 30 * SECOND });
+        await shotOfPanel("graph-deadlock-fixed-dark");
+    }, 180 * SECOND);
 
     uiTest("Show Synthesis Report after a synthesis (the stand-in Vitis HLS): the report view with its tree, bars and timing", async () => {
         await command("View: Close All Editors");
