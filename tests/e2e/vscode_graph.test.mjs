@@ -304,4 +304,58 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await setTheme("Default Light Modern");
         await shotOfPanel("report-view-light", false);
     }, 300 * SECOND);
+
+    uiTest("Allo: Sweep Region… (the stand-in Vitis HLS, the local pool): the sweep view's table, front and chart; a kept point opens its report", async () => {
+        await command("View: Close All Editors");
+        await openFile("producer_consumer.py");
+        await codeLens("Synthesize").waitFor({ timeout: 60 * SECOND });
+        await command("Allo: Sweep Region…");
+        // The parameters: the file's constants and the synthesis settings, several picked at once.
+        const rows = page.locator(".quick-input-list .monaco-list-row");
+        await rows.filter({ hasText: "clock" }).first().waitFor({ timeout: 30 * SECOND });
+        const offered = await rows.locator(".label-name").allInnerTexts();
+        console.log(`sweep parameters offered: ${offered.join(", ")}`);
+        assert.ok(["M", "N", "clock", "part"].every((name) => offered.includes(name)), offered.join(", "));
+        await page.locator(".quick-input-widget input").fill("clock");
+        await rows.filter({ hasText: "clock" }).first().click(); // a multi-select list: a click toggles the row
+        await page.locator(".quick-input-widget", { hasText: "1 Selected" }).waitFor({ timeout: 10 * SECOND });
+        await page.keyboard.press("Enter");
+        const input = page.locator(".quick-input-widget input");
+        await page.locator(".quick-input-widget", { hasText: "values of clock" }).waitFor({ timeout: 10 * SECOND });
+        await input.fill("3.33, 5, 10");
+        const started = Date.now();
+        await page.keyboard.press("Enter");
+        await page.locator(".tab", { hasText: "top sweep" }).waitFor({ timeout: 240 * SECOND });
+        const view = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+        await view.locator("h1", { hasText: "top sweep" }).waitFor({ timeout: 30 * SECOND });
+        console.log(`sweep of 3 points (stand-in Vitis HLS): ${Date.now() - started} ms from Enter to the view`);
+        const csp = await view.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content");
+        assert.match(csp, /script-src 'none'/, "the sweep view runs no script");
+        assert.equal(await view.locator("tr.point").count(), 3);
+        assert.equal(await view.locator("tr.point.passed.front").count(), 3, "equal figures: none beats another");
+        const clocks = await view.locator("tr.point td:nth-child(1)").allInnerTexts();
+        assert.deepEqual(clocks, ["3.33", "5", "10"]);
+        // One chart shown, the most used resource's; LUT's after its radio button.
+        assert.equal(await view.locator("svg.chart:visible").count(), 1);
+        assert.equal(await view.locator("svg.chart.res-most_used circle.pt.front").count(), 3);
+        await view.locator('label[for="res-LUT"]').click();
+        await view.locator("svg.chart.res-LUT").waitFor({ state: "visible", timeout: 10 * SECOND });
+        // Pictures of the view's group alone, maximized (View: Toggle Maximized Editor Group), in both themes.
+        const group = page.locator(".editor-group-container", { has: page.locator(".tab.active", { hasText: "top sweep" }) }).last();
+        const narrow = (await group.boundingBox()).width;
+        const maximize = async () => {
+            await page.keyboard.press("Control+K");
+            await page.keyboard.press("Control+M");
+        };
+        await maximize();
+        await waitUntil("the sweep's group maximized", async () => (await group.boundingBox()).width > narrow + 100, 10 * SECOND);
+        await group.screenshot({ path: `${ARTIFACTS}/sweep-view-light.png` });
+        await setTheme("Default Dark Modern");
+        await group.screenshot({ path: `${ARTIFACTS}/sweep-view-dark.png` });
+        await maximize();
+        await waitUntil("the sweep's group back to its size", async () => (await group.boundingBox()).width < narrow + 20, 10 * SECOND);
+        // A point's row opens its report.
+        await view.locator("tr.point").first().locator("a").first().click();
+        await page.locator(".tab", { hasText: "top clock=3.33 synthesis report" }).waitFor({ timeout: 30 * SECOND });
+    }, 360 * SECOND);
 });

@@ -30,7 +30,7 @@ export class SweepPanels implements Disposable {
                     .filter(([, v]) => v !== null && v !== undefined)
                     .map(([k, v]) => `${k}=${v}`)
                     .join(" ");
-                return showReport({ report: row.report }, `${title.replace(/ sweep$/, "")} ${point}`);
+                return showReport({ report: row.report }, `${title.replace(/ sweep$/, "")} ${point} synthesis report`);
             }
             return undefined;
         });
