@@ -20,11 +20,11 @@ import re
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from allo_lsp.analysis import splice
 from allo_lsp.analysis.model import Range, SyntaxProblem
 from allo_lsp.analysis.parse import MAX_LINE, PARSE_FAILURES, Repairs, guard, guard_lines, python_error
+from allo_lsp.analysis.position_pass import positions
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
 _MAX_MERGE = 4
@@ -421,12 +421,3 @@ def _parse_whole(source: str):
     except PARSE_FAILURES as exc:
         return None, exc
     return (module, positions(module), []), None
-
-
-def positions(module: cst.Module) -> dict:
-    """Node -> CodeRange. `MetadataWrapper.resolve` would also walk every node once more; the
-    provider's own code generation pass is all positions need (libcst is pinned below 2). It
-    recurses a few frames per node: a RecursionError here is the analysis' to handle (`deep`)."""
-    provider = PositionProvider()
-    provider._gen_impl(module)
-    return provider._computed
