@@ -15,7 +15,7 @@ from editor import Editor, make_client
 from lsprotocol import types as lsp
 from paths import STANDIN
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from waiting import notification, until
+from waiting import file_poll, notification, until
 
 SWEEP = "alloDataflow.sweep"
 # One directory per test run, made before the servers start (their environment names it): the
@@ -24,8 +24,8 @@ ROOT = tempfile.mkdtemp(prefix="allo-lsp-sweep-editor-")
 GIVEN, XDG = os.path.join(ROOT, "vscode-storage"), os.path.join(ROOT, "xdg-state")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, **extra)
     env.pop("LLVM_BUILD_DIR", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STANDIN), os.environ.get("PYTHONPATH")) if p)
     # The stand-in vitis_hls, this interpreter, and no Slurm commands: a re-attached cluster job
@@ -53,6 +53,47 @@ async def sweep_client(lsp_client: LanguageClient, request):
     lsp_client.storage_given = request.param == "given"
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "allo_lsp", "serve"],
+        client_factory=make_client,
+        server_env=_env(VITIS_STANDIN="hang"),  # every synthesis of this server hangs in Vitis
+    )
+)
+async def hanging_client(lsp_client: LanguageClient):
+    lsp_client.editor = Editor(lsp_client, "visual_studio_code")
+    lsp_client.set_configuration(
+        {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 120}, section="alloDataflow"
+    )
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=client_capabilities("visual_studio_code")))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _descendants(pid: int, name: str) -> list[int]:
+    """The processes under `pid` whose command line has `name` (the server's jobs' tools)."""
+    parents, names = {}, {}
+    for entry in os.listdir("/proc"):
+        try:
+            stat = open(f"/proc/{entry}/stat").read()
+            names[int(entry)] = (
+                open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+            )
+        except (OSError, ValueError):
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z":  # a zombie is gone for our purposes
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+
+    def under(p: int) -> bool:
+        while p in parents and p > 1:
+            p = parents[p]
+            if p == pid:
+                return True
+        return False
+
+    return [p for p in parents if name in names.get(p, "") and under(p)]
 
 
 async def _open(client, tmp_path):
@@ -137,3 +178,32 @@ async def test_the_registry_of_cluster_jobs_is_read_from_the_editors_storage(swe
     titles = await sweep_client.editor.lens_titles(uri)
     assert "⚙ Synthesize" not in titles and "▶ Simulate" in titles, titles
     assert [e.region for e in Registry(here).entries() if e.job_id == job_id] == ["top"]  # kept: not collected
+
+
+async def test_cancelling_a_local_sweep_ends_its_points_processes(hanging_client, tmp_path):
+    """`$/cancelRequest` of the sweep's command (the notification's Cancel): every point's Vitis,
+    the running ones and the one still queued, is ended."""
+    import asyncio
+
+    _, uri = await _open(hanging_client, tmp_path)
+    server = hanging_client._server.pid
+    protocol = hanging_client.protocol
+    params = lsp.ExecuteCommandParams(command=SWEEP, arguments=[uri, "top", ["clock=3,4,5"]])
+    request = asyncio.ensure_future(protocol.send_request_async(lsp.WORKSPACE_EXECUTE_COMMAND, params, msg_id="sweep"))
+    tools = await until(
+        lambda: _descendants(server, "vitis_hls") or request.done(),
+        what="a point's (hanging) vitis_hls",
+        wake=file_poll,
+        seen=lambda: request,
+    )
+    assert tools is not True and not request.done(), request
+    protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="sweep"))
+    with pytest.raises(Exception, match="cancel"):
+        await asyncio.wait_for(request, 5)
+    await until(
+        lambda: not _descendants(server, "vitis_hls"),
+        what="the sweep's vitis_hls gone",
+        wake=file_poll,
+        seen=lambda: _descendants(server, "vitis_hls"),
+        timeout=15,
+    )

@@ -91,7 +91,12 @@ export class Jobs {
             return undefined;
         }
         const target = explicitTarget(args) ?? (await this.targetAtCursor({ title: "Sweep Region", lenses: [SYNTHESIZE, SIMULATE] }));
-        return target && sweepRegion(target, async (a) => next(SWEEP_COMMAND, a), (answer, title) => this.views.showSweep(answer, title));
+        // With a token (the sweep itself, cancellable) the request goes out directly: `next` takes none.
+        const send = async (a: unknown[], token?: CancellationToken) => {
+            const client = this.client();
+            return token && client ? client.sendRequest(ExecuteCommandRequest.type, { command: SWEEP_COMMAND, arguments: a }, token) : next(SWEEP_COMMAND, a);
+        };
+        return target && sweepRegion(target, send, (answer, title) => this.views.showSweep(answer, title));
     }
 
     /**

@@ -2,9 +2,9 @@
 // [uri, region]: the file's module-level constants and the synthesis settings), lets the user pick
 // some and type each one's values (comma-separated), runs the sweep (the same command with the
 // sets: a bounded local pool, or a Slurm job array with alloDataflow.scheduler = slurm) while a
-// notification says so, and opens the sweep view on its table. The trust check and the region at
+// notification says so (its Cancel ends a local sweep's jobs), and opens the sweep view on its table. The trust check and the region at
 // the cursor are the job commands' (commands.ts).
-import { ProgressLocation, QuickPickItem, window } from "vscode";
+import { CancellationToken, ProgressLocation, QuickPickItem, window } from "vscode";
 import { traceInfo, traceWarn } from "../common/logger";
 import { SweepAnswer, setOf } from "./sweepModel";
 
@@ -34,7 +34,7 @@ export function pointCount(sets: readonly string[]): number {
 
 export async function sweepRegion(
     target: { uri: string; name: string },
-    send: (args: unknown[]) => Promise<unknown>,
+    send: (args: unknown[], token?: CancellationToken) => Promise<unknown>,
     show: (answer: SweepAnswer, title: string) => void,
 ): Promise<unknown> {
     const offered = ((await send([target.uri, target.name])) ?? {}) as Parameters;
@@ -76,11 +76,28 @@ export async function sweepRegion(
     }
     const points = pointCount(sets);
     traceInfo(`sweep ${target.name}: ${sets.join(" ")} (${points} points)`);
-    const answer = (await window.withProgress(
-        { location: ProgressLocation.Notification, title: `Allo: sweeping ${target.name}: ${points} point${points === 1 ? "" : "s"} (${sets.join(" ")})` },
-        () => send([target.uri, target.name, sets]),
-    )) as SweepAnswer | undefined;
-    if (!answer) {
+    // Cancel (the notification's button) cancels the request, and the server the points' jobs.
+    let cancelled = false;
+    const answer = (await window
+        .withProgress(
+            {
+                location: ProgressLocation.Notification,
+                title: `Allo: sweeping ${target.name}: ${points} point${points === 1 ? "" : "s"} (${sets.join(" ")})`,
+                cancellable: true,
+            },
+            (_progress, token) => {
+                token.onCancellationRequested(() => (cancelled = true));
+                return send([target.uri, target.name, sets], token);
+            },
+        )
+        .then(undefined, (error) => {
+            if (!cancelled) {
+                throw error;
+            }
+            return undefined;
+        })) as SweepAnswer | undefined;
+    if (cancelled || !answer) {
+        traceInfo(`sweep ${target.name}: ${cancelled ? "cancelled" : "no answer"}`);
         return undefined;
     }
     traceInfo(`sweep ${target.name}: ${answer.status}: ${answer.message ?? ""}`);

@@ -188,9 +188,10 @@ def table_json(rows: list[Row]) -> list[dict]:
 
 
 async def run_local(
-    file: str, region: str, source: str, points: list[Point], config, synth, pool: int = 2
+    file: str, region: str, source: str, points: list[Point], config, synth, pool: int = 2, manager=None
 ) -> list[JobResult]:
-    """Each point a local synthesis, at most `pool` at once; outcomes in the points' order."""
+    """Each point a local synthesis, at most `pool` at once (or in `manager`, whose `close` then
+    cancels the sweep); outcomes in the points' order."""
     from dataclasses import replace
 
     from allo_lsp.analysis import analyze
@@ -199,7 +200,7 @@ async def run_local(
     from allo_lsp.jobs.synthesis import synthesize
     from allo_lsp.protocol.messages import SYNTHESIZE
 
-    manager = JobManager(max_concurrent=pool)
+    manager = manager or JobManager(max_concurrent=pool)
 
     async def one(index: int, point: Point) -> JobResult:
         text = apply_constants(source, point.constants)

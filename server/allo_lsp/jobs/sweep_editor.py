@@ -10,7 +10,9 @@ edited: each point's constants are applied to the editor's text of it.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Callable
 
 from allo_lsp.jobs.points import PointError, apply_constants, module_constants
 from allo_lsp.jobs.slurm import SlurmError
@@ -20,6 +22,8 @@ from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, JobResult
 
 # Points synthesized at once locally: each is a Vitis run of its own, so half the cores.
 POOL = max(1, (os.cpu_count() or 2) // 2)
+CANCEL_WAIT_S = 5.0  # for a cancelled sweep's processes to be gone
+OnCancel = Callable[[Callable[[], object]], None]
 FRONT = "worst-case latency against the most used resource"  # what the table's Pareto column means
 
 
@@ -30,21 +34,28 @@ def parameters(source: str, synth) -> dict:
     return {"constants": constants, "settings": settings}
 
 
-async def command(file: str, region: str, source: str, rest: tuple, settings, storage: str) -> dict:
-    """`alloDataflow.sweep`'s answer: without `sets` the parameters, with them the sweep's table."""
+async def command(
+    file: str, region: str, source: str, rest: tuple, settings, storage: str, when_cancelled: OnCancel
+) -> dict:
+    """`alloDataflow.sweep`'s answer: without `sets` the parameters, with them the sweep's table.
+    `when_cancelled(callback)`: `callback()` runs if the client cancels the request."""
     if not rest:
         return parameters(source, settings.synth_config())
     config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
-    return await sweep(file, region, source, rest[0], config, synth, slurm, storage)
+    return await sweep(file, region, source, rest[0], config, synth, slurm, storage, when_cancelled)
 
 
 def _error(region: str, message: str) -> dict:
     return {"status": ERROR, "region": region, "message": message, "columns": [], "rows": []}
 
 
-async def sweep(file: str, region: str, source: str, sets: object, config, synth, slurm, storage: str) -> dict:
+async def sweep(
+    file: str, region: str, source: str, sets: object, config, synth, slurm, storage: str, when_cancelled: OnCancel
+) -> dict:
     """Every point of `sets` synthesized; the table (rows in the points' order, each with its
-    report when it passed), or why the sweep cannot run."""
+    report when it passed), or why the sweep cannot run. A local sweep cancelled ends every
+    point's processes, those queued included (a cluster sweep is left to Slurm: `scancel` it)."""
+    from allo_lsp.jobs.manager import JobManager
     from allo_lsp.jobs.sweep import run_local, run_slurm
 
     if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
@@ -60,7 +71,9 @@ async def sweep(file: str, region: str, source: str, sets: object, config, synth
         if slurm is not None:
             results = await run_slurm(file, region, source, points, config, synth, slurm, storage)
         else:
-            results = await run_local(file, region, source, points, config, synth, POOL)
+            manager = JobManager(max_concurrent=POOL)
+            when_cancelled(lambda: asyncio.ensure_future(manager.close(CANCEL_WAIT_S)))
+            results = await run_local(file, region, source, points, config, synth, POOL, manager)
     except SlurmError as exc:
         return _error(region, str(exc))
     return table(region, list(parsed), points, results)

@@ -163,7 +163,7 @@ async def sweep(ls: AlloLanguageServer, *args) -> dict:
     why, doc, storage = await _refusal(ls, uri), ls.document(uri), ls.jobs.cluster.storage_for(ls.workspace.root_path)
     if why is not None:
         return {"status": ERROR, "message": why}
-    return await command(doc.path, name, doc.source, args[2:], ls.settings, storage)
+    return await command(doc.path, name, doc.source, args[2:], ls.settings, storage, ls.protocol.when_cancelled)
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
