@@ -152,10 +152,8 @@ LSP = PACKAGE / "lsp"
 # the one it answers a client's unfit answer with). Elsewhere in lsp/ lsprotocol is read only: its
 # method names to register features, its types in annotations, its enum members.
 MAY_MAKE_LSP_VALUES = {"convert.py": None}
-# A thin adapter: the features are in ide/ and jobs/. Issue 16 asks for 900 lines and lsp/ met it
-# (898); pull and workspace diagnostics, watched files, fix-all and the region graph's request took
-# it past (issue 16 stays open on exactly this): the bound holds it where it is until it is cut.
-LSP_LINES_AT_MOST = 1100
+# A thin adapter: the features are in ide/ and jobs/ (issue 16).
+LSP_LINES_AT_MOST = 900
 
 
 def _lsprotocol_calls(path: Path) -> list[str]:

@@ -14,9 +14,10 @@ from urllib.parse import quote
 
 from allo_lsp import mlir  # its modules on first use: not before the first diagnostics
 from allo_lsp.analysis import Analysis
-from allo_lsp.analysis.model import Range, Region
+from allo_lsp.analysis.model import FileModel, Range, Region
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.types import Symbol
+from allo_lsp.protocol.messages import PASSED, JobResult
 
 MLIR_SOURCE = "allo-lsp mlir"
 _SCHEME = "allo-mlir:"
@@ -49,9 +50,10 @@ def signature_problems(parsed, region: Region) -> list[Problem]:
 
 @dataclass(frozen=True)
 class Compiled:
-    """A compiled module as the editor shows it: the problems of its top function against the
-    region, and its functions for the client's view."""
+    """A compiled module as the editor shows it: its MLIR text, the problems of its top function
+    against the region, and its functions for the client's view."""
 
+    text: str
     problems: list[Problem]
     functions: list[dict]
     parse_error: str | None
@@ -61,7 +63,16 @@ def compiled(text: str, region: Region | None) -> Compiled:
     """The MLIR text of a region's compiled module (`region`: None if it is gone from the file)."""
     parsed = mlir.parse_functions(text)
     problems = signature_problems(parsed, region) if region is not None and parsed.error is None else []
-    return Compiled(problems, view_functions(parsed, region), parsed.error)
+    return Compiled(text, problems, view_functions(parsed, region), parsed.error)
+
+
+def compiled_by(outcome: JobResult, model: FileModel, region: str) -> Compiled | None:
+    """The module an MLIR job compiled, checked against `region` of the text it ran (`model`);
+    None unless it passed. Slow (the MLIR parsed): off the event loop."""
+    text = outcome.details.artifact_text
+    if outcome.status != PASSED or text is None:
+        return None
+    return compiled(text, model.module_region(region))
 
 
 def view_functions(parsed, region: Region | None) -> list[dict]:

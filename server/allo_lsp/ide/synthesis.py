@@ -94,26 +94,25 @@ def _range(a, b) -> str:
     return f"{_figure(a)} ~ {_figure(b)}"
 
 
-def newest_report(history: list[JobResult]) -> dict | None:
-    """The newest synthesis report (JSON) among a region's synthesis outcomes, if any."""
-    return details_as(history[-1].details, SynthesisDetails).report if history else None
+NO_REPORT = "No synthesis report for '{}' yet: run ⚙ Synthesize first."
 
 
-def report_markdown(name: str, history: list[JobResult]) -> str:
-    """The newest synthesis report of a region as markdown, with the change since the run before
-    (`history`: the region's synthesis outcomes that produced a report, oldest first)."""
-    if not history:
-        return f"No synthesis report for '{name}' yet: run ⚙ Synthesize first."
-    markdown = details_as(history[-1].details, SynthesisDetails).report_markdown or ""
-    if len(history) < 2:
-        return markdown
-    from allo_lsp.reports import ReportError, delta, parse_report  # on demand: not before the first diagnostics
+def report_view(name: str, newest: JobResult | None, previous: dict | None) -> dict:
+    """What the report view of a region shows: its newest report (the JSON of `allo-lsp report
+    --format json`, and as markdown) and the report of the run before (`previous`, None when
+    none is kept), with the change since written under the markdown."""
+    if newest is None:
+        return {"markdown": NO_REPORT.format(name)}
+    details = details_as(newest.details, SynthesisDetails)
+    markdown = details.report_markdown or ""
+    if previous is not None and details.report is not None:
+        markdown += change_markdown(previous, details.report)
+    return {"markdown": markdown, "report": details.report, "previous": previous}
 
-    try:
-        changes = delta(parse_report(history[-2].artifact), parse_report(history[-1].artifact))
-    except (ReportError, TypeError):
-        changes = {}
-    changed = {k: v for k, v in changes.items() if v["old"] != v["new"]}
+
+def change_markdown(old: dict, new: dict) -> str:
+    """The headline figures that changed between two reports, as a markdown table."""
+    changed = {k: v for k, v in report_changes(old, new).items() if v["old"] != v["new"]}
     rows = ["", "### Change since the previous run", ""]
     if changed:
         rows += ["| figure | before | now | change |", "|---|--:|--:|--:|"]
@@ -123,4 +122,35 @@ def report_markdown(name: str, history: list[JobResult]) -> str:
         ]
     else:
         rows.append("No figure changed.")
-    return markdown + "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n"
+
+
+def report_changes(old: dict, new: dict) -> dict[str, dict]:
+    """Each headline figure of two reports (JSON): {figure: {old, new, change}}; change is None
+    unless both are numbers. The resources are those either report has."""
+    from allo_lsp.reports.model import RESOURCES  # on demand: not before the first diagnostics
+
+    before, now = _headline(old, RESOURCES), _headline(new, RESOURCES)
+    names = [n for n in now if n not in RESOURCES or n in _resources(old) or n in _resources(new)]
+    return {n: {"old": before[n], "new": now[n], "change": _change(before[n], now[n])} for n in names}
+
+
+def _headline(report: dict, resources: tuple[str, ...]) -> dict:
+    latency, interval, clock = (_dict(report.get(k)) for k in ("latency", "interval", "clock"))
+    figures = {f"latency_{k}": latency.get(k) for k in ("best", "average", "worst")}
+    figures |= {f"interval_{k}": interval.get(k) for k in ("min", "max")}
+    figures |= {k: clock.get(k) for k in ("estimated_ns", "slack_ns")}
+    return figures | {name: _dict(_resources(report).get(name)).get("used") for name in resources}
+
+
+def _resources(report: dict) -> dict:
+    return _dict(report.get("resources"))
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _change(a, b) -> float | int | None:
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+    return round(b - a, 6) if numbers else None

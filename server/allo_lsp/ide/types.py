@@ -20,9 +20,11 @@ class TextEdit:
 class CodeAction:
     title: str
     kind: str  # "quickfix", "refactor.rewrite", ...
-    edits: tuple[TextEdit, ...]
+    edits: tuple[TextEdit, ...]  # of the document
     codes: tuple[str, ...] = ()  # the diagnostic codes it fixes
     preferred: bool = False
+    new_file: tuple[str, str] | None = None  # (URI, text): a file written instead of edits
+    command: tuple[str, list] | None = None  # (command, arguments): run instead of an edit
 
 
 @dataclass(frozen=True)

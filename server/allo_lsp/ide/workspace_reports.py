@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import functools
+import multiprocessing
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -68,6 +70,14 @@ def background_start() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+EXCLUDES = ("files.exclude", "search.exclude")  # the editor's settings of what the workspace leaves out
+
+
+def excludes_on(values: list) -> list[str]:
+    """The exclude globs that are on in the editor's `EXCLUDES` settings (`{"**/node_modules": true}`)."""
+    return [glob for value in values if isinstance(value, dict) for glob, on in value.items() if on is True]
+
+
 class WorkspaceReports:
     def __init__(self, excludes: list[str]) -> None:
         self.excludes = excludes  # the editor's exclude globs that are on
@@ -87,6 +97,14 @@ class WorkspaceReports:
     def changed_on_disk(self) -> None:
         """A watched file changed: the files' stamps are read again at the next look."""
         self._stamps_due = True
+
+    def watched(self, changes: list[tuple[str, bool]]) -> None:
+        """Watched files changed ((URI, whether changed rather than created or deleted) each):
+        their stamps again, and the folders when a file came or went or is not one of ours (a
+        .gitignore)."""
+        if any(not changed or not self.knows(uri) for uri, changed in changes):
+            self.rescan_soon()
+        self.changed_on_disk()
 
     def scan(self, folders: list[Path]) -> None:
         """The folders' Allo files now (blocking: file system walks; run it off the event loop)."""
@@ -110,13 +128,22 @@ class WorkspaceReports:
     def knows(self, uri: str) -> bool:
         return uri in self._paths
 
-    async def analyse(self, uri: str, options: Options, background: Executor) -> None:
-        """Read and analyse one file in `background` (a process of its own, at a low priority, so
-        that requests on the open files do not wait for the workspace's). A file that cannot be
-        read is dropped until the next scan."""
+    @functools.cached_property
+    def background(self) -> ProcessPoolExecutor:
+        """The process the files are analysed in (spawned: the server has threads)."""
+        return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=background_start)
+
+    def close(self) -> None:
+        if "background" in self.__dict__:  # started
+            self.background.shutdown(wait=False, cancel_futures=True)
+
+    async def analyse(self, uri: str, options: Options) -> None:
+        """Read and analyse one file in the background (a process of its own, at a low priority,
+        so that requests on the open files do not wait for the workspace's). A file that cannot
+        be read is dropped until the next scan."""
         path, found = self._paths.get(uri), None
         if path is not None:
-            found = await asyncio.get_running_loop().run_in_executor(background, read_and_analyse, path, options)
+            found = await asyncio.get_running_loop().run_in_executor(self.background, read_and_analyse, path, options)
         if found is not None:
             self.reports[uri] = found
             return

@@ -7,24 +7,27 @@ Which job ran and how it ended is plain data here; the server shows it (`lsp/job
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from allo_lsp.analysis.model import FileModel
-from allo_lsp.jobs.environment import JobConfig
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.service import run_target
-from allo_lsp.jobs.slurm import JobState, SlurmConfig
+from allo_lsp.jobs.slurm import JobState
 from allo_lsp.jobs.slurm_jobs import ClusterJobs, batch_spec
-from allo_lsp.jobs.synthesis import SynthConfig, keep_reports, synthesize
+from allo_lsp.jobs.synthesis import keep_reports, synthesize
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import CRASH, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
+from allo_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 RUNNING = "running"  # the answer to a job command whose target is running already
+SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 
 # Documents that are not files on disk: what to say instead of running them.
 _NOT_FILES = {
@@ -57,6 +60,16 @@ def refusal(trusted: bool, uri: str, path: str | None, analysed: bool) -> str | 
     return None
 
 
+async def refusal_once_told(told: asyncio.Event, refused: Callable[[], str | None]) -> str | None:
+    """Why a job cannot start (`refused()`, see `refusal`), once the client's settings are
+    `told`: whether the workspace is trusted comes with them."""
+    try:
+        await asyncio.wait_for(told.wait(), SETTINGS_WAIT_S)
+    except asyncio.TimeoutError:
+        return "the editor has not sent its settings (workspace trust among them): nothing is run yet"
+    return refused()
+
+
 def answer(outcome: JobResult, kind: str) -> dict:
     """A job's outcome as its command answers it (the details stay with the server)."""
     data = outcome.to_json()
@@ -81,10 +94,13 @@ class EditorJobs:
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # uri -> (name, kind)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
     lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
-    # Synthesis runs that produced a report, per (uri, region): the newest two.
+    # Synthesis runs that produced a report, per (uri, region): the newest two; and the report
+    # before the newest.
     synthesis: dict[tuple[str, str], list[JobResult]] = field(default_factory=dict)
+    before: dict[tuple[str, str], dict | None] = field(default_factory=dict)
     reproducers: dict[str, tuple[str, str]] = field(default_factory=dict)  # uri -> (target, script) of a library bug
     cluster: ClusterJobs = field(default_factory=ClusterJobs)  # synthesis on Slurm (`alloDataflow.scheduler`)
+    _tokens: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     def claim(self, uri: str, job: tuple[str, str]) -> bool:
         """Mark `job` running, unless it is (False): one job per target at a time. `run` ends it."""
@@ -94,23 +110,25 @@ class EditorJobs:
         running.add(job)
         return True
 
+    def progress_token(self, key: str) -> str:
+        """A new progress token for the job `key` (the client's Cancel of its progress cancels it)."""
+        token = f"allo-lsp-job-{next(self._tokens)}"
+        self.progress[token] = key
+        return token
+
+    def cancel_progress(self, token: str) -> None:
+        key = self.progress.get(token)
+        if key is not None:
+            self.manager.cancel(key)
+
     def changed(self, uri: str) -> None:
         """The lens titles of `uri` change (a job started or ended)."""
         self.lens_changes[uri] = self.lens_changes.get(uri, 0) + 1
 
-    async def run(
-        self,
-        target: Target,
-        model: FileModel,
-        source: str,
-        config: JobConfig,
-        synth: SynthConfig,
-        backend: str,
-        progress: Progress,
-        slurm: SlurmConfig | None = None,
-    ) -> JobResult:
+    async def run(self, target: Target, model: FileModel, source: str, settings: Settings, progress: Progress):
         """Run the `claim`ed job to its outcome (a failure of ours too is one), keeping what
-        later requests read. `slurm`: synthesis is submitted to that cluster."""
+        later requests read. With a Slurm scheduler, synthesis is submitted to the cluster."""
+        config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
         try:
             if target.kind == SYNTHESIZE and slurm is not None:
                 spec = batch_spec(target.file, target.name, source, config, synth)
@@ -118,7 +136,9 @@ class EditorJobs:
             elif target.kind == SYNTHESIZE:
                 outcome = await synthesize(self.manager, target, model, config, synth, progress)
             else:
-                outcome = await run_target(self.manager, target, model, config, backend, 0, progress, source=source)
+                outcome = await run_target(
+                    self.manager, target, model, config, settings.backend, 0, progress, source=source
+                )
         except Exception as exc:  # the server keeps answering whatever a job does
             log.exception("job %s failed", target.key)
             outcome = JobResult(ERROR, CRASH, f"allo-lsp could not run the job: {exc!r}", target=target.name)
@@ -126,7 +146,7 @@ class EditorJobs:
             self.running.get(target.uri, set()).discard((target.name, target.kind))
         outcome.message = bounded(outcome.message, MESSAGE_LIMIT)
         if target.kind == SYNTHESIZE:
-            keep_reports(self.synthesis.setdefault((target.uri, target.name), []), outcome)
+            self._keep(target.uri, target.name, target.file, outcome)
         if outcome.reproducer:
             self.reproducers[target.uri] = (target.name, outcome.reproducer)
         return outcome
@@ -148,23 +168,37 @@ class EditorJobs:
         return {job: self.cluster.states.get((uri, job[0])) for job in self.running.get(uri, set())}
 
     def reattach(
-        self, workspace_root: str | None, on_change: Callable[[str], None]
-    ) -> list[tuple[str, str, Coroutine]]:
-        """(uri, region, its outcome to come) of each synthesis a server before this one left on the
-        cluster: followed again (its lens shows its state) and collected as if started here."""
-        out = []
+        self,
+        workspace_root: str | None,
+        on_change: Callable[[str], None],
+        collected: Callable[[str, str, JobResult], None],
+    ) -> None:
+        """Each synthesis a server before this one left on the cluster (once per server), followed
+        again (`on_change(uri)`: its lens shows its state) and `collected(uri, region, outcome)`
+        as if started here."""
         for entry in self.cluster.attach(workspace_root, on_change):
             if entry.uri and entry.points == 1 and self.claim(entry.uri, (entry.region, SYNTHESIZE)):
-                out.append((entry.uri, entry.region, self._follow(entry)))
-        return out
+                asyncio.ensure_future(self._follow(entry, collected))
 
-    async def _follow(self, entry) -> JobResult:
+    async def _follow(self, entry, collected: Callable[[str, str, JobResult], None]) -> None:
         try:
             outcome = await self.cluster.follow(Target("", entry.region, SYNTHESIZE, entry.uri).key, entry)
         finally:
             self.running.get(entry.uri, set()).discard((entry.region, SYNTHESIZE))
-        keep_reports(self.synthesis.setdefault((entry.uri, entry.region), []), outcome)
-        return outcome
+        self._keep(entry.uri, entry.region, entry.file, outcome)
+        collected(entry.uri, entry.region, outcome)
+
+    def _keep(self, uri: str, region: str, file: str, outcome: JobResult) -> None:
+        """A synthesis outcome kept for the report view (with the report it follows) if it has a report."""
+        history = self.synthesis.setdefault((uri, region), [])
+        if details_as(outcome.details, SynthesisDetails).report is not None:
+            self.before[(uri, region)] = details_as(history[-1].details, SynthesisDetails).report if history else None
+        keep_reports(history, outcome)
+
+    def reports_to_compare(self, uri: str, region: str) -> tuple[JobResult | None, dict | None]:
+        """The region's newest synthesis outcome with a report, and the report of the run before."""
+        history = self.synthesis.get((uri, region))
+        return (history[-1], self.before.get((uri, region))) if history else (None, None)
 
     def reports_of(self, uri: str) -> dict[str, dict]:
         """Region name -> its newest synthesis report, for the document."""

@@ -115,15 +115,27 @@ class Converter:
     def code_action(
         self, uri: str, version: int | None, a: CodeAction, diagnostics: list[lsp.Diagnostic]
     ) -> lsp.CodeAction:
-        edits = [lsp.TextEdit(range=self.range(e.range), new_text=e.new_text) for e in a.edits]
-        document = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        """Edits of the document (at `version`), a new file (`a.new_file`) or a command (`a.command`)."""
+        command = lsp.Command(title=a.title, command=a.command[0], arguments=a.command[1]) if a.command else None
         return lsp.CodeAction(
             title=a.title,
             kind=lsp.CodeActionKind(a.kind) if a.kind in lsp.CodeActionKind._value2member_map_ else a.kind,
             diagnostics=[d for d in diagnostics if d.code in a.codes] or None,
             is_preferred=a.preferred or None,
-            edit=lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=document, edits=edits)]),
+            edit=None if a.command else self._edit(uri, version, a),
+            command=command,
         )
+
+    def _edit(self, uri: str, version: int | None, a: CodeAction) -> lsp.WorkspaceEdit:
+        if a.new_file is not None:  # written whole, overwriting a file there
+            uri, text = a.new_file
+            create = lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=True))
+            start = lsp.Position(0, 0)
+            edits, changes = [lsp.TextEdit(range=lsp.Range(start, start), new_text=text)], [create]
+        else:
+            edits, changes = [lsp.TextEdit(range=self.range(e.range), new_text=e.new_text) for e in a.edits], []
+        document = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None if a.new_file else version)
+        return lsp.WorkspaceEdit(document_changes=[*changes, lsp.TextDocumentEdit(text_document=document, edits=edits)])
 
 
 # -- values that carry no position: the features' options, messages, progress, registrations ------
@@ -203,24 +215,3 @@ def progress_report(message: str) -> lsp.WorkDoneProgressReport:
 
 def progress_end(message: str) -> lsp.WorkDoneProgressEnd:
     return lsp.WorkDoneProgressEnd(message=message)
-
-
-def command_action(title: str, command: str, arguments: list) -> lsp.CodeAction:
-    """A job of a lens as a code action, for editors without code lenses."""
-    return lsp.CodeAction(
-        title, kind=lsp.CodeActionKind.Source, command=lsp.Command(title=title, command=command, arguments=arguments)
-    )
-
-
-def new_file_action(title: str, uri: str, text: str, diagnostics: list[lsp.Diagnostic]) -> lsp.CodeAction:
-    """A quick fix that writes `text` to a new file at `uri` (overwriting one there)."""
-    edit = lsp.WorkspaceEdit(
-        document_changes=[
-            lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=True)),
-            lsp.TextDocumentEdit(
-                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-                edits=[lsp.TextEdit(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), new_text=text)],
-            ),
-        ]
-    )
-    return lsp.CodeAction(title, kind=lsp.CodeActionKind.QuickFix, diagnostics=diagnostics, edit=edit)

@@ -4,17 +4,14 @@ job, new settings): the others are sent them (`server.publish`), never both."""
 
 from __future__ import annotations
 
-import asyncio
-
 from lsprotocol import types as lsp
 
-from allo_lsp.ide.workspace_reports import WorkspaceReports, folder_paths
+from allo_lsp.ide.workspace_reports import EXCLUDES, WorkspaceReports, excludes_on, folder_paths
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
 
 _ANALYSIS_WAIT_S = 30.0  # a pull waits this long for the analysis of the current text, then answers the last
 _HOLD_S = 20.0  # a workspace pull with nothing new is held this long for news (the client asks again at once)
-_EXCLUDES = ("files.exclude", "search.exclude")  # the editor's settings of what the workspace leaves out
 
 
 def pulls(caps: lsp.ClientCapabilities) -> bool:
@@ -28,17 +25,16 @@ async def on_document_diagnostic(ls: AlloLanguageServer, params: lsp.DocumentDia
     uri = params.text_document.uri
 
     def current() -> bool:  # the analysis of the text as it is now, not an older one's problems
-        result = ls.analyses.get(uri)
-        return not ls.is_analysed(uri) or (result is not None and result.version == ls.document(uri).version)
+        return not ls.is_analysed(uri) or ls.store.is_of(uri, ls.document(uri).version)
 
     await ls.queue.until(current, _ANALYSIS_WAIT_S, key=uri)
-    result = ls.analyses.get(uri)
+    result = ls.store.analyses.get(uri)
     return convert.document_report(ls.diagnostics(uri, result) if result else [], params.previous_result_id)
 
 
 async def on_workspace_diagnostic(ls: AlloLanguageServer, params: lsp.WorkspaceDiagnosticParams):
-    if ls.workspace_files is None:
-        ls.workspace_files = WorkspaceReports(await _excludes(ls))
+    if ls.workspace_files is None:  # a client that cannot answer: only .gitignore and our own rules
+        ls.workspace_files = WorkspaceReports(excludes_on(await ls.configuration(*EXCLUDES) or []))
     token = params.partial_result_token
 
     def report(uri: str, text: str, problems) -> tuple[str, lsp.WorkspaceFullDocumentDiagnosticReport]:
@@ -54,27 +50,6 @@ async def on_workspace_diagnostic(ls: AlloLanguageServer, params: lsp.WorkspaceD
         ls.queue, folders, ls.open_uris, known, report, None if token is None else stream, _HOLD_S
     )
     return convert.workspace_report(items)
-
-
-async def _excludes(ls: AlloLanguageServer) -> list[str]:
-    """The editor's exclude globs that are on (`{"**/node_modules": true}`)."""
-    caps = ls.client_capabilities.workspace
-    if not (caps and caps.configuration):
-        return []
-    try:
-        values = await ls.workspace_configuration_async(convert.configuration_request(*_EXCLUDES))
-    except Exception:  # noqa: BLE001 - a client that cannot answer: only .gitignore and our own rules
-        return []
-    return [glob for value in values if isinstance(value, dict) for glob, on in value.items() if on is True]
-
-
-def did_change_watched_files(ls: AlloLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-    files = ls.workspace_files
-    if files is not None:
-        if any(c.type != lsp.FileChangeType.Changed or not files.knows(c.uri) for c in params.changes):
-            files.rescan_soon()  # created, deleted, or a .gitignore: the folders again
-        files.changed_on_disk()
-        asyncio.ensure_future(ls.queue.news())
 
 
 def register(server: AlloLanguageServer) -> None:

@@ -1,44 +1,39 @@
 """Jobs from the editor: code lenses, commands, progress, outcomes shown in place.
 
-A job runs only when the user asks (a lens, a command, a code action) and only in a trusted
-workspace. It runs the editor's text of the file (saved or not) in an isolated process
-(`jobs/editor.py`); its outcome becomes the lens title and, where it points at a line, problems
-(`ide/job_outcomes.py`), kept until the next run of the same job or an edit that invalidates them.
+A job runs only when the user asks (a lens, a command, a code action), in a trusted workspace, on
+the editor's text of the file (saved or not): `jobs/editor.py`. What its outcome shows (the lens
+title, problems, an MLIR view) is `ide/store.py`'s, kept until the next run of the same job or an
+edit that invalidates it. With `alloBuild: auto`, the first job starts the build probe.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 from lsprotocol import types as lsp
 
-from allo_lsp.analysis import lsp_newlines
+from allo_lsp.analysis.model import FileModel
 from allo_lsp.ide import log_lines, outcomes
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
-from allo_lsp.ide.synthesis import newest_report, report_markdown
+from allo_lsp.ide.mlir_view import compiled_by
+from allo_lsp.ide.synthesis import report_view
 from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert
-from allo_lsp.lsp.features import view
-from allo_lsp.lsp.mlir_view import after_mlir_job, probe_build
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 from allo_lsp.protocol.vocabulary import SWEEP
 
-SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
-_tokens = itertools.count(1)
 
 
 async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
     """Why the job cannot start, or None."""
-    from allo_lsp.jobs.editor import refusal  # the jobs' modules with the first job
+    from allo_lsp.jobs.editor import refusal, refusal_once_told  # the jobs' modules with the first job
 
-    try:  # whether the workspace is trusted comes with the settings
-        await asyncio.wait_for(ls.settings_received.wait(), SETTINGS_WAIT_S)
-    except asyncio.TimeoutError:
-        return "the editor has not sent its settings (workspace trust among them): nothing is run yet"
-    return refusal(ls.settings.trusted, uri, ls.document(uri).path, uri in ls.analyses)
+    def refused() -> str | None:
+        return refusal(ls.settings.trusted, uri, ls.document(uri).path, uri in ls.store.analyses)
+
+    return await refusal_once_told(ls.settings_received, refused)
 
 
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
@@ -53,26 +48,23 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
         return answer(JobResult(ERROR, ENVIRONMENT, why), kind)
     if not ls.jobs.claim(uri, (name, kind)):
         return running_answer(name, kind)  # one job per target: its running lens cancels it
-    result, doc = ls.analyses[uri], ls.document(uri)
-    model, text = (result.good()[0] or result.current).model, lsp_newlines(doc.source)
+    doc, model, text = ls.document(uri), ls.store.model(uri), ls.text(uri)
     outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source)
-    if ls.is_open(uri):  # a closed document's outcomes went with it
-        ls.outcomes_of(uri).record((name, kind), outcome, model, text)
-    _show(ls, uri, kind, outcome)
-    ls.refresh_lenses(uri)
+    _finished(ls, uri, (name, kind), outcome, model, text)
     data = answer(outcome, kind)
-    if kind == MLIR:
-        data.update(await after_mlir_job(ls, uri, name, model, outcome, text))
+    if kind == MLIR and (found := await asyncio.to_thread(compiled_by, outcome, model, name)) is not None:
+        data.update(ls.store.add_mlir_view(uri, doc.path or uri, name, found, text))
+        ls.republish(uri)  # with the signature's problems
     return data
 
 
-async def _run(ls: AlloLanguageServer, target, model, source: str) -> JobResult:
+async def _run(ls: AlloLanguageServer, target, model: FileModel, source: str) -> JobResult:
     """The job's outcome, whatever happens; its progress shown while it runs."""
     ls.refresh_lenses(target.uri)
     ls.protocol.when_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
-    config = ls.settings.job_config()
-    if ls.settings.allo_build == "auto" and ls.probe.wanted(config):
-        asyncio.ensure_future(probe_build(ls, ls.jobs.manager, config))
+    settings = ls.settings
+    if settings.allo_build == "auto":
+        asyncio.ensure_future(_probe_build(ls, settings.job_config()))
     token = await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
 
     def progress(phase: str) -> None:
@@ -80,8 +72,7 @@ async def _run(ls: AlloLanguageServer, target, model, source: str) -> JobResult:
             ls.work_done_progress.report(token, convert.progress_report(phase))
 
     try:
-        synth, slurm = ls.settings.synth_config(), ls.settings.slurm_config()
-        return await ls.jobs.run(target, model, source, config, synth, ls.settings.backend, progress, slurm)
+        return await ls.jobs.run(target, model, source, settings, progress)
     finally:
         if token is not None:
             ls.work_done_progress.end(token, convert.progress_end("done"))
@@ -92,14 +83,24 @@ async def _begin_progress(ls: AlloLanguageServer, title: str, key: str) -> str |
     caps = ls.client_capabilities.window
     if not (caps and caps.work_done_progress):
         return None
-    token = f"allo-lsp-job-{next(_tokens)}"
+    token = ls.jobs.progress_token(key)
     try:
         await ls.work_done_progress.create_async(token)
     except Exception:  # noqa: BLE001 - a client that refuses progress still gets the job
+        ls.jobs.progress.pop(token, None)
         return None
-    ls.jobs.progress[token] = key
     ls.work_done_progress.begin(token, convert.progress_begin(f"Allo {title}"))
     return token
+
+
+async def _probe_build(ls: AlloLanguageServer, config) -> None:
+    """Learn once per settings whether the configured Allo reorders top arguments (`jobs/build_probe.py`)."""
+    probe = ls.probe
+    if (outcome := await probe.run(ls.jobs.manager, config)) is None or probe is not ls.probe:
+        return  # probed already, or the settings changed meanwhile (a job of theirs probes again)
+    ls.log(*log_lines.probe_lines(probe.interpreter(), probe.found, outcome))
+    if probe.found is not None:
+        ls.schedule_open()
 
 
 def _reattach(ls: AlloLanguageServer) -> None:
@@ -108,28 +109,23 @@ def _reattach(ls: AlloLanguageServer) -> None:
         from allo_lsp.jobs.slurm_jobs import given_storage
 
         ls.jobs.cluster.given = given_storage(getattr(ls, "workspace_storage", None))
-        for uri, name, pending in ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses):
-            asyncio.ensure_future(_collected(ls, uri, name, pending))
+        ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses, lambda *done: _collected(ls, *done))
 
 
-async def _collected(ls: AlloLanguageServer, uri: str, name: str, pending) -> None:
-    outcome, result = await pending, ls.analyses.get(uri)
-    if result is not None and ls.is_open(uri):
-        model, text = (result.good()[0] or result.current).model, lsp_newlines(ls.document(uri).source)
-        ls.outcomes_of(uri).record((name, SYNTHESIZE), outcome, model, text)
-    _show(ls, uri, SYNTHESIZE, outcome)
-    ls.refresh_lenses(uri)
+def _collected(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:
+    _finished(ls, uri, (name, SYNTHESIZE), outcome, ls.store.model(uri), ls.text(uri))
 
 
-def _show(ls: AlloLanguageServer, uri: str, kind: str, outcome: JobResult) -> None:
-    """The outcome in the log, a failure that points at no line in a message, and the
-    document's problems again (this job's replace its last run's, whether it found any)."""
-    ls.log(*log_lines.job_lines(outcome, ls.document(uri).path or uri, kind))
+def _finished(ls: AlloLanguageServer, uri: str, job: tuple[str, str], outcome: JobResult, model, text: str) -> None:
+    """The outcome kept for the text the job ran, in the log, in a message when it is a failure
+    that points at no line, and in the document's problems (this job's replace its last run's,
+    whether it found any) and lenses."""
+    ls.store.record(uri, job, outcome, model, text)
+    ls.log(*log_lines.job_lines(outcome, ls.document(uri).path or uri, job[1]))
     if outcomes.failed_without_line(outcome):
         ls.window_show_message(convert.show_message(f"allo-lsp: {outcomes.summary(outcome)}", error=True))
-    current = ls.analyses.get(uri)
-    if current is not None and ls.is_open(uri):
-        ls.publish(uri, current)
+    ls.republish(uri)
+    ls.refresh_lenses(uri)
 
 
 def _args(args) -> tuple[str, str]:
@@ -147,11 +143,9 @@ def _job_command(kind: str):
 
 
 def show_report(ls: AlloLanguageServer, *args) -> dict:
-    """The last synthesis report of a region as markdown, with the change since the run before."""
+    """The last synthesis report of a region, and the change since the run before (`ide/synthesis.py`)."""
     uri, name = _args(args)
-    history = ls.jobs.synthesis.get((uri, name), [])
-    markdown = report_markdown(name, history)
-    return {"markdown": markdown, "report": newest_report(history)} if history else {"markdown": markdown}
+    return report_view(name, *ls.jobs.reports_to_compare(uri, name))
 
 
 async def sweep(ls: AlloLanguageServer, *args) -> dict:
@@ -177,33 +171,23 @@ async def on_shutdown(ls: AlloLanguageServer, params) -> None:
 
 
 def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCancelParams) -> None:
-    key = ls.jobs.progress.get(str(params.token))
-    if key is not None:
-        ls.jobs.manager.cancel(key)
+    ls.jobs.cancel_progress(str(params.token))
 
 
 def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded | list:
-    """Encoded once per analysis, document version and change of the jobs' state: editors ask
-    again on every scroll and focus, and a large file has a thousand lenses. A lens on a line
-    being edited is left out until the analysis of the new text, which then refreshes them."""
+    """The lenses, encoded once per version and change of the jobs' state (`ide/store.py`)."""
     uri = params.text_document.uri
-    result = ls.analyses.get(uri)
-    if result is None:
+    if uri not in ls.store.analyses:
         if ls.is_analysed(uri):  # its first analysis is to come: asked again after it
-            ls.lenses_to_refresh.add(uri)
+            ls.store.lenses_to_refresh.add(uri)
         return []
     _reattach(ls)
     key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
-    if result.lenses is not None and result.lenses[0] == key:
-        return result.lenses[1]
-    current, converter = view(ls, uri)
-    outcomes = ls.outcomes_of(uri).outcomes(current.text)
-    lenses, left_out = current.lenses(outcomes, ls.jobs.lens_states(uri))
-    if left_out:
-        ls.lenses_to_refresh.add(uri)
-    encoded = Encoded([converter.lens_json(uri, lens) for lens in lenses])
-    result.lenses = (key, encoded)
-    return encoded
+    if (cached := ls.store.cached_lenses(uri, key)) is not None:
+        return cached
+    text = ls.text(uri)
+    converter, lenses = ls.converter(uri, text), ls.store.lenses(uri, text, ls.jobs.lens_states(uri))
+    return ls.store.cache_lenses(uri, key, Encoded([converter.lens_json(uri, lens) for lens in lenses]))
 
 
 def register(server: AlloLanguageServer) -> None:
