@@ -2,6 +2,7 @@
 
 import os
 import sys
+import tempfile
 
 import pytest
 import pytest_lsp
@@ -38,6 +39,8 @@ def _job_server_env() -> dict[str, str]:
     env.pop("LLVM_BUILD_DIR", None)
     env["PYTHONPATH"] = str(STANDIN)
     env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env.get('PATH', '')}"  # the stand-in vitis_hls
+    # The workspaces' storage (synthesis reports kept across servers, cluster jobs) out of the home.
+    env["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="allo-lsp-test-state-")
     return env
 
 

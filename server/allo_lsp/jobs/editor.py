@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.launch import Target
 from allo_lsp.jobs.manager import JobManager, Progress
+from allo_lsp.jobs.previous_reports import PreviousReports
 from allo_lsp.jobs.service import run_target
 from allo_lsp.jobs.slurm import JobState
 from allo_lsp.jobs.slurm_jobs import ClusterJobs, batch_spec
@@ -95,9 +96,10 @@ class EditorJobs:
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
     lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
     # Synthesis runs that produced a report, per (uri, region): the newest two; and the report
-    # before the newest.
+    # before the newest, of this server's runs or an earlier server's (`previous_reports.py`).
     synthesis: dict[tuple[str, str], list[JobResult]] = field(default_factory=dict)
     before: dict[tuple[str, str], dict | None] = field(default_factory=dict)
+    previous_reports: PreviousReports | None = None  # made once the workspace's storage is known
     reproducers: dict[str, tuple[str, str]] = field(default_factory=dict)  # uri -> (target, script) of a library bug
     cluster: ClusterJobs = field(default_factory=ClusterJobs)  # synthesis on Slurm (`alloDataflow.scheduler`)
     _tokens: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -190,10 +192,12 @@ class EditorJobs:
 
     def _keep(self, uri: str, region: str, file: str, outcome: JobResult) -> None:
         """A synthesis outcome kept for the report view (with the report it follows) if it has a report."""
-        history = self.synthesis.setdefault((uri, region), [])
-        if details_as(outcome.details, SynthesisDetails).report is not None:
-            self.before[(uri, region)] = details_as(history[-1].details, SynthesisDetails).report if history else None
-        keep_reports(history, outcome)
+        report = details_as(outcome.details, SynthesisDetails).report
+        if report is not None:
+            if self.previous_reports is None:
+                self.previous_reports = PreviousReports(self.cluster.storage)
+            self.before[(uri, region)] = self.previous_reports.swap(file, region, report)
+        keep_reports(self.synthesis.setdefault((uri, region), []), outcome)
 
     def reports_to_compare(self, uri: str, region: str) -> tuple[JobResult | None, dict | None]:
         """The region's newest synthesis outcome with a report, and the report of the run before."""

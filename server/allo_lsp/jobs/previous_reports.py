@@ -1,0 +1,74 @@
+"""Each region's newest synthesis report, kept across servers: the report view shows the change
+since the run before, also when that run was an earlier server's.
+
+One JSON file in the workspace's storage (where its cluster jobs are kept, `slurm_jobs.py`),
+keyed by the design's file, the region and what the report says it was synthesized for (the
+part and the target clock: a run for another part is not "the run before"). Bounded: the newest
+`KEPT` regions, a report of at most `REPORT_LIMIT` characters. Written whole (`write_json`); a
+missing file is an empty one, an unreadable one is logged and written afresh, and when the file
+cannot be read or written the reports of this server's runs are still kept in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+
+from allo_lsp.jobs.slurm_batch import write_json
+
+log = logging.getLogger(__name__)
+FILE = "synthesis-reports.json"
+KEPT = 64  # regions
+REPORT_LIMIT = 256 * 1024  # characters of a report's JSON; a larger report is not kept
+
+
+def key_of(file: str, region: str, report: dict) -> str:
+    clock = report.get("clock")
+    target_ns = clock.get("target_ns") if isinstance(clock, dict) else None
+    return json.dumps([file, region, report.get("part"), target_ns])
+
+
+class PreviousReports:
+    def __init__(self, directory: str | None) -> None:
+        self.path = os.path.join(directory, FILE) if directory else None
+        self._entries: dict[str, dict] = {}  # as last read or written
+
+    def swap(self, file: str, region: str, report: dict) -> dict | None:
+        """`report` kept as the newest of its region; returns the one it follows (None: none kept)."""
+        key = key_of(file, region, report)
+        entries = self._read()
+        before = entries.pop(key, None)
+        if len(json.dumps(report)) <= REPORT_LIMIT:
+            entries[key] = {"report": report, "at": time.time()}
+        else:
+            log.warning("a synthesis report of %s::%s over %d characters is not kept", file, region, REPORT_LIMIT)
+        self._entries = dict(sorted(entries.items(), key=lambda item: item[1]["at"])[-KEPT:])
+        self._write()
+        return before["report"] if before is not None else None
+
+    def _read(self) -> dict[str, dict]:
+        if self.path is None or not os.path.exists(self.path):
+            return dict(self._entries)
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+            reports = data["reports"]
+            return {
+                key: entry
+                for key, entry in reports.items()
+                if isinstance(entry.get("report"), dict) and isinstance(entry.get("at"), (int, float))
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("the synthesis reports kept in %s are unreadable (%r): written afresh", self.path, exc)
+            return dict(self._entries)
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            write_json(self.path, {"reports": self._entries})
+        except (OSError, TypeError, ValueError) as exc:
+            log.warning("the synthesis reports could not be kept in %s: %r", self.path, exc)
