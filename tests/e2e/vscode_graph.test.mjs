@@ -271,6 +271,10 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
             return blocked === 0 && texts.some((t) => /tap.*max \d+\/16/.test(t)) ? texts : undefined;
         }, 120 * SECOND);
         console.log(`after set depth and re-run: ${edges.join(" | ")}`);
+        // The stub where tap ends (nobody gets it) drawn in the edges' colour, not SVG's default black on the dark theme.
+        const stub = await graphFrame().locator("svg.graph .stub circle").first().evaluate((el) => getComputedStyle(el).fill);
+        const background = await graphFrame().locator("body").evaluate((el) => getComputedStyle(el).backgroundColor);
+        assert.ok(stub !== "rgb(0, 0, 0)" && stub !== background, `the stub's fill ${stub} on ${background}`);
         await focusEditor("pitfall_deadlock_stream.py");
         await codeLens(/Simulate.*✓/).waitFor({ timeout: 30 * SECOND });
         await shotOfPanel("graph-deadlock-fixed-dark");
