@@ -69,7 +69,7 @@ vsix() {
   universal="allo-dataflow-$version.vsix"
   platform="allo-dataflow-$PLATFORM-$version.vsix"
   if [ ! -f "$universal" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
-      README.md pyproject.toml client/src syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
+      README.md pyproject.toml client/src client/webview syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
     PYTHON=.venv/bin/python npm run -s package
   fi
   if [ ! -f "$platform" ] || [ "$universal" -nt "$platform" ] || [ dev.sh -nt "$platform" ]; then
