@@ -1,6 +1,8 @@
 """The real server over stdio, driven with the capabilities of VS Code and of Neovim (pytest-lsp)."""
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -41,6 +43,7 @@ def _job_server_env() -> dict[str, str]:
     env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env.get('PATH', '')}"  # the stand-in vitis_hls
     # The workspaces' storage (synthesis reports kept across servers, cluster jobs) out of the home.
     env["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="allo-lsp-test-state-")
+    atexit.register(shutil.rmtree, env["XDG_STATE_HOME"], ignore_errors=True)
     return env
 
 
