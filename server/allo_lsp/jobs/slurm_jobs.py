@@ -61,7 +61,8 @@ async def check_shared(config: SlurmConfig, job_dir: str) -> None:
     if out.strip() != token:
         raise SlurmError(
             f"{config.login_host} does not see {job_dir}: the workspace's storage must be on a filesystem "
-            "the login host and its nodes share (set XDG_STATE_HOME to a directory on it)"
+            "the login host and its nodes share (VS Code's workspace storage is under the home directory; "
+            "without an editor's storage, set XDG_STATE_HOME to a directory on that filesystem)"
         )
 
 
