@@ -11,8 +11,8 @@ analysed with the default bound: seconds, peak RSS and what ADF901 said.
 `--repeat N` analyses each size N times, in rounds (every size once per round, so a change of the
 machine's load falls on every size alike), and keeps each size's least CPU time (`runs` lists
 them all): on a shared 2-core machine another process' load inflates CPU seconds too (caches,
-memory bandwidth), by 20-30 % from one run to the next, enough to move a single run's ratio
-from 1.7x to 2.4x.
+memory bandwidth), by up to 40 % from one run to the next (8.75 s and 12.0 s for the same 20,000
+lines), enough to move a single run's ratio from 1.7x to 2.4x.
 """
 
 from __future__ import annotations
