@@ -7,6 +7,8 @@ from test_vscode import code_server, run_ui_script
 SETTINGS = {
     "security.workspace.trust.enabled": False,
     "editor.codeActionsOnSave": {"source.fixAll.allo-lsp": "explicit"},
+    # The protocol's messages in the extension's log (artifacts/.../logs): what was asked on save.
+    "alloDataflow.trace.server": "messages",
 }
 
 
