@@ -66,8 +66,31 @@ async def check_shared(config: SlurmConfig, job_dir: str) -> None:
         )
 
 
-async def submit(config: SlurmConfig, storage: str, spec: BatchSpec, uri: str = "") -> Submitted:
-    """Write the job directory, submit it (a job array for several points), record it."""
+@dataclass
+class Cancel:
+    """The Cancel of one cluster job, which may come before its id is known (while `sbatch` runs,
+    before its answer): the job is then scancelled as soon as the id is (`known`)."""
+
+    config: SlurmConfig
+    job_id: str | None = None
+    wanted: bool = False
+
+    def request(self) -> None:
+        self.wanted = True
+        if self.job_id is not None:
+            asyncio.ensure_future(_cancel(self.config, self.job_id))
+
+    def known(self, job_id: str) -> None:
+        self.job_id = job_id
+        if self.wanted:
+            asyncio.ensure_future(_cancel(self.config, job_id))
+
+
+async def submit(
+    config: SlurmConfig, storage: str, spec: BatchSpec, uri: str = "", cancel: Cancel | None = None
+) -> Submitted:
+    """Write the job directory, submit it (a job array for several points), record it; a Cancel
+    that came while `sbatch` ran scancels it once recorded."""
     jobs = os.path.join(storage, "jobs")
     os.makedirs(jobs, exist_ok=True)
     job_dir = tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.region}-", dir=jobs)
@@ -82,6 +105,8 @@ async def submit(config: SlurmConfig, storage: str, spec: BatchSpec, uri: str = 
     job_id = await slurm.submit(config, script, job_dir, output, f"allo-lsp:{spec.region}", array)
     entry = Submitted(job_id, spec.region, spec.file, job_dir, time.time(), uri, len(spec.points), asdict(config))
     Registry(storage).add(entry)
+    if cancel is not None:
+        cancel.known(job_id)
     return entry
 
 
@@ -153,7 +178,7 @@ class ClusterJobs:
     given: str | None = None  # the editor's storage for the workspace (initializationOptions)
     on_change: Callable[[str], None] | None = None  # a document's lenses change
     states: dict[tuple[str, str], JobState] = field(default_factory=dict)  # (uri, region) -> newest state
-    followed: dict[str, tuple[SlurmConfig, str]] = field(default_factory=dict)  # job key -> (config, id)
+    followed: dict[str, Cancel] = field(default_factory=dict)  # job key -> its Cancel (from before sbatch answers)
 
     def attach(self, workspace_root: str | None, on_change: Callable[[str], None]) -> list[Submitted]:
         """Once per server: where the workspace's jobs are kept; those a server before submitted."""
@@ -165,16 +190,19 @@ class ClusterJobs:
         return self.storage or storage_dir(workspace_root, self.given)
 
     async def synthesize(self, key: str, uri: str, spec: BatchSpec, config: SlurmConfig) -> JobResult:
+        # Followed from before sbatch answers: a Cancel in between is not lost.
+        cancel = self.followed[key] = Cancel(config)
         try:
-            entry = await submit(config, self.storage or storage_dir(None, self.given), spec, uri)
+            entry = await submit(config, self.storage or storage_dir(None, self.given), spec, uri, cancel)
         except (SlurmError, OSError) as exc:
+            self.followed.pop(key, None)
             return JobResult(ERROR, ENVIRONMENT, str(exc), target=spec.region).of_kind(SYNTHESIZE)
         return await self.follow(key, entry)
 
     async def follow(self, key: str, entry: Submitted) -> JobResult:
         """The job to its outcome; removed from the registry only once collected."""
         config = SlurmConfig(**entry.settings)
-        self.followed[key] = (config, entry.job_id)
+        self.followed.setdefault(key, Cancel(config, entry.job_id))  # a re-attached job's is made here
         where = (entry.uri, entry.region)
 
         def seen(states: list[JobState]) -> None:
@@ -202,8 +230,7 @@ class ClusterJobs:
         """`scancel` the job under `key`; its follower then collects it as cancelled."""
         if key not in self.followed:
             return False
-        config, job_id = self.followed[key]
-        asyncio.ensure_future(_cancel(config, job_id))
+        self.followed[key].request()
         return True
 
     def keys(self) -> list[str]:

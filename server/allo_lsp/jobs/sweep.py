@@ -212,10 +212,19 @@ async def run_local(
 
 
 async def run_slurm(
-    file: str, region: str, source: str, points: list[Point], config, synth, slurm_config, storage: str | None = None
+    file: str,
+    region: str,
+    source: str,
+    points: list[Point],
+    config,
+    synth,
+    slurm_config,
+    storage: str | None = None,
+    when_cancelled=None,
 ) -> list[JobResult]:
     """The points as one Slurm job array, recorded in `storage` (default: the XDG location);
-    outcomes in the points' order."""
+    outcomes in the points' order. `when_cancelled(callback)` (the editor's Cancel): the array is
+    scancelled, even one whose sbatch has not answered yet, and collected as cancelled."""
     import sys
     from dataclasses import asdict
 
@@ -229,7 +238,10 @@ async def run_slurm(
         file, region, source, config.python, config.llvm_build_dir, dict(config.extra_env), asdict(synth), points
     )
     storage = storage or slurm_jobs.storage_dir(None)
-    entry = await slurm_jobs.submit(slurm_config, storage, spec)
+    cancel = slurm_jobs.Cancel(slurm_config)
+    if when_cancelled is not None:
+        when_cancelled(cancel.request)
+    entry = await slurm_jobs.submit(slurm_config, storage, spec, cancel=cancel)
     # On stderr: stdout is the table (JSON, CSV) alone.
     print(f"allo-lsp sweep: {len(points)} points as Slurm job array {entry.job_id} ({entry.job_dir})", file=sys.stderr)
     final = await slurm_jobs.wait(slurm_config, entry)

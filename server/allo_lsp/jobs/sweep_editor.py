@@ -54,7 +54,8 @@ async def sweep(
 ) -> dict:
     """Every point of `sets` synthesized; the table (rows in the points' order, each with its
     report when it passed), or why the sweep cannot run. A local sweep cancelled ends every
-    point's processes, those queued included (a cluster sweep is left to Slurm: `scancel` it)."""
+    point's processes, those queued included; a cluster sweep's job array is scancelled (that
+    array alone) and collected, its points cancelled, so the registry no longer records it."""
     from allo_lsp.jobs.manager import JobManager
     from allo_lsp.jobs.sweep import run_local, run_slurm
 
@@ -69,7 +70,7 @@ async def sweep(
         return _error(region, str(exc))
     try:
         if slurm is not None:
-            results = await run_slurm(file, region, source, points, config, synth, slurm, storage)
+            results = await run_slurm(file, region, source, points, config, synth, slurm, storage, when_cancelled)
         else:
             manager = JobManager(max_concurrent=POOL)
             when_cancelled(lambda: asyncio.ensure_future(manager.close(CANCEL_WAIT_S)))
