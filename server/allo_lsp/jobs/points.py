@@ -29,17 +29,10 @@ def apply_constants(source: str, constants: dict) -> str:
     lines = source.splitlines(keepends=True)
     edits: list[tuple[ast.expr, object]] = []
     found = set()
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign):
-            pairs = [pair for target in statement.targets for pair in _bound(target, statement.value)]
-        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-            pairs = _bound(statement.target, statement.value)
-        else:
-            continue
-        for name, value in pairs:
-            if name in constants:
-                edits.append((value, constants[name]))
-                found.add(name)
+    for name, value in _module_bindings(tree):
+        if name in constants:
+            edits.append((value, constants[name]))
+            found.add(name)
     unknown = sorted(set(constants) - found)
     if unknown:
         raise PointError(f"no module-level assignment of {', '.join(unknown)} in the design: --set names its constants")
@@ -49,6 +42,16 @@ def apply_constants(source: str, constants: dict) -> str:
         text = "".join(lines)
         lines = (text[:start] + repr(value) + text[end:]).splitlines(keepends=True)
     return "".join(lines)
+
+
+def _module_bindings(tree: ast.Module):
+    """(name, the expression it is given) of each module-level assignment, in order."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                yield from _bound(target, statement.value)
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            yield from _bound(statement.target, statement.value)
 
 
 def _bound(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
@@ -75,15 +78,8 @@ def module_constants(source: str) -> dict:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
-    out: dict = {}
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign):
-            pairs = [pair for target in statement.targets for pair in _bound(target, statement.value)]
-        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-            pairs = _bound(statement.target, statement.value)
-        else:
-            continue
-        for name, value in pairs:
-            if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)):
-                out[name] = value.value
-    return out
+    return {
+        name: value.value
+        for name, value in _module_bindings(tree)
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool))
+    }
