@@ -2,9 +2,8 @@
 // `alloDataflow.showReport`: its `report` (the JSON of `allo-lsp report --format json`) and, when
 // the server sends it, `previous` (the run before's); else the previous report this client showed
 // for the same region. One panel per region, redrawn in place. No script runs in it.
-import { Uri, ViewColumn, WebviewPanel, window } from "vscode";
-import { escapeXml } from "../graph/render";
-import { reportPage } from "../graph/webviewHtml";
+import { Uri, WebviewPanel } from "vscode";
+import { drawPage, panelFor, webviewRoot } from "./panels";
 import { reportHtml } from "./reportHtml";
 import { Report } from "./reportModel";
 import { SweepPanels } from "./sweepPanel";
@@ -36,22 +35,8 @@ export class ReportPanels {
         const seen = this.seen.get(title);
         const before = previous ?? (seen && seen.last !== text ? (JSON.parse(seen.last) as Report) : seen?.previous);
         this.seen.set(title, { last: text, previous: before ?? undefined });
-        const root = Uri.joinPath(this.extensionUri, "dist", "webview");
-        let panel = this.panels.get(title);
-        if (!panel) {
-            panel = window.createWebviewPanel(REPORT_VIEW_TYPE, title, { viewColumn: ViewColumn.Beside, preserveFocus: true }, { enableScripts: false, localResourceRoots: [root] });
-            this.panels.set(title, panel);
-            panel.onDidDispose(() => this.panels.delete(title));
-        } else {
-            panel.reveal(undefined, true);
-        }
-        const webview = panel.webview;
-        webview.html = reportPage(
-            webview.cspSource,
-            webview.asWebviewUri(Uri.joinPath(root, "report.css")).toString(),
-            escapeXml(title),
-            reportHtml(title, report, before),
-        );
+        const options = { enableScripts: false, localResourceRoots: [webviewRoot(this.extensionUri)] };
+        drawPage(panelFor(this.panels, title, REPORT_VIEW_TYPE, options), this.extensionUri, title, reportHtml(title, report, before));
     }
 
     showSweep(answer: SweepAnswer, title: string): void {

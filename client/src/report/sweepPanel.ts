@@ -2,9 +2,8 @@
 // sets), one panel per region, redrawn in place by the next sweep. No script runs in it; a
 // point's row links to `alloDataflow.showSweepPoint` (the only command its links may run), which
 // opens that point's report in the report view.
-import { commands, Disposable, Uri, ViewColumn, WebviewPanel, window } from "vscode";
-import { escapeXml } from "../graph/render";
-import { reportPage } from "../graph/webviewHtml";
+import { commands, Disposable, Uri, WebviewPanel } from "vscode";
+import { drawPage, panelFor, webviewRoot } from "./panels";
 import { sweepHtml } from "./sweepHtml";
 import { SweepAnswer } from "./sweepModel";
 
@@ -43,30 +42,9 @@ export class SweepPanels implements Disposable {
 
     show(answer: SweepAnswer, title: string): void {
         this.answers.set(title, answer);
-        const root = Uri.joinPath(this.extensionUri, "dist", "webview");
-        let panel = this.panels.get(title);
-        if (!panel) {
-            panel = window.createWebviewPanel(
-                SWEEP_VIEW_TYPE,
-                title,
-                { viewColumn: ViewColumn.Beside, preserveFocus: true },
-                { enableScripts: false, enableCommandUris: [SHOW_POINT], localResourceRoots: [root] },
-            );
-            this.panels.set(title, panel);
-            panel.onDidDispose(() => {
-                this.panels.delete(title);
-                this.answers.delete(title);
-            });
-        } else {
-            panel.reveal(undefined, true);
-        }
-        const webview = panel.webview;
-        webview.html = reportPage(
-            webview.cspSource,
-            webview.asWebviewUri(Uri.joinPath(root, "report.css")).toString(),
-            escapeXml(title),
-            sweepHtml(title, answer, (index) => SweepPanels.link(title, answer, index)),
-        );
+        const options = { enableScripts: false, enableCommandUris: [SHOW_POINT], localResourceRoots: [webviewRoot(this.extensionUri)] };
+        const panel = panelFor(this.panels, title, SWEEP_VIEW_TYPE, options, () => this.answers.delete(title));
+        drawPage(panel, this.extensionUri, title, sweepHtml(title, answer, (index) => SweepPanels.link(title, answer, index)));
     }
 
     dispose(): void {
