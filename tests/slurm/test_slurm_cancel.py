@@ -117,7 +117,9 @@ async def test_cancelling_an_editor_sweep_scancels_its_job_array_alone(cluster_e
         assert not request.done(), request.result()
         (entry,) = Registry(str(storage)).entries()
         # Another job of the same user on the cluster: the sweep's Cancel must leave it be.
-        bystander = slurm_cluster.run("sbatch", "--parsable", "-p", PARTITION, "--wrap", "sleep 600").stdout.strip()
+        bystander = slurm_cluster.run(
+            "sbatch", "--parsable", "-p", PARTITION, f"--chdir={tmp_path}", "--output=/dev/null", "--wrap", "sleep 600"
+        ).stdout.strip()
         client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="sweep"))
         with pytest.raises(Exception, match="cancel"):
             await asyncio.wait_for(request, 10)

@@ -70,7 +70,7 @@ async def test_cancelled_leaves_no_process(cluster_env, tmp_path, monkeypatch):
             jobs.cancel("key")
 
     jobs = slurm_jobs.ClusterJobs()
-    jobs.followed["key"] = (SlurmConfig(), entry.job_id)
+    jobs.followed["key"] = slurm_jobs.Cancel(SlurmConfig(), entry.job_id)
     final = await slurm_jobs.wait(SlurmConfig(), entry, on_states)
     (outcome,) = slurm_jobs.collect(entry, final)
     assert final[0].state == "CANCELLED" and outcome.status == "cancelled"
