@@ -1,6 +1,7 @@
 """The editor's sweep (`alloDataflow.sweep`) and the workspace's storage, through the real server
 over stdio: the stand-in Allo and the stand-in Vitis HLS, the local scheduler."""
 
+import math
 import os
 import sys
 import tempfile
@@ -140,6 +141,30 @@ async def test_a_local_sweep_answers_the_table_with_its_pareto_front(sweep_clien
     assert [r["report"] is not None for r in rows] == [True, True, False, False]
     assert rows[0]["report"]["latency"]["worst"] == 3624
     assert path.read_bytes() == before  # the user's file is never edited
+
+
+async def test_each_points_figures_follow_its_clock_and_arrays_so_the_front_is_not_trivial(sweep_client, tmp_path):
+    """The stand-in Vitis's figures follow the inputs (tests/standin/bin/vitis_hls): a clock
+    tighter than the template's 3.33 ns re-pipelines (cycles x 3.33/2, rounded up), and M = 512
+    makes A and B 512 x 8 int32 (131,072 bits, 8 BRAM_18K each: 16 of 4,032, above LUT's 0.32 %)."""
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    _, uri = await _open(sweep_client, tmp_path)
+    answer = await _sweep(sweep_client, uri, "top", ["M=8,512", "clock=2,3.33"])
+    rows = answer["rows"]
+    assert answer["status"] == "passed", answer["message"]
+    tighter = math.ceil(3624 * 3.33 / 2)
+    bram = round(100 * 2 * math.ceil(512 * 8 * 32 / (18 * 1024)) / 4032, 2)
+    figures = [(r["point"]["M"], r["point"]["clock"], r["latency"], max(r["resources"].values())) for r in rows]
+    assert figures == [
+        (8, 2.0, tighter, 0.32),
+        (8, 3.33, 3624, 0.32),
+        (512, 2.0, tighter, bram),
+        (512, 3.33, 3624, bram),
+    ]
+    assert [r["estimated_ns"] < 2.0 for r in rows] == [True, False, True, False]  # re-pipelined for 2 ns
+    # The small design at the template's clock beats every other point: the front is one of four.
+    assert [r["pareto"] for r in rows] == [False, True, False, False]
 
 
 async def test_a_sweep_that_cannot_run_says_what_to_change(sweep_client, tmp_path):

@@ -100,7 +100,7 @@ def _write_project(fn, project: str, mode: str) -> None:
     """The project directory Allo writes for Vitis HLS: an HLS C++ file and its run.tcl."""
     os.makedirs(project, exist_ok=True)
     with open(os.path.join(project, "kernel.cpp"), "w") as f:
-        f.write(f"// stand-in: HLS C++ of {fn.__name__}\nvoid {fn.__name__}() {{}}\n")
+        f.write(f"// stand-in: HLS C++ of {fn.__name__}\nvoid {fn.__name__}({_hls_arguments(fn)}) {{}}\n")
     with open(os.path.join(project, "run.tcl"), "w") as f:
         f.write(
             "open_project out.prj\n"
@@ -112,6 +112,27 @@ def _write_project(fn, project: str, mode: str) -> None:
             + ("csynth_design\n" if mode == "csyn" else "csim_design\n")
             + "exit\n"
         )
+
+
+def _hls_arguments(fn) -> str:
+    """The top function's arrays as Allo's HLS C++ declares them (`ap_int<32> A[8][8]`): the
+    stand-in Vitis sizes its memories from them."""
+    out = []
+    for name, p in inspect.signature(fn).parameters.items():
+        shape = getattr(p.annotation, "shape", None)
+        elem = getattr(p.annotation, "elem", p.annotation)
+        ctype = _hls_type(getattr(elem, "mlir", "i32"), getattr(elem, "itype", "s"))
+        out.append(f"{ctype} {name}" + "".join(f"[{d}]" for d in shape or (1,)))
+    return ", ".join(out)
+
+
+def _hls_type(mlir: str, itype: str) -> str:
+    if mlir in ("f16", "f32", "f64"):
+        return {"f16": "half", "f32": "float", "f64": "double"}[mlir]
+    if mlir.startswith("!allo."):  # Fixed<W, F> / UFixed<W, F>
+        return ("ap_ufixed" if "UFixed" in mlir else "ap_fixed") + mlir[mlir.index("<") :]
+    bits = mlir[1:] if mlir[:1] == "i" and mlir[1:].isdigit() else {"bf16": "16", "index": "64"}.get(mlir, "32")
+    return f"ap_{'u' if itype == 'u' else ''}int<{bits}>"
 
 
 class _Schedule:
