@@ -167,6 +167,21 @@ async def test_each_points_figures_follow_its_clock_and_arrays_so_the_front_is_n
     assert [r["pareto"] for r in rows] == [False, True, False, False]
 
 
+async def test_each_point_done_is_reported_on_the_clients_progress_token(sweep_client, tmp_path):
+    """The notification's "2 of 3 points done": `$/progress` on the token the sweep's fourth
+    argument gives, once per point as it ends, before the answer."""
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    _, uri = await _open(sweep_client, tmp_path)
+    token = "allo-sweep-progress"
+    sweep_client.progress_reports[token] = []  # the client made it (pytest-lsp warns of unknown ones)
+    answer = await _sweep(sweep_client, uri, "top", ["clock=3.33,5,10"], {"progress": token})
+    assert answer["status"] == "passed", answer["message"]
+    reports = sweep_client.progress_reports[token]
+    assert [r.message for r in reports] == ["1 of 3 points done", "2 of 3 points done", "3 of 3 points done"]
+    assert all(isinstance(r, lsp.WorkDoneProgressReport) for r in reports)
+
+
 async def test_a_sweep_that_cannot_run_says_what_to_change(sweep_client, tmp_path):
     if not sweep_client.storage_given:
         pytest.skip("the sweep does not depend on the storage: run once")

@@ -15,6 +15,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import client_capabilities
 
 CLIENT = "visual_studio_code"
+PROGRESS = "allo-sweep-progress"  # the notification's token, as the client gives it
 
 
 async def test_an_editor_sweep_on_the_cluster_is_one_job_array_in_the_editors_storage(
@@ -35,10 +36,13 @@ async def test_an_editor_sweep_on_the_cluster_is_one_job_array_in_the_editors_st
         )
     )
     try:
+        client.progress_reports[PROGRESS] = []  # the client made it (pytest-lsp warns of unknown ones)
         uri = client.editor.open(path.read_text(), path=path)
         await client.editor.diagnostics(uri)
         answer = await client.workspace_execute_command_async(
-            lsp.ExecuteCommandParams(command="alloDataflow.sweep", arguments=[uri, "top", ["clock=3.33,5"]])
+            lsp.ExecuteCommandParams(
+                command="alloDataflow.sweep", arguments=[uri, "top", ["clock=3.33,5"], {"progress": PROGRESS}]
+            )
         )
     finally:
         await client.shutdown_session()
@@ -56,3 +60,6 @@ async def test_an_editor_sweep_on_the_cluster_is_one_job_array_in_the_editors_st
     tasks = slurm.parse_states(slurm_cluster.run("scontrol", "-o", "show", "job", job_id).stdout)
     assert sorted((t.task, t.state) for t in tasks) == [(0, "COMPLETED"), (1, "COMPLETED")]
     assert Registry(str(storage)).entries() == []  # collected, so no longer recorded
+    # Each poll that finds more tasks ended says so: one poll may find both.
+    messages = [r.message for r in client.progress_reports[PROGRESS]]
+    assert messages[-1:] == ["2 of 2 points done"] and set(messages) <= {"1 of 2 points done", "2 of 2 points done"}

@@ -8,7 +8,7 @@
 // whose words are the running lens's), a line in the log naming file and region. In Restricted
 // Mode nothing is sent: the user is told why, and offered to manage the workspace's trust.
 import { CancellationToken, CodeLens, Disposable, ProviderResult, TextDocument, window } from "vscode";
-import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, StaticFeature } from "vscode-languageclient/node";
+import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, StaticFeature, WorkDoneProgress } from "vscode-languageclient/node";
 import { traceError, traceInfo, traceWarn } from "./logger";
 import { Status } from "./status";
 import { explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
@@ -96,7 +96,13 @@ export class Jobs {
             const client = this.client();
             return token && client ? client.sendRequest(ExecuteCommandRequest.type, { command: SWEEP_COMMAND, arguments: a }, token) : next(SWEEP_COMMAND, a);
         };
-        return target && sweepRegion(target, send, (answer, title) => this.views.showSweep(answer, title));
+        const follow = (token: string, report: (message: string) => void) =>
+            this.client()?.onProgress(WorkDoneProgress.type, token, (value) => {
+                if (value.kind === "report" && value.message) {
+                    report(value.message);
+                }
+            });
+        return target && sweepRegion(target, send, (answer, title) => this.views.showSweep(answer, title), follow);
     }
 
     /**

@@ -2,7 +2,8 @@
 // [uri, region]: the file's module-level constants and the synthesis settings), lets the user pick
 // some and type each one's values (comma-separated), runs the sweep (the same command with the
 // sets: a bounded local pool, or a Slurm job array with alloDataflow.scheduler = slurm) while a
-// notification says so (its Cancel ends a local sweep's jobs), and opens the sweep view on its table. The trust check and the region at
+// notification says so (each point done under its title, from the server's $/progress; its Cancel
+// ends the sweep's jobs), and opens the sweep view on its table. The trust check and the region at
 // the cursor are the job commands' (commands.ts).
 import { CancellationToken, ProgressLocation, QuickPickItem, window } from "vscode";
 import { traceInfo, traceWarn } from "../common/logger";
@@ -32,10 +33,16 @@ export function pointCount(sets: readonly string[]): number {
     return sets.reduce((n, set) => n * set.slice(set.indexOf("=") + 1).split(",").length, 1);
 }
 
+/** Follows the server's `$/progress` on `token` ("3 of 8 points done"), until disposed. */
+export type FollowProgress = (token: string, report: (message: string) => void) => { dispose(): void } | undefined;
+
+let sweeps = 0; // each sweep's own progress token
+
 export async function sweepRegion(
     target: { uri: string; name: string },
     send: (args: unknown[], token?: CancellationToken) => Promise<unknown>,
     show: (answer: SweepAnswer, title: string) => void,
+    follow: FollowProgress = () => undefined,
 ): Promise<unknown> {
     const offered = ((await send([target.uri, target.name])) ?? {}) as Parameters;
     if (offered.status === "error") {
@@ -85,9 +92,12 @@ export async function sweepRegion(
                 title: `Allo: sweeping ${target.name}: ${points} point${points === 1 ? "" : "s"} (${sets.join(" ")})`,
                 cancellable: true,
             },
-            (_progress, token) => {
+            (progress, token) => {
                 token.onCancellationRequested(() => (cancelled = true));
-                return send([target.uri, target.name, sets], token);
+                // The server reports each point done on this token, shown under the title.
+                const progressToken = `allo-sweep-${process.pid}-${++sweeps}`;
+                const following = follow(progressToken, (message) => progress.report({ message }));
+                return send([target.uri, target.name, sets, { progress: progressToken }], token).finally(() => following?.dispose());
             },
         )
         .then(undefined, (error) => {

@@ -13,6 +13,7 @@ import asyncio
 import csv
 import io
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from allo_lsp.jobs.points import Point, PointError, apply_constants
@@ -188,10 +189,18 @@ def table_json(rows: list[Row]) -> list[dict]:
 
 
 async def run_local(
-    file: str, region: str, source: str, points: list[Point], config, synth, pool: int = 2, manager=None
+    file: str,
+    region: str,
+    source: str,
+    points: list[Point],
+    config,
+    synth,
+    pool: int = 2,
+    manager=None,
+    done: Callable[[int], None] = lambda count: None,
 ) -> list[JobResult]:
     """Each point a local synthesis, at most `pool` at once (or in `manager`, whose `close` then
-    cancels the sweep); outcomes in the points' order."""
+    cancels the sweep); outcomes in the points' order. `done(count)` as each point ends."""
     from dataclasses import replace
 
     from allo_lsp.analysis import analyze
@@ -201,12 +210,17 @@ async def run_local(
     from allo_lsp.protocol.messages import SYNTHESIZE
 
     manager = manager or JobManager(max_concurrent=pool)
+    ended = 0
 
     async def one(index: int, point: Point) -> JobResult:
+        nonlocal ended
         text = apply_constants(source, point.constants)
         settings = replace(synth, clock_ns=point.clock_ns or synth.clock_ns, part=point.part or synth.part)
         target = Target(file, region, SYNTHESIZE, f"point-{index}")  # one job key per point
-        return await synthesize(manager, target, analyze(text).model, config, settings, source=text)
+        result = await synthesize(manager, target, analyze(text).model, config, settings, source=text)
+        ended += 1
+        done(ended)
+        return result
 
     return list(await asyncio.gather(*(one(i, p) for i, p in enumerate(points))))
 
@@ -221,10 +235,12 @@ async def run_slurm(
     slurm_config,
     storage: str | None = None,
     when_cancelled=None,
+    done: Callable[[int], None] = lambda count: None,
 ) -> list[JobResult]:
     """The points as one Slurm job array, recorded in `storage` (default: the XDG location);
     outcomes in the points' order. `when_cancelled(callback)` (the editor's Cancel): the array is
-    scancelled, even one whose sbatch has not answered yet, and collected as cancelled."""
+    scancelled, even one whose sbatch has not answered yet, and collected as cancelled.
+    `done(count)` when a poll finds more of the array's tasks ended."""
     import sys
     from dataclasses import asdict
 
@@ -244,7 +260,15 @@ async def run_slurm(
     entry = await slurm_jobs.submit(slurm_config, storage, spec, cancel=cancel)
     # On stderr: stdout is the table (JSON, CSV) alone.
     print(f"allo-lsp sweep: {len(points)} points as Slurm job array {entry.job_id} ({entry.job_dir})", file=sys.stderr)
-    final = await slurm_jobs.wait(slurm_config, entry)
+    ended = [0]
+
+    def seen(states) -> None:
+        count = sum(1 for s in states if s.done and s.task is not None) if len(points) > 1 else int(states[0].done)
+        if count > ended[0]:
+            ended[0] = count
+            done(count)
+
+    final = await slurm_jobs.wait(slurm_config, entry, seen)
     results = slurm_jobs.collect(entry, final)
     Registry(storage).remove(entry.job_id)
     return results

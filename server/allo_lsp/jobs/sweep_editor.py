@@ -5,7 +5,9 @@ run as `allo-lsp sweep` runs it (`sweep.py`), answered as one table for the repo
 the text, and the synthesis settings (`clock`, `part`) with the editor's. `[uri, region, sets]`,
 `sets` the CLI's `NAME=V1,V2` strings, runs every combination: a bounded pool of local synthesis
 jobs, or one Slurm job array with `alloDataflow.scheduler` = `slurm`. The user's file is never
-edited: each point's constants are applied to the editor's text of it.
+edited: each point's constants are applied to the editor's text of it. With a fourth argument
+`{"progress": TOKEN}` (the client's notification), each point done is reported on TOKEN as
+`$/progress` ("3 of 8 points done").
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, JobResult
 POOL = max(1, (os.cpu_count() or 2) // 2)
 CANCEL_WAIT_S = 5.0  # for a cancelled sweep's processes to be gone
 OnCancel = Callable[[Callable[[], object]], None]
+Report = Callable[[object, str], None]  # (the client's progress token, a message)
 FRONT = "worst-case latency against the most used resource"  # what the table's Pareto column means
 
 
@@ -35,14 +38,24 @@ def parameters(source: str, synth) -> dict:
 
 
 async def command(
-    file: str, region: str, source: str, rest: tuple, settings, storage: str, when_cancelled: OnCancel
+    file: str,
+    region: str,
+    source: str,
+    rest: tuple,
+    settings,
+    storage: str,
+    when_cancelled: OnCancel,
+    report: Report = lambda token, message: None,
 ) -> dict:
     """`alloDataflow.sweep`'s answer: without `sets` the parameters, with them the sweep's table.
-    `when_cancelled(callback)`: `callback()` runs if the client cancels the request."""
+    `when_cancelled(callback)`: `callback()` runs if the client cancels the request;
+    `report(token, message)`: progress on the token the client gave (`rest[1]["progress"]`)."""
     if not rest:
         return parameters(source, settings.synth_config())
     config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
-    return await sweep(file, region, source, rest[0], config, synth, slurm, storage, when_cancelled)
+    token = rest[1].get("progress") if len(rest) > 1 and isinstance(rest[1], dict) else None
+    say = (lambda message: report(token, message)) if isinstance(token, (str, int)) else (lambda message: None)
+    return await sweep(file, region, source, rest[0], config, synth, slurm, storage, when_cancelled, say)
 
 
 def _error(region: str, message: str) -> dict:
@@ -50,7 +63,16 @@ def _error(region: str, message: str) -> dict:
 
 
 async def sweep(
-    file: str, region: str, source: str, sets: object, config, synth, slurm, storage: str, when_cancelled: OnCancel
+    file: str,
+    region: str,
+    source: str,
+    sets: object,
+    config,
+    synth,
+    slurm,
+    storage: str,
+    when_cancelled: OnCancel,
+    say: Callable[[str], None] = lambda message: None,
 ) -> dict:
     """Every point of `sets` synthesized; the table (rows in the points' order, each with its
     report when it passed), or why the sweep cannot run. A local sweep cancelled ends every
@@ -68,13 +90,17 @@ async def sweep(
             apply_constants(source, point.constants)  # a name the design lacks fails before any job
     except (SweepError, PointError, SyntaxError) as exc:
         return _error(region, str(exc))
+
+    def done(count: int) -> None:
+        say(f"{count} of {len(points)} point{'' if len(points) == 1 else 's'} done")
+
     try:
         if slurm is not None:
-            results = await run_slurm(file, region, source, points, config, synth, slurm, storage, when_cancelled)
+            results = await run_slurm(file, region, source, points, config, synth, slurm, storage, when_cancelled, done)
         else:
             manager = JobManager(max_concurrent=POOL)
             when_cancelled(lambda: asyncio.ensure_future(manager.close(CANCEL_WAIT_S)))
-            results = await run_local(file, region, source, points, config, synth, POOL, manager)
+            results = await run_local(file, region, source, points, config, synth, POOL, manager, done)
     except SlurmError as exc:
         return _error(region, str(exc))
     return table(region, list(parsed), points, results)

@@ -157,7 +157,13 @@ async def sweep(ls: AlloLanguageServer, *args) -> dict:
     why, doc, storage = await _refusal(ls, uri), ls.document(uri), ls.jobs.cluster.storage_for(ls.workspace.root_path)
     if why is not None:
         return {"status": ERROR, "message": why}
-    return await command(doc.path, name, doc.source, args[2:], ls.settings, storage, ls.protocol.when_cancelled)
+
+    def progress(token, message: str) -> None:  # each point done, on the token the client gave the sweep
+        ls.work_done_progress.report(token, convert.progress_report(message))
+
+    return await command(
+        doc.path, name, doc.source, args[2:], ls.settings, storage, ls.protocol.when_cancelled, progress
+    )
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
