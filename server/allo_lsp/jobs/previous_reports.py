@@ -15,8 +15,9 @@ import json
 import logging
 import os
 import time
+from contextlib import ExitStack
 
-from allo_lsp.jobs.slurm_batch import write_json
+from allo_lsp.jobs.slurm_batch import locked, write_json
 
 log = logging.getLogger(__name__)
 FILE = "synthesis-reports.json"
@@ -38,15 +39,26 @@ class PreviousReports:
     def swap(self, file: str, region: str, report: dict) -> dict | None:
         """`report` kept as the newest of its region; returns the one it follows (None: none kept)."""
         key = key_of(file, region, report)
-        entries = self._read()
-        before = entries.pop(key, None)
-        if len(json.dumps(report)) <= REPORT_LIMIT:
-            entries[key] = {"report": report, "at": time.time()}
-        else:
-            log.warning("a synthesis report of %s::%s over %d characters is not kept", file, region, REPORT_LIMIT)
-        self._entries = dict(sorted(entries.items(), key=lambda item: item[1]["at"])[-KEPT:])
-        self._write()
+        with ExitStack() as stack:
+            self._lock(stack)  # two servers of one workspace: neither loses the other's region
+            entries = self._read()
+            before = entries.pop(key, None)
+            if len(json.dumps(report)) <= REPORT_LIMIT:
+                entries[key] = {"report": report, "at": time.time()}
+            else:
+                log.warning("a synthesis report of %s::%s over %d characters is not kept", file, region, REPORT_LIMIT)
+            self._entries = dict(sorted(entries.items(), key=lambda item: item[1]["at"])[-KEPT:])
+            self._write()
         return before["report"] if before is not None else None
+
+    def _lock(self, stack: ExitStack) -> None:
+        if self.path is None:
+            return
+        try:
+            stack.enter_context(locked(self.path))
+        except OSError as exc:  # as when the file cannot be written: this server's reports in memory only
+            log.warning("the synthesis reports could not be kept in %s: %r", self.path, exc)
+            self.path = None
 
     def _read(self) -> dict[str, dict]:
         if self.path is None or not os.path.exists(self.path):

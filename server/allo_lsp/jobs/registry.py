@@ -8,13 +8,11 @@ while polling leaves it for the next to re-attach to.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 
-from allo_lsp.jobs.slurm_batch import write_json
+from allo_lsp.jobs.slurm_batch import locked, write_json
 
 FILE = "slurm-jobs.json"
 
@@ -41,16 +39,6 @@ class Registry:
         self.directory = directory
         self.path = os.path.join(directory, FILE)
 
-    @contextmanager
-    def _locked(self):
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
-        with open(self.path + ".lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
-
     def _read(self) -> list[Submitted]:
         try:
             with open(self.path, encoding="utf-8") as f:
@@ -62,15 +50,15 @@ class Registry:
     def entries(self) -> list[Submitted]:
         if not os.path.exists(self.path):
             return []  # nothing ever submitted: nothing made in the storage either
-        with self._locked():
+        with locked(self.path):
             return self._read()
 
     def add(self, entry: Submitted) -> None:
-        with self._locked():
+        with locked(self.path):
             kept = [e for e in self._read() if e.job_id != entry.job_id]
             write_json(self.path, {"jobs": [asdict(e) for e in [*kept, entry]]})
 
     def remove(self, job_id: str) -> None:
-        with self._locked():
+        with locked(self.path):
             kept = [e for e in self._read() if e.job_id != job_id]
             write_json(self.path, {"jobs": [asdict(e) for e in kept]})

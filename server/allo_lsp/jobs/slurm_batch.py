@@ -12,11 +12,13 @@ then Vitis HLS), writes the outcome atomically, and exits non-zero when synthesi
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import shlex
 import shutil
 import sys
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 
 from allo_lsp.jobs.environment import PACKAGE_ROOT
@@ -48,6 +50,19 @@ class BatchSpec:
             data = json.load(f)
         data["points"] = [Point(**p) for p in data.get("points", [])]
         return BatchSpec(**data)
+
+
+@contextmanager
+def locked(path: str):
+    """An advisory lock of `path` (on `path`.lock) for a read-modify-write of the file by
+    several servers of one workspace; its directory made if need be."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def write_json(path: str, data) -> None:
