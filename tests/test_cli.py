@@ -78,6 +78,15 @@ def test_directories_are_walked():
     assert {str(CLEAN), str(ORDER)} <= paths
 
 
+def test_a_file_named_twice_is_checked_once():
+    """`check DIR FILE-IN-DIR` (or a directory and one of its subdirectories): each file once, as
+    first named, so that no diagnostic is printed twice."""
+    out = run("check", str(EXAMPLES), str(ORDER), f"{EXAMPLES}/../examples", "--format", "json")
+    paths = [f["path"] for f in json.loads(out.stdout)["files"]]
+    assert len(paths) == len(set(paths)) and str(ORDER) in paths
+    assert paths == [f["path"] for f in json.loads(run("check", str(EXAMPLES), "--format", "json").stdout)["files"]]
+
+
 def test_sarif_output():
     out = run("check", str(SCALAR), "--format", "sarif")
     sarif = json.loads(out.stdout)

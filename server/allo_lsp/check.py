@@ -51,7 +51,11 @@ def collect(paths: list[str]) -> list[Path]:
                         out.append(candidate)
         else:
             raise CheckError(f"{raw}: no such file or directory")
-    return out
+    # Once each, as first named: `check . src/` names src/'s files twice (ruff checks them once).
+    once: dict[Path, Path] = {}
+    for path in out:
+        once.setdefault(path.resolve(), path)
+    return list(once.values())
 
 
 def _mentions_allo(path: Path) -> bool:
