@@ -1,7 +1,7 @@
 """The report view's model (`ide/synthesis.report_view`): the newest report, the one before it and
 the change since, computed on the reports' JSON (what is kept across servers)."""
 
-from allo_lsp.ide.synthesis import report_changes, report_view
+from allo_lsp.ide.synthesis import report_view
 from allo_lsp.protocol.details import SynthesisDetails
 from allo_lsp.protocol.messages import PASSED, SYNTHESIZE, JobResult
 from allo_lsp.reports import delta, format_markdown, parse_report
@@ -16,10 +16,10 @@ def _outcome(report) -> JobResult:
 
 
 def test_the_change_on_json_is_the_reports_own_delta():
-    """Two different reports (Vitis 2023.1 and Vivado 2018.3): every headline figure as
-    `reports.delta` computes it on the parsed reports."""
+    """Two different reports (Vitis 2023.1 and Vivado 2018.3): `reports.delta` of their JSON (what
+    is kept across servers) is its delta of the parsed reports."""
     new, old = parse_report(FIXTURES / "vitis_2023_1_dataflow.xml"), parse_report(FIXTURES / "vivado_2018_3.xml")
-    changes = report_changes(old.to_json(), new.to_json())
+    changes = delta(old.to_json(), new.to_json())
     assert changes == delta(old, new)
     assert any(v["old"] != v["new"] for v in changes.values())  # the two differ: a change to show
 

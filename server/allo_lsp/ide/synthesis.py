@@ -112,7 +112,9 @@ def report_view(name: str, newest: JobResult | None, previous: dict | None) -> d
 
 def change_markdown(old: dict, new: dict) -> str:
     """The headline figures that changed between two reports, as a markdown table."""
-    changed = {k: v for k, v in report_changes(old, new).items() if v["old"] != v["new"]}
+    from allo_lsp.reports import delta  # on demand: not before the first diagnostics
+
+    changed = {k: v for k, v in delta(old, new).items() if v["old"] != v["new"]}
     rows = ["", "### Change since the previous run", ""]
     if changed:
         rows += ["| figure | before | now | change |", "|---|--:|--:|--:|"]
@@ -123,34 +125,3 @@ def change_markdown(old: dict, new: dict) -> str:
     else:
         rows.append("No figure changed.")
     return "\n".join(rows) + "\n"
-
-
-def report_changes(old: dict, new: dict) -> dict[str, dict]:
-    """Each headline figure of two reports (JSON): {figure: {old, new, change}}; change is None
-    unless both are numbers. The resources are those either report has."""
-    from allo_lsp.reports.model import RESOURCES  # on demand: not before the first diagnostics
-
-    before, now = _headline(old, RESOURCES), _headline(new, RESOURCES)
-    names = [n for n in now if n not in RESOURCES or n in _resources(old) or n in _resources(new)]
-    return {n: {"old": before[n], "new": now[n], "change": _change(before[n], now[n])} for n in names}
-
-
-def _headline(report: dict, resources: tuple[str, ...]) -> dict:
-    latency, interval, clock = (_dict(report.get(k)) for k in ("latency", "interval", "clock"))
-    figures = {f"latency_{k}": latency.get(k) for k in ("best", "average", "worst")}
-    figures |= {f"interval_{k}": interval.get(k) for k in ("min", "max")}
-    figures |= {k: clock.get(k) for k in ("estimated_ns", "slack_ns")}
-    return figures | {name: _dict(_resources(report).get(name)).get("used") for name in resources}
-
-
-def _resources(report: dict) -> dict:
-    return _dict(report.get("resources"))
-
-
-def _dict(value) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _change(a, b) -> float | int | None:
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
-    return round(b - a, 6) if numbers else None

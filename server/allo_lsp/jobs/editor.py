@@ -95,8 +95,8 @@ class EditorJobs:
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # uri -> (name, kind)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
     lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
-    # Synthesis runs that produced a report, per (uri, region): the newest two; and the report
-    # before the newest, of this server's runs or an earlier server's (`previous_reports.py`).
+    # Synthesis runs that produced a report, per (uri, region): the newest (`KEPT_REPORTS`); and
+    # the report before it, of this server's runs or an earlier server's (`previous_reports.py`).
     synthesis: dict[tuple[str, str], list[JobResult]] = field(default_factory=dict)
     before: dict[tuple[str, str], dict | None] = field(default_factory=dict)
     previous_reports: PreviousReports | None = None  # made once the workspace's storage is known

@@ -160,7 +160,7 @@ def _describe(m) -> str:
     return f"{m.severity}{code} {m.message}".strip()
 
 
-KEPT_REPORTS = 2  # a region's newest report and the one before it (the change view)
+KEPT_REPORTS = 1  # a region's newest synthesis project (the report before it is kept as JSON: previous_reports.py)
 
 
 def keep_reports(history: list[JobResult], outcome: JobResult) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import RESOURCES, Latency, Loop, Module, Range, Report, Value, json_value
+from .model import RESOURCES, Latency, Loop, Module, Range, Report, Value
 
 BAR_WIDTH = 10
 TREE_HEADERS = (
@@ -43,32 +43,32 @@ def format_markdown(report: Report) -> str:
     return "\n".join(lines)
 
 
-def delta(old: Report, new: Report) -> dict[str, dict]:
-    """Each headline figure of two runs: {figure: {old, new, change}}; change is None unless both are numbers."""
-    pairs = {
-        "latency_best": (old.latency.best, new.latency.best),
-        "latency_average": (old.latency.average, new.latency.average),
-        "latency_worst": (old.latency.worst, new.latency.worst),
-        "interval_min": (old.interval.min, new.interval.min),
-        "interval_max": (old.interval.max, new.interval.max),
-        "estimated_ns": (old.clock.estimated_ns, new.clock.estimated_ns),
-        "slack_ns": (old.clock.slack_ns, new.clock.slack_ns),
-    }
-    for name in RESOURCES:
-        if name in old.resources or name in new.resources:
-            pairs[name] = (_used(old, name), _used(new, name))
-    return {
-        name: {"old": json_value(a), "new": json_value(b), "change": _change(a, b)} for name, (a, b) in pairs.items()
-    }
+def delta(old: Report | dict, new: Report | dict) -> dict[str, dict]:
+    """Each headline figure of two runs: {figure: {old, new, change}}; change is None unless both
+    are numbers. A run is its Report or that report's JSON (`Report.to_json`: what the editor
+    keeps of a run before); the resources are those either run has."""
+    old, new = (r.to_json() if isinstance(r, Report) else r for r in (old, new))
+    before, now = _headline(old), _headline(new)
+    names = [n for n in now if n not in RESOURCES or n in _dict(old, "resources") or n in _dict(new, "resources")]
+    return {n: {"old": before[n], "new": now[n], "change": _change(before[n], now[n])} for n in names}
 
 
-def _used(report: Report, name: str) -> Value:
-    resource = report.resources.get(name)
-    return resource.used if resource else None
+def _headline(report: dict) -> dict:
+    latency, interval, clock = (_dict(report, k) for k in ("latency", "interval", "clock"))
+    figures = {f"latency_{k}": latency.get(k) for k in ("best", "average", "worst")}
+    figures |= {f"interval_{k}": interval.get(k) for k in ("min", "max")}
+    figures |= {k: clock.get(k) for k in ("estimated_ns", "slack_ns")}
+    resources = _dict(report, "resources")
+    return figures | {name: _dict(resources, name).get("used") for name in RESOURCES}
 
 
-def _change(a: Value, b: Value) -> float | int | None:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+def _dict(data: dict, key: str) -> dict:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _change(a, b) -> float | int | None:
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b)):
         return round(b - a, 6)
     return None
 
