@@ -90,6 +90,12 @@ class DocumentAnalysis:
         return self.last_good, self.last_good_text
 
     @property
+    def usable(self) -> Analysis:
+        """The newest analysis of a text that parsed, else the newest: what a job runs and an
+        MLIR view is read against (the user's last complete code)."""
+        return self.good()[0] or self.current
+
+    @property
     def problems(self) -> list[Problem]:
         if self.last_good is None or self.shift is None:
             return self.current.problems

@@ -53,7 +53,7 @@ class DocumentStore:
         """The newest model of a text that parsed (what a job runs: the user's last complete code),
         else the newest."""
         result = self.analyses.get(uri)
-        return (result.good()[0] or result.current).model if result is not None else None
+        return result.usable.model if result is not None else None
 
     def jobs_of(self, uri: str) -> JobOutcomes:
         return self._jobs.setdefault(uri, JobOutcomes())
@@ -114,8 +114,7 @@ class DocumentStore:
         result = self.analyses.get(mlir.source_uri) if mlir is not None else None
         if result is None:
             return None
-        analysis = result.good()[0] or result.current
-        target = definition_in_view(mlir.text, line, column, analysis, mlir.region)
+        target = definition_in_view(mlir.text, line, column, result.usable, mlir.region)
         return (mlir.source_uri, result.text, target) if target is not None else None
 
     def mlir_symbols(self, view: str) -> tuple[str, list[Symbol]] | None:
@@ -125,4 +124,4 @@ class DocumentStore:
         if mlir is None:
             return None
         result = self.analyses.get(mlir.source_uri)
-        return mlir.text, view_symbols(mlir.text, result.good()[0] or result.current, mlir.region) if result else []
+        return mlir.text, view_symbols(mlir.text, result.usable, mlir.region) if result else []

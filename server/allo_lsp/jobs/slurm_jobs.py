@@ -193,7 +193,7 @@ class ClusterJobs:
         # Followed from before sbatch answers: a Cancel in between is not lost.
         cancel = self.followed[key] = Cancel(config)
         try:
-            entry = await submit(config, self.storage or storage_dir(None, self.given), spec, uri, cancel)
+            entry = await submit(config, self.storage_for(None), spec, uri, cancel)
         except (SlurmError, OSError) as exc:
             self.followed.pop(key, None)
             return JobResult(ERROR, ENVIRONMENT, str(exc), target=spec.region).of_kind(SYNTHESIZE)
@@ -223,7 +223,7 @@ class ClusterJobs:
             self.followed.pop(key, None)
             self.states.pop(where, None)
         result = collect(entry, final)[0]
-        Registry(self.storage or storage_dir(None, self.given)).remove(entry.job_id)
+        Registry(self.storage_for(None)).remove(entry.job_id)
         return result
 
     def cancel(self, key: str) -> bool:

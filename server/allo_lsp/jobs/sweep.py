@@ -54,6 +54,15 @@ def parse_sets(sets: list[str]) -> dict[str, list]:
     return out
 
 
+def checked_points(source: str, sets: dict[str, list]) -> list[Point]:
+    """Every combination of `sets`, each applied to `source` once, so that a name the design
+    lacks fails (PointError) before any job starts."""
+    points = points_of(sets)
+    for point in points:
+        apply_constants(source, point.constants)
+    return points
+
+
 def points_of(sets: dict[str, list]) -> list[Point]:
     """Every combination, the first --set varying slowest."""
     names = list(sets)
@@ -248,8 +257,6 @@ async def run_slurm(
     from allo_lsp.jobs.registry import Registry
     from allo_lsp.jobs.slurm_batch import BatchSpec
 
-    for point in points:
-        apply_constants(source, point.constants)  # a name the design lacks fails before submitting
     spec = BatchSpec(
         file, region, source, config.python, config.llvm_build_dir, dict(config.extra_env), asdict(synth), points
     )
@@ -290,9 +297,7 @@ def cli(args) -> int:
             raise SweepError("the target is FILE::REGION, e.g. examples/producer_consumer.py::top")
         source = Path(file).read_text(encoding="utf-8")
         sets = parse_sets(args.set or [])
-        points = points_of(sets)
-        for point in points:
-            apply_constants(source, point.constants)
+        points = checked_points(source, sets)
     except (SweepError, PointError, OSError, UnicodeDecodeError, SyntaxError) as exc:
         print(f"allo-lsp sweep: {exc}", file=sys.stderr)
         return 2

@@ -16,9 +16,18 @@ import asyncio
 import os
 from collections.abc import Callable
 
-from allo_lsp.jobs.points import PointError, apply_constants, module_constants
+from allo_lsp.jobs.points import PointError, module_constants
 from allo_lsp.jobs.slurm import SlurmError
-from allo_lsp.jobs.sweep import SETTINGS, SweepError, columns, mark_pareto, parse_sets, points_of, row_of, table_json
+from allo_lsp.jobs.sweep import (
+    SETTINGS,
+    SweepError,
+    checked_points,
+    columns,
+    mark_pareto,
+    parse_sets,
+    row_of,
+    table_json,
+)
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import ERROR, FAILED, PASSED, JobResult
 
@@ -85,9 +94,7 @@ async def sweep(
         return _error(region, "a sweep takes its values as NAME=V1,V2 strings, at least one")
     try:
         parsed = parse_sets(sets)
-        points = points_of(parsed)
-        for point in points:
-            apply_constants(source, point.constants)  # a name the design lacks fails before any job
+        points = checked_points(source, parsed)
     except (SweepError, PointError, SyntaxError) as exc:
         return _error(region, str(exc))
 
