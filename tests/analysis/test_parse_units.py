@@ -140,3 +140,32 @@ def test_incremental_equals_full_around_a_split_chunk(small_units):
     analyze(text, cache=cache)
     for step, edited in enumerate(edits_around_a_swallowing_string(text)):
         assert observable(analyze(edited, cache=cache)) == observable(analyze(edited)), f"edit {step}"
+
+
+_BAD_STREAM = """import allo
+from allo.ir.types import float32, Stream
+import allo.dataflow as df
+
+N = 16
+
+
+@df.region()
+def top(A: float32[N]):
+    s1: Stream[float32, 16]2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: float32[N]):
+        for i in range(N):
+            s1.put(local_A[i])
+"""
+
+
+def test_a_tokenizer_error_is_placed_where_python_places_it():
+    # libcst's tokenizer errors say "line 1, column 0" of the text it refused (here the region,
+    # from its decorator): the squiggle belongs on the `]` CPython names, line 10 column 29.
+    problems = analyze(_BAD_STREAM).problems
+    syntax = [p for p in problems if p.code == "ADF900"]
+    assert [(p.range.start.line, p.range.start.column) for p in syntax] == [(9, 28)]
+    assert "unmatched ']'" in syntax[0].message
+    # The set-aside line declared the stream: its uses are no second error.
+    assert not [p for p in problems if p.code == "ADF021"]

@@ -149,7 +149,10 @@ def _locate(source: str, exc: cst.ParserSyntaxError, offset: int = 0) -> tuple[i
         if err.lineno is not None:
             line = err.lineno - 1
             bad_text = (err.text or "").split("\n")[0]
-            if line <= cst_line and not _PEP695.match(bad_text):
+            # libcst's tokenizer errors carry no position (the refused text's first line): then
+            # CPython's is the one, if it lies in that text (`s: Stream[T, 16]2]` two lines down).
+            placed = line <= cst_line or (exc.message.startswith("tokenizer error") and line >= offset)
+            if placed and not _PEP695.match(bad_text):
                 return line, max((err.offset or 1) - 1, 0), f"syntax error: {err.msg}"
     except (RecursionError, MemoryError, ValueError):
         pass

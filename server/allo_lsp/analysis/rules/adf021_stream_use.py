@@ -30,8 +30,11 @@ SEVERITY = Severity.ERROR
 def check(ctx: Context):
     for region in ctx.model.regions:
         declared = [s.name for s in region.streams]
+        # A line of the region set aside for a syntax error may be the missing declaration:
+        # ADF900 on that line is the problem to show, not a cascade on every use.
+        set_aside = any(_within(e.range.start.line, region.def_range) for e in ctx.model.syntax_errors)
         for use in region.stream_uses:
-            if use.stream not in declared:
+            if use.stream not in declared and not set_aside:
                 known = ", ".join(declared) if declared else "none declared"
                 yield Finding(
                     use.range,
@@ -46,3 +49,7 @@ def check(ctx: Context):
                     f"call (this call passes {use.arg_count}).",
                     {"region": region.name, "stream": use.stream},
                 )
+
+
+def _within(line: int, extent) -> bool:
+    return extent.start.line <= line <= extent.end.line
