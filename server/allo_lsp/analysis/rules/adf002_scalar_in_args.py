@@ -1,8 +1,9 @@
 """ADF002 scalar-in-args: a scalar bound in `args=[...]`
 
 ## What it does
-Flags a name in a kernel's `args=[...]` that refers to a bare scalar region parameter, with
-Allo's own message and printed type (`bool` is `UInt(1)`, printed `ui1`). The region parameter
+Flags a name in a kernel's `args=[...]` that refers to a bare scalar region parameter (Allo's
+type inference rejects it, `allo/ir/infer.py`), and says what works: a 1-element array of the
+type as the file spells it. The region parameter
 itself is not reported again (ADF001 is for a scalar no kernel binds).
 
 ## Why is this bad?
@@ -38,8 +39,16 @@ def check(ctx: Context):
                     continue
                 yield Finding(
                     arg.range,
-                    f"Scalar '{p.name}' cannot appear in `args=[...]` on @df.kernel '{kernel.name}'. "
-                    "Scalars are captured from the enclosing region scope automatically; remove it "
-                    f"from args, or use a 1-element array ({p.name}: {p.type.dtype.printed}[1]) instead.",
+                    f"Scalar '{p.name}' cannot appear in `args=[...]` on @df.kernel '{kernel.name}': "
+                    f"Allo rejects it at build time. Use a 1-element array, `{p.name}: {_spelling(p)}[1]`, "
+                    f"passed as `np.array([{p.name}], ...)`. (Allo's message also suggests removing it from "
+                    "args for automatic capture; no working Allo test backs that.)",
                     {"region": region.name, "param": p.name},
                 )
+
+
+def _spelling(param) -> str:
+    """The element type as the file writes it (`float32`, `Ty`), Allo's printed name when the
+    annotation is no plain name (`"int32"` as a string)."""
+    written = param.annotation.strip()
+    return written if written.replace(".", "").replace("_", "").isalnum() else param.type.dtype.printed
