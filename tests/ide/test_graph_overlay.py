@@ -19,9 +19,10 @@ from paths import ROOT
 EXAMPLES = ROOT / "examples"
 
 
-def reference_run(name: str):
-    """The example's region `top` run on the reference executor, as the editor's Simulate does."""
-    path = EXAMPLES / name
+def reference_run(name: str, path=None):
+    """The example's (or `path`'s) region `top` run on the reference executor, as the editor's
+    Simulate does."""
+    path = path or EXAMPLES / name
     model = analyze(path.read_text()).model
 
     async def run():
@@ -72,16 +73,52 @@ def test_a_deadlocked_run_marks_the_blocked_pes_and_the_full_and_empty_fifos(dea
         assert (tap["state"], tap["occupancy"], tap["depth"], tap["op"]) == ("full", 4, 4, "put")
         (pipe,) = edges["pipe"]["blocked"]
         assert (pipe["state"], pipe["occupancy"], pipe["op"]) == ("empty", 0, "get")
-        # The diagnosis: `tap` completes with a deeper FIFO; `pipe` needs none.
-        sized = {s.stream: s.depth for s in details.fifo_sizing.streams}
-        assert edges["tap"]["sizedDepth"] == sized["tap"] > 4
-        assert edges["pipe"]["sizedDepth"] is None
+        # The diagnosis: a deeper `tap` completes but leaves its 16 elements unread, an imbalance:
+        # no edge offers a depth.
+        assert (details.fifo_sizing.kind, [u.stream for u in details.fifo_sizing.leftover]) == ("imbalance", ["tap"])
+        assert edges["tap"]["sizedDepth"] is None and edges["pipe"]["sizedDepth"] is None
         stats = next(r for r in details.fifo_statistics if r.region == "top").streams
         for name in ("tap", "pipe"):
             figures = edges[name]
             assert (figures["puts"], figures["gets"], figures["maxOccupancy"], figures["depth"]) == (
                 stats[name].puts, stats[name].gets, stats[name].max_occupancy, stats[name].depth
             )  # fmt: skip
+
+
+# Balanced (8 puts, 8 gets on `tap`) but `tap` too shallow: the consumer waits on `ctl`, which
+# the producer puts only after its 8 `tap` puts.
+SHALLOW = (
+    (EXAMPLES / "pitfall_deadlock_stream.py").read_text().split("@df.region()")[0]
+    + """\
+@df.region()
+def top(A: int32[M], B: int32[M]):
+    tap: Stream[int32, 2]
+    ctl: Stream[int32, 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: int32[M]):
+        for i in range(M):
+            tap.put(local_A[i])
+        ctl.put(1)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: int32[M]):
+        go = ctl.get()
+        for i in range(M):
+            local_B[i] = tap.get() + go
+"""
+)
+
+
+def test_a_balanced_deadlock_offers_the_depth_that_completes_on_its_edge(tmp_path):
+    path = tmp_path / "shallow.py"
+    path.write_text(SHALLOW)
+    outcome = reference_run("", path)
+    assert (outcome.status, outcome.cause, outcome.details.fifo_sizing.kind) == (FAILED, DEADLOCK, "depth")
+    model = analyze(SHALLOW).model
+    graph = region_graph(model.regions, SHALLOW, "top", False, [outcome], None)
+    edges = {e.stream: e.overlay["run"] for e in graph.edges if e.kind == "stream"}
+    assert (edges["tap"]["sizedDepth"], edges["ctl"]["sizedDepth"]) == (16, None)
 
 
 def test_the_dot_output_draws_a_deadlock_in_the_error_colour(deadlocked):

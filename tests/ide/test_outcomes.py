@@ -73,3 +73,56 @@ def test_the_lens_of_a_job_that_ended():
     assert lens_title_after("⚙ Synthesize", "synthesize", JobResult("passed", details={"report": report})) == (
         "⚙ 1,208 cycles · II 1,003"
     )
+
+
+def left(unread: int, puts: int = 8) -> dict:
+    """A reference run's statistics of `top`: `pipe` (line 3) ended with `unread` elements in it."""
+    pipe = {"line": 3, "depth": 2, "fifos": 1, "puts": puts, "gets": puts - unread, "leftover": unread}
+    return {"fifo_statistics": [{"region": "top", "streams": {"pipe": pipe}}]}
+
+
+def test_the_lens_names_the_backend_that_ran_a_simulation_or_a_test():
+    passed = JobResult("passed", duration_s=0.21, backend="reference")
+    assert lens_title_after("▶ Simulate", "simulate", passed) == "▶ Simulate: ✓ passed 0.2 s · reference"
+    failed = JobResult("failed", "assertion", line=27, backend="allo")
+    assert lens_title_after("▶ Run", "run", failed) == "▶ Run: ✗ assertion line 27 · allo"
+    # MLIR and synthesis jobs have one backend only: naming it says nothing.
+    assert lens_title_after("MLIR", "mlir", JobResult("passed", backend="allo")) == "MLIR: ✓ passed"
+
+
+def test_a_run_that_passed_with_elements_left_unread_warns_in_the_lens_and_on_the_stream():
+    outcome = JobResult("passed", duration_s=1.42, backend="reference", target="top", details=left(2))
+    assert lens_title_after("▶ Simulate", "simulate", outcome) == (
+        "▶ Simulate: ⚠ passed, 2 elements left unread in pipe · 1.4 s · reference"
+    )
+    assert problems(outcome) == [(2, 4, "fifo_leftover", Severity.WARNING)]
+    (found,) = [f for f in findings(outcome, analyze(DESIGN).model, "top") if f[2] == "fifo_leftover"]
+    assert found[1].startswith("2 elements left unread in `pipe` when the run completed (8 puts, 6 gets)")
+    assert "leftover data" in found[1] and "reference executor" in found[1]
+
+
+def test_a_run_that_left_every_fifo_empty_has_no_leftover():
+    outcome = JobResult("passed", duration_s=1.42, backend="reference", target="top", details=left(0))
+    assert lens_title_after("▶ Simulate", "simulate", outcome) == "▶ Simulate: ✓ passed 1.4 s · reference"
+    assert problems(outcome) == []
+
+
+def test_a_failed_test_that_left_elements_unread_says_so_on_the_stream_too():
+    outcome = JobResult("failed", "assertion", "boom", line=7, backend="reference", target="top", details=left(4))
+    assert problems(outcome) == [(6, 8, "assertion", Severity.ERROR), (2, 4, "fifo_leftover", Severity.WARNING)]
+
+
+def test_a_deadlock_that_larger_fifos_leave_unread_is_an_imbalance_on_the_stream_not_a_depth():
+    sizing = {
+        "kind": "imbalance",
+        "completes_at": 8,
+        "leftover": [{"stream": "pipe", "line": 3, "elements": 8}],
+        "message": "with every FIFO 8 deep the run completes but leaves 8 elements unread in `pipe`: ...",
+    }
+    outcome = JobResult("failed", "deadlock", "deadlock", line=7, backend="reference", details={"fifo_sizing": sizing})
+    assert problems(outcome) == [(2, 4, "fifo_leftover", Severity.ERROR)]
+    (found,) = findings(outcome, analyze(DESIGN).model, "top")
+    assert found[1] == (
+        "deadlock: not a FIFO depth problem: with every FIFO 8 deep the run completes but leaves 8 elements "
+        "unread in `pipe`: ..."
+    )

@@ -12,6 +12,7 @@ from allo_lsp.protocol.details import (
     Differential,
     FifoRun,
     FifoSizing,
+    Leftover,
     LongestBlock,
     ParameterCase,
     PutsAndGets,
@@ -46,6 +47,7 @@ def simulated(cls=SimulateDetails, **more):
         max_occupancy=2,
         waits=3,
         blocked_longest=LongestBlock("producer_0", "put", "tap[1]", 3, 0.25),
+        leftover=1,
     )
     sizing = FifoSizing(
         "depth",
@@ -54,6 +56,8 @@ def simulated(cls=SimulateDetails, **more):
         bound=64,
         counts=[PutsAndGets("tap", "producer_0", 8, 7)],
         largest_depth=64,
+        completes_at=16,
+        leftover=[Leftover("tap", "/w/d.py", 5, 1)],
     )
     return cls(
         **COMMON,

@@ -379,3 +379,94 @@ def test_a_region_without_pes_called_from_a_pe_returns_at_once(tmp_path):
     A = np.zeros(2, np.int32)
     run(tmp_path, source, A)
     assert A.tolist() == [7, 0]
+
+
+# A stream put twice per iteration and got once (ADF026): with `s1` 4 deep the producer blocks
+# on its 9th put after the consumer ended; with it 8 deep the run completes, 8 elements unread.
+PUT_TWICE = """
+@df.region()
+def top(A: int32[8], B: int32[8]):
+    s1: Stream[int32, 4]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: int32[8]):
+        for i in range(8):
+            s1.put(local_A[i])
+            s1.put(local_A[i] + 1)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: int32[8]):
+        for i in range(8):
+            local_B[i] = s1.get()
+"""
+
+
+def test_a_deadlock_that_larger_fifos_turn_into_unread_elements_is_an_imbalance_not_a_depth(tmp_path):
+    with pytest.raises(Deadlock) as caught:
+        run(tmp_path, PUT_TWICE, np.arange(8, dtype=np.int32), np.zeros(8, np.int32))
+    path = sorted(tmp_path.glob("design_*.py"))[-1]
+    sizing = caught.value.sizing
+    assert sizing["kind"] == "imbalance" and "streams" not in sizing
+    assert sizing["completes_at"] == 8
+    assert sizing["leftover"] == [
+        {"stream": "s1", "file": str(path), "line": line_of(path, "s1: Stream"), "elements": 8}
+    ]
+    assert sizing["message"] == (
+        "with every FIFO 8 deep the run completes but leaves 8 elements unread in `s1`: a put/get "
+        "imbalance, not a depth problem (s1: producer_0 puts 16; consumer_0 gets 8)"
+    )
+    assert {(c["stream"], c["pe"], c["puts"], c["gets"]) for c in sizing["counts"]} == {
+        ("s1", "producer_0", 16, 0),
+        ("s1", "consumer_0", 0, 8),
+    }
+
+
+def test_the_deadlock_example_is_an_imbalance_its_tap_never_read(tmp_path):
+    """examples/pitfall_deadlock_stream.py: `tap` 16 deep completes, its 16 elements never read."""
+    source = (EXAMPLES / "pitfall_deadlock_stream.py").read_text().split("import numpy as np\n", 1)[1]
+    with pytest.raises(Deadlock) as caught:
+        run(tmp_path, source, np.arange(16, dtype=np.int32), np.zeros(16, np.int32))
+    sizing = caught.value.sizing
+    assert sizing["kind"] == "imbalance"
+    assert [(s["stream"], s["elements"]) for s in sizing["leftover"]] == [("tap", 16)]
+    assert "completes with depth" not in str(caught.value)
+    assert "leaves 16 elements unread in `tap`" in str(caught.value)
+
+
+def test_a_run_that_completes_records_the_elements_it_left_unread(tmp_path):
+    """No deadlock at all (`s1` deep enough): the run completes and its statistics say what it
+    left in each FIFO (Vitis C simulation's "leftover data"); a balanced stream leaves none."""
+    source = PUT_TWICE.replace("s1: Stream[int32, 4]", "s1: Stream[int32, 16]\n    ok: Stream[int32, 2]")
+    source = source.replace("s1.put(local_A[i] + 1)", "s1.put(local_A[i] + 1)\n            ok.put(1)")
+    source = source.replace("local_B[i] = s1.get()", "local_B[i] = s1.get() + ok.get()")
+    run(tmp_path, source, np.arange(8, dtype=np.int32), np.zeros(8, np.int32))
+    streams = fifos.recorded()[-1]["streams"]
+    assert (streams["s1"]["leftover"], streams["ok"]["leftover"]) == (8, 0)
+
+
+def test_a_stream_array_counts_what_each_of_its_fifos_left(tmp_path):
+    source = """
+    @df.region()
+    def top(A: int32[4], B: int32[4]):
+        pipe: Stream[int32, 4][2]
+
+        @df.kernel(mapping=[2], args=[A])
+        def producer(local_A: int32[4]):
+            i = df.get_pid()
+            pipe[i].put(local_A[i])
+            pipe[i].put(local_A[i])
+            pipe[i].put(local_A[i])
+
+        @df.kernel(mapping=[2], args=[B])
+        def consumer(local_B: int32[4]):
+            i = df.get_pid()
+            local_B[i] = pipe[i].get()
+    """
+    run(tmp_path, source, np.arange(4, dtype=np.int32), np.zeros(4, np.int32))
+    assert fifos.recorded()[-1]["streams"]["pipe"]["leftover"] == 4
+
+
+def test_a_shallow_fifo_fixed_completes_with_every_fifo_empty(tmp_path):
+    A, B = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    run(tmp_path, SHALLOW.replace("tap: Stream[int32, 2]", "tap: Stream[int32, 8]"), A, B)
+    assert {name: s["leftover"] for name, s in fifos.recorded()[-1]["streams"].items()} == {"tap": 0, "ctl": 0}

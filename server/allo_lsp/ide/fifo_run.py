@@ -6,19 +6,25 @@ stream's hover adds, the diagnostic on a declaration too shallow, and the quick 
 its depth (`Stream[int32, 4]` -> `Stream[int32, 16]`, `df.pipe(..., depth=4)` -> `depth=16`).
 The fix is computed on the current text: when the declaration no longer reads as the run saw it
 (another depth, another line), there is no fix.
+
+Depth is offered only when the diagnosis found that a larger one completes with every FIFO
+empty. Elements left unread, by a run that completed or by the diagnosis' deeper re-run, are a
+put/get imbalance: a diagnostic on the stream's declaration (`LEFTOVER`), never a depth.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from allo_lsp.analysis.model import Position, Range, Region
+from allo_lsp.analysis.model import FileModel, Position, Range, Region
 from allo_lsp.ide.types import CodeAction, TextEdit
-from allo_lsp.protocol.details import DEPTH, FifoSizing, SimulateDetails, StreamStatistics, details_as
+from allo_lsp.protocol.details import DEPTH, IMBALANCE, FifoSizing, SimulateDetails, StreamStatistics, details_as
 from allo_lsp.protocol.messages import JobResult
 
 CODE = "fifo_depth"  # the code of the diagnostic on a declaration a diagnosis sized
+LEFTOVER = "fifo_leftover"  # ... on a declaration whose FIFOs a run left elements in
 # The depth in `Stream[T, 4]` (T may hold brackets: `Stream[int16[M, N], 4]`, optionally followed
 # by `[P0, P1]`) and in `df.pipe(dtype=T, shape=(), depth=4)`.
 _STREAM_DEPTH = re.compile(r"Stream\[(?:[^\[\]]|\[[^\[\]]*\])*?,\s*(\d+)\s*\]")
@@ -63,6 +69,71 @@ def statistics_markdown(stats: StreamStatistics) -> str:
             f"{longest.waits:,} waits, {longest.seconds * 1e3:.1f} ms"
         )
     return text
+
+
+@dataclass(frozen=True)
+class Unread:
+    """Elements a completed reference run left in one stream declaration's FIFOs."""
+
+    region: str
+    stream: str
+    line: int | None  # 1-based, the declaration's
+    elements: int
+    puts: int
+    gets: int
+
+
+def unread(outcome: JobResult) -> list[Unread]:
+    """What the outcome's completed runs left unread, per stream declaration (the most any run
+    of its region left)."""
+    found: dict[tuple[str, str], Unread] = {}
+    for run in details_as(outcome.details, SimulateDetails).fifo_statistics:
+        for name, s in run.streams.items():
+            kept = found.get((run.region, name))
+            if s.leftover and (kept is None or s.leftover > kept.elements):
+                found[(run.region, name)] = Unread(run.region, name, s.line, s.leftover, s.puts, s.gets)
+    return list(found.values())
+
+
+def unread_words(left: list[Unread], quote: str = "`") -> str:
+    """`16 elements left unread in `tap``, `16 elements left unread in `tap`, 3 in `s2``."""
+    first, *others = left
+    n = first.elements
+    words = f"{n} element{'s' * (n != 1)} left unread in {quote}{first.stream}{quote}"
+    return words + "".join(f", {u.elements} in {quote}{u.stream}{quote}" for u in others)
+
+
+def leftover_diagnostics(outcome: JobResult, model: FileModel) -> list[tuple[int, str, bool]]:
+    """(0-based line, message, is an error) on each declaration of this file whose FIFOs a run
+    left elements in: a warning after a completed run, an error when a deadlock's deeper re-run
+    left them (the deadlock's cause)."""
+    out = []
+    for u in unread(outcome):
+        line = _declaration_line(model, u.region, u.stream, u.line)
+        if line is not None:
+            message = (
+                f"{unread_words([u])} when the run completed ({u.puts:,} puts, {u.gets:,} gets): a put/get "
+                "imbalance. Vitis C simulation warns of it as leftover data and the hardware may hang on it; "
+                "Allo's simulator does not check it (the reference executor's finding)"
+            )
+            out.append((line, message, False))
+    sizing = details_as(outcome.details, SimulateDetails).fifo_sizing
+    if sizing is not None and sizing.kind == IMBALANCE:
+        for left in sizing.leftover:
+            if left.file in (None, outcome.file):
+                out.append((left.line - 1, f"deadlock: not a FIFO depth problem: {sizing.message}", True))
+    return out
+
+
+def _declaration_line(model: FileModel, region: str, stream: str, line: int | None) -> int | None:
+    """The 0-based line of `stream`'s declaration in a region of `model` named `region`, if it
+    is on `line` (a region of another module, with the same names, is not this file's)."""
+    for r in model.regions:
+        if r.name == region:
+            for s in r.streams:
+                if s.name == stream and (line is None or s.range.start.line == line - 1):
+                    return s.range.start.line
+    return None
 
 
 def _depth_sizing(outcome: JobResult) -> FifoSizing | None:

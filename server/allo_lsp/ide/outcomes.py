@@ -2,8 +2,11 @@
 points at (its lines in the log: `log_lines.py`).
 
 A failure is shown at its line (on the target's name when it has none: a crash, a compiler bug),
-a deadlock at every blocked put/get and at each declaration its diagnosis deepens, a timing
-violation and a disagreement between Allo and the reference executor on the target.
+a deadlock at every blocked put/get and at each declaration its diagnosis deepens (or, when the
+deeper re-run left elements unread, at the declarations that hold them), elements a completed
+run left unread at their stream's declaration, a timing violation and a disagreement between
+Allo and the reference executor on the target. The lens of a simulation or a test names the
+backend that ran it (`✓ passed 0.2 s · reference`): the numpy executor is not Allo's simulator.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from allo_lsp.analysis.model import FileModel, Position, Range
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
-from allo_lsp.ide.fifo_run import sizing_diagnostics
+from allo_lsp.ide.fifo_run import LEFTOVER, leftover_diagnostics, sizing_diagnostics, unread, unread_words
 from allo_lsp.ide.synthesis import lens_title, timing_violation
 from allo_lsp.protocol.details import SimulateDetails, SynthesisDetails, details_as
 from allo_lsp.protocol.messages import (
@@ -19,6 +22,8 @@ from allo_lsp.protocol.messages import (
     DEADLOCK,
     MESSAGE_LIMIT,
     PASSED,
+    RUN,
+    SIMULATE,
     SYNTHESIZE,
     TIMEOUT,
     JobResult,
@@ -32,15 +37,23 @@ DIFFERENTIAL_TOLERANCE = 1e-4
 
 def lens_title_after(label: str, kind: str, outcome: JobResult) -> str:
     """The lens of a job once it ended: a synthesis that passed shows its figures, any other job
-    `label: outcome` (`▶ Simulate: ✓ passed 1.4 s`)."""
+    `label: outcome` (`▶ Simulate: ✓ passed 1.4 s · reference`: a simulation or a test names its
+    backend)."""
     report = details_as(outcome.details, SynthesisDetails).report if outcome.status == PASSED else None
-    return lens_title(report) if kind == SYNTHESIZE and report else f"{label}: {outcome_title(outcome)}"
+    if kind == SYNTHESIZE and report:
+        return lens_title(report)
+    backend = f" · {outcome.backend}" if kind in (SIMULATE, RUN) and outcome.backend else ""
+    return f"{label}: {outcome_title(outcome)}{backend}"
 
 
 def outcome_title(outcome: JobResult) -> str:
-    """`✓ passed 1.4 s`, `✗ assertion line 27`, `✗ allo_error line 12`, `⏱ timeout`."""
+    """`✓ passed 1.4 s`, `⚠ passed, 16 elements left unread in tap · 1.4 s`, `✗ assertion line 27`,
+    `✗ allo_error line 12`, `⏱ timeout`."""
     seconds = f" {outcome.duration_s:.1f} s" if outcome.duration_s else ""
     if outcome.status == PASSED:
+        left = unread(outcome)
+        if left:
+            return f"⚠ passed, {unread_words(left, quote='')}" + (f" ·{seconds}" if seconds else "")
         return f"✓ passed{seconds}"
     if outcome.status == CANCELLED:
         return "cancelled"
@@ -80,6 +93,8 @@ def findings(outcome: JobResult, model: FileModel, name: str) -> list[tuple[int,
     """(0-based line, message, code, severity) of everything the outcome points at."""
     line_of_target = target_line(model, name)
     found = _failures(outcome, line_of_target)
+    for line, message, error in leftover_diagnostics(outcome, model):
+        found.append((line, message, LEFTOVER, Severity.ERROR if error else Severity.WARNING))
     if line_of_target is None:
         return found
     report = details_as(outcome.details, SynthesisDetails).report

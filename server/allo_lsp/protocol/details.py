@@ -60,13 +60,25 @@ class PutsAndGets:
     gets: int = 0
 
 
+@dataclass
+class Leftover:
+    """Elements a re-run that completed left unread in one stream declaration's FIFOs."""
+
+    stream: str = ""
+    file: str | None = None
+    line: int = 0  # 1-based, the declaration's
+    elements: int = 0
+
+
 DEPTH, IMBALANCE, UNKNOWN = "depth", "imbalance", "unknown"  # `FifoSizing.kind`
 
 
 @dataclass
 class FifoSizing:
-    """A deadlock's diagnosis: a larger depth completes (`DEPTH`, `streams`), no depth up to
-    `bound` does (`IMBALANCE`, `counts`), or the re-runs found no answer (`UNKNOWN`)."""
+    """A deadlock's diagnosis: a larger depth completes with every FIFO empty (`DEPTH`,
+    `streams`); a put/get imbalance (`IMBALANCE`, `counts`): the re-run with every FIFO
+    `completes_at` deep completes but leaves elements unread (`leftover`), or no depth up to
+    `bound` completes; or the re-runs found no answer (`UNKNOWN`)."""
 
     kind: str = ""
     message: str = ""
@@ -74,6 +86,8 @@ class FifoSizing:
     bound: int | None = None
     counts: list[PutsAndGets] = field(default_factory=list)
     largest_depth: int | None = None
+    completes_at: int | None = None
+    leftover: list[Leftover] = field(default_factory=list)
 
 
 @dataclass
@@ -99,6 +113,9 @@ class StreamStatistics:
     max_occupancy: int = 0
     waits: int = 0  # times a PE parked on it (full on put, empty on get)
     blocked_longest: LongestBlock | None = None
+    # Elements still in its FIFOs when the run completed: never read (Vitis C simulation's
+    # "leftover data"). 0 after a deadlock, whose FIFOs hold what the blocked PEs left.
+    leftover: int = 0
 
 
 @dataclass

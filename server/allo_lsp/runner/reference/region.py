@@ -4,7 +4,8 @@ The region's source is read (as Allo reads it: `inspect.getsource`), its annotat
 the function's own globals and closure, its kernels rewritten (`transform.py`) and compiled under
 the user's file name, and every PE of every kernel started with its `get_pid()` values on one
 cooperative scheduler (`scheduler.py`). A run that deadlocks is run again from copies of its
-inputs with larger FIFOs (`fifos.py`), to tell a FIFO too shallow from a put/get imbalance.
+inputs with larger FIFOs (`fifos.py`), to tell a FIFO too shallow from a put/get imbalance; a
+run that completes records what it left unread in each stream (`fifos.record`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def run_region(fn, arrays: list | None, generic=None, state: dict | None = None)
     With `arrays=None` only what `df.build` does happens: the region is read, Allo's build-time
     checks run (`checks.py`: they raise BuildError) and its kernels are rewritten, nothing runs.
     `state` holds the `@ Stateful` arrays of the built module across its calls. Every run's FIFO
-    statistics are recorded (`fifos.record`); a deadlock carries its diagnosis (`Deadlock.sizing`).
+    statistics are recorded (`fifos.record`: with the elements a completed run left unread); a
+    deadlock carries its diagnosis (`Deadlock.sizing`).
     """
     fn = getattr(fn, "__wrapped__", fn)
     state = {} if state is None else state
@@ -81,8 +83,10 @@ def run_region(fn, arrays: list | None, generic=None, state: dict | None = None)
         return
     inputs = fifos.snapshot(arrays, state)
     sched = Scheduler(fn.__code__.co_filename)
+    completed = False
     try:
         sched.run(prepare(fn, arrays, generic, sched, state))
+        completed = True
     except Deadlock as dead:
         dead.sizing = fifos.diagnose(
             lambda sched, arrays, state: sched.run(prepare(fn, arrays, generic, sched, state)),
@@ -94,7 +98,7 @@ def run_region(fn, arrays: list | None, generic=None, state: dict | None = None)
             dead.args = (f"{dead.args[0]} Larger FIFOs: {dead.sizing['message']}",)
         raise
     finally:
-        fifos.record(fn.__name__, sched)
+        fifos.record(fn.__name__, sched, completed)
 
 
 def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> list:

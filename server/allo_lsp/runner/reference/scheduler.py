@@ -192,9 +192,20 @@ class Scheduler:
     def _signature(self) -> int:
         return sum(2 * f.puts - len(f.items) for f in self.fifos)  # puts + gets
 
-    def statistics(self) -> dict:
+    def leftover(self) -> dict[tuple, tuple[str, int]]:
+        """(file, line) of each declaration whose FIFOs hold elements -> (name, how many): after a
+        completed run, what nobody read (Vitis C simulation's "leftover data")."""
+        out: dict[tuple, tuple[str, int]] = {}
+        for f in self.fifos:
+            if f.items:
+                name, count = out.get(f.declared, (f.name.split("[")[0], 0))
+                out[f.declared] = (name, count + len(f.items))
+        return out
+
+    def statistics(self, completed: bool = False) -> dict:
         """Per stream declaration (a stream array sums its FIFOs): what the result and the
-        stream's hover show."""
+        stream's hover show. `completed`: the run ended with every PE done, so what its FIFOs
+        still hold was never read (`leftover`; after a deadlock that is no finding)."""
         out: dict[str, dict] = {}
         now = time.perf_counter()
         waiting: dict = {}  # fifo -> the waits still going on (a deadlock's: they never ended)
@@ -214,9 +225,12 @@ class Scheduler:
                     "max_occupancy": 0,
                     "waits": 0,
                     "blocked_longest": None,
+                    "leftover": 0,
                 },
             )
             s["fifos"] += 1
+            if completed:
+                s["leftover"] += len(f.items)
             s["puts"] += f.puts
             s["gets"] += f.gets
             s["max_occupancy"] = max(s["max_occupancy"], f.peak)
