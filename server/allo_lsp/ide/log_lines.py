@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from allo_lsp.protocol.messages import CANCELLED, DETAIL_LIMIT, PASSED, JobResult, bounded
+from allo_lsp.ide.fifo_run import unread, unread_words
+from allo_lsp.protocol.messages import CANCELLED, DETAIL_LIMIT, PASSED, RUN, SIMULATE, JobResult, bounded
 from allo_lsp.protocol.vocabulary import LOG_LEVELS, SECTION
 
 ERROR, WARN, INFO, DEBUG = LOG_LEVELS
@@ -36,15 +37,19 @@ def shown(level: str, setting: str) -> bool:
 
 
 def job_lines(outcome: JobResult, file: str, kind: str) -> list[LogLine]:
-    """A finished job: `[top] passed: top simulated (simulate design.py::top, 1.4 s)`, a warning
-    when it did not pass (a failure of the user's design, not of the server), then at debug its
-    whole message when the line cut it, and its output."""
+    """A finished job: `[top] passed: top simulated (simulate design.py::top, 1.4 s, reference)`
+    (a simulation or a test names its backend), a warning when it did not pass (a failure of the
+    user's design, not of the server) or left elements unread in a FIFO, then at debug its whole
+    message when the line cut it, and its output."""
     where = f"{os.path.basename(file) or file}::{outcome.target}"
     seconds = f", {_duration(outcome.duration_s)}" if outcome.duration_s else ""
+    backend = f", {outcome.backend}" if kind in (SIMULATE, RUN) and outcome.backend else ""
     message = outcome.message.strip()
     headline = bounded(message.splitlines()[0], _HEADLINE) if message else ""
-    level = INFO if outcome.status in (PASSED, CANCELLED) else WARN
-    lines = [LogLine(level, f"[{outcome.target}] {outcome.status}: {headline} ({kind} {where}{seconds})")]
+    left = unread(outcome) if outcome.status == PASSED else []
+    level = INFO if outcome.status in (PASSED, CANCELLED) and not left else WARN
+    status = f"{outcome.status}, {unread_words(left)}" if left else outcome.status
+    lines = [LogLine(level, f"[{outcome.target}] {status}: {headline} ({kind} {where}{seconds}{backend})")]
     if headline != message:
         lines.append(LogLine(DEBUG, f"[{where}] the whole message:\n{bounded(message, DETAIL_LIMIT)}"))
     output = (outcome.details.log or "").strip()
