@@ -1,6 +1,9 @@
 """`[tool.allo-lsp]` read from a pyproject.toml's text: selection as Ruff resolves it, and a
 mistake reported on the line that holds it, never raised."""
 
+import time
+
+import pytest
 from allo_lsp.analysis import Options, analyze
 from allo_lsp.analysis.config import parse_config
 from allo_lsp.analysis.problems import Severity
@@ -124,3 +127,69 @@ def test_a_per_file_entry_that_is_no_list_is_a_problem_on_its_line():
     assert found.per_file_ignores == (("tests/*", ()),)
     (problem,) = problems
     assert (problem.range.start.line, problem.range.start.column) == (1, 21) and "tests/*" in problem.message
+
+
+# -- hostile values (issue 25, items 5 and 7): each is a problem on its line, never an exception ----
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'severity = { ADF011 = ["error"] }',
+        "severity = { ADF011 = { level = 'error' } }",
+        "severity = { ADF011 = 2 }",
+        "severity = [1]",
+        "allo-build = ['fixed']",
+        "allo-build = { x = 1 }",
+        "allo-build = 1979-05-27",
+        'per-file-ignores = { "tests/*" = { ADF0 = 1 } }',
+        'per-file-ignores = ["tests/*"]',
+        "select = { ADF0 = true }",
+        "extend-select = [[1]]",
+        "ignore = 3.5",
+    ],
+)
+def test_a_value_of_the_wrong_type_is_one_problem_on_its_line_and_the_rest_holds(line):
+    text = f'[project]\nname = "x"\n[tool.allo-lsp]\n{line}\n'
+    found, problems = parse_config(text)
+    assert found is not None
+    assert [p.range.start.line for p in problems] == [text.split("\n").index(line)], [p.message for p in problems]
+    assert "\n" not in problems[0].message and len(problems[0].message) < 300
+
+
+@pytest.mark.parametrize("key", ["severity", "allo-build", "select", "per-file-ignores", "unknown"])
+def test_a_value_nested_thousands_deep_is_one_problem(key):
+    deep = "[" * 5000 + "]" * 5000
+    line = f"{key} = {{ ADF011 = {deep} }}" if key in ("severity", "per-file-ignores") else f"{key} = {deep}"
+    found, problems = parse_config(f'[tool.allo-lsp]\nignore = ["ADF005"]\n{line}\n')
+    assert len(problems) == 1 and len(problems[0].message) < 300
+
+
+def test_a_document_too_deep_for_the_toml_parser_is_one_problem_on_line_one():
+    found, problems = parse_config("[tool.allo-lsp]\nselect = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert found is None
+    (problem,) = problems
+    assert problem.range.start.line == 0 and "deep" in problem.message
+
+
+def test_twenty_thousand_bad_codes_are_placed_at_once():
+    codes = ", ".join(f'"XYZ{i}"' for i in range(20_000))
+    text = (
+        f"[tool.allo-lsp]\nselect = [{codes}]\nignore = [{codes}]\nseverity = {{ {codes.replace(',', ' = 1,')} = 1 }}\n"
+    )
+    started = time.monotonic()
+    found, problems = parse_config(text)
+    assert time.monotonic() - started < 5  # 45 s before: every problem split the text and searched it
+    assert found is not None and problems
+    *listed, rest = problems
+    assert all(p.range.start.line in (1, 2, 3) for p in listed)
+    assert rest.range.start.line == 0 and "more" in rest.message  # counted, not listed one by one
+
+
+def test_a_per_file_pattern_that_backtracks_is_matched_in_bounded_time():
+    pattern = "*a" * 3000 + "*b"
+    found, problems = parse_config(f'[tool.allo-lsp]\nper-file-ignores = {{ "{pattern}" = ["ADF0"] }}\n')
+    started = time.monotonic()
+    selection = found.selection_for("a" * 9000 + ".py")
+    assert time.monotonic() - started < 5
+    assert "ADF005" not in selection.ignored

@@ -36,7 +36,9 @@ TABLE = "allo-lsp"
 KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "severity", "allo-build")
 ALL = "ALL"
 _SEVERITIES = {s.label: s for s in Severity}
-_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+_AT = re.compile(r" ?\(at line (\d+), column (\d+)\)")
+MAX_PROBLEMS = 100  # then one problem counts the rest: 20,000 bad codes are no list to read
+_SHOWN = 60  # characters of a value quoted in a message
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,10 @@ def parse_config(text: str) -> tuple[Config | None, list[Problem]]:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return None, [_syntax_problem(text, exc)]
+    except RecursionError:  # tomllib recurses once per level of nesting; where it gave up, it does not say
+        first = text.split("\n", 1)[0]
+        message = "pyproject.toml nests arrays or tables too deeply to be read"
+        return None, [Problem("", Severity.ERROR, Range.of(0, 0, 0, len(first)), message)]
     tool = document.get("tool")
     table = tool.get(TABLE) if isinstance(tool, dict) else None
     if table is None:
@@ -123,6 +129,8 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.problems: list[Problem] = []
+        self.more = 0  # problems past MAX_PROBLEMS
+        self._places = _Places(text)
 
     def config(self, table: dict) -> tuple[Config, list[Problem]]:
         for key in table:
@@ -139,10 +147,12 @@ class _Reader:
             fields["severities"] = self._severities(table["severity"])
         if "allo-build" in table:
             build = table["allo-build"]
-            if build in ALLO_BUILDS:
+            if isinstance(build, str) and build in ALLO_BUILDS:
                 fields["allo_build"] = build
             else:
-                self._bad(f"allo-build must be one of {', '.join(ALLO_BUILDS)}, not {build!r}", "allo-build")
+                self._bad(f"allo-build must be one of {', '.join(ALLO_BUILDS)}, not {_shown(build)}", "allo-build")
+        if self.more:
+            self.problems.append(self._places.problem(f"{self.more} more problems in [tool.allo-lsp] not listed"))
         return Config(**fields), self.problems
 
     def _selectors(self, value, key: str, *near: str) -> tuple[str, ...] | None:
@@ -155,7 +165,7 @@ class _Reader:
         selector = value.strip().upper()
         if selector == ALL or any(code.startswith(selector) for code in _codes()) and selector:
             return selector
-        self._bad(f"{key}: no code starts with {value!r} (see `allo-lsp rules`)", f'"{value}"', key)
+        self._bad(f"{key}: no code starts with {_shown(value)} (see `allo-lsp rules`)", f'"{value}"', key)
         return None
 
     def _per_file(self, value) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -165,7 +175,7 @@ class _Reader:
             )
             return ()
         return tuple(
-            (pattern, self._selectors(codes, f"per-file-ignores {pattern!r}", f'"{pattern}"') or ())
+            (pattern, self._selectors(codes, f"per-file-ignores {_shown(pattern)}", f'"{pattern}"') or ())
             for pattern, codes in value.items()
         )
 
@@ -178,14 +188,28 @@ class _Reader:
             chosen = self._selector(selector, "severity")
             if chosen is None:
                 continue
-            if label not in _SEVERITIES:
-                self._bad(f"severity of {selector}: one of {', '.join(_SEVERITIES)}, not {label!r}", selector)
+            if not isinstance(label, str) or label not in _SEVERITIES:
+                message = f"severity of {_shown(selector)}: one of {', '.join(_SEVERITIES)}, not {_shown(label)}"
+                self._bad(message, selector)
                 continue
             out.append((chosen, _SEVERITIES[label]))
         return tuple(out)
 
     def _bad(self, message: str, *near: str) -> None:
-        self.problems.append(_problem(self.text, message, *near))
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(self._places.problem(message, *near))
+        else:
+            self.more += 1
+
+
+def _shown(value) -> str:
+    """`value` as a message quotes it: a string (cut), a number; a list or table by its kind
+    alone (its repr may be megabytes, or nested too deep to make)."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= _SHOWN else value[:_SHOWN] + "...")
+    if isinstance(value, bool | int | float):
+        return repr(value)
+    return {list: "a list", dict: "a table"}.get(type(value), f"a {type(value).__name__}")
 
 
 def _syntax_problem(text: str, exc: Exception) -> Problem:
@@ -199,19 +223,28 @@ def _syntax_problem(text: str, exc: Exception) -> Problem:
 
 
 def _problem(text: str, message: str, *near: str) -> Problem:
-    """A problem on the first line of the [tool.allo-lsp] tables that mentions one of `near`
-    (in order), else on the table's header."""
-    lines = text.split("\n")
-    header = next((i for i, l in enumerate(lines) if l.strip().startswith(f"[tool.{TABLE}")), 0)
-    in_table = []
-    for i in range(header, len(lines)):
-        stripped = lines[i].strip()
-        if i > header and stripped.startswith("[") and not stripped.startswith(f"[tool.{TABLE}"):
-            break
-        in_table.append(i)
-    for word in near:
-        for i in in_table:
-            column = lines[i].find(word)
-            if column >= 0:
-                return Problem("", Severity.ERROR, Range.of(i, column, i, column + len(word)), message)
-    return Problem("", Severity.ERROR, Range.of(header, 0, header, len(lines[header])), message)
+    return _Places(text).problem(message, *near)
+
+
+class _Places:
+    """Where a problem of the [tool.allo-lsp] tables goes: the first of their lines that mentions
+    one of its words (in order), else the table's header. The lines are split once per document."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = lines = text.split("\n")
+        self.header = next((i for i, l in enumerate(lines) if l.strip().startswith(f"[tool.{TABLE}")), 0)
+        self.in_table = []
+        for i in range(self.header, len(lines)):
+            stripped = lines[i].strip()
+            if i > self.header and stripped.startswith("[") and not stripped.startswith(f"[tool.{TABLE}"):
+                break
+            self.in_table.append(i)
+
+    def problem(self, message: str, *near: str) -> Problem:
+        for word in near:
+            for i in self.in_table:
+                column = self.lines[i].find(word)
+                if column >= 0:
+                    return Problem("", Severity.ERROR, Range.of(i, column, i, column + len(word)), message)
+        header = self.header
+        return Problem("", Severity.ERROR, Range.of(header, 0, header, len(self.lines[header])), message)
