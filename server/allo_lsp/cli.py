@@ -299,6 +299,7 @@ def _synth(args) -> int:
 
 
 def _run_text(result, file: str) -> str:
+    from allo_lsp.ide.fifo_run import unread, unread_words
     from allo_lsp.protocol.details import Differential, SimulateDetails
 
     where = f" ({result.file or file}:{result.line})" if result.line else ""
@@ -313,6 +314,11 @@ def _run_text(result, file: str) -> str:
         )
     details = result.details
     if isinstance(details, SimulateDetails):
+        for left in unread(result):
+            lines.append(
+                f"  warning: {unread_words([left])} (line {left.line}) when the run completed "
+                f"({left.puts:,} puts, {left.gets:,} gets): a put/get imbalance (Vitis C simulation: leftover data)"
+            )
         for blocked in details.blocked:
             lines.append(
                 f"  blocked: {blocked.pe} {blocked.op} {blocked.stream} (line {blocked.line}), "

@@ -470,3 +470,33 @@ def test_a_shallow_fifo_fixed_completes_with_every_fifo_empty(tmp_path):
     A, B = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
     run(tmp_path, SHALLOW.replace("tap: Stream[int32, 2]", "tap: Stream[int32, 8]"), A, B)
     assert {name: s["leftover"] for name, s in fifos.recorded()[-1]["streams"].items()} == {"tap": 0, "ctl": 0}
+
+
+def test_the_cli_prints_the_backend_and_what_a_run_left_unread(tmp_path):
+    """`allo-lsp run FILE::top --backend reference`: the text names the backend, the elements
+    left unread after a run that passed, and, after a deadlock of the same imbalance, no depth."""
+    import os
+    import subprocess
+    import sys
+
+    from reference_harness import HEADER
+
+    path = tmp_path / "design.py"
+    deep = PUT_TWICE.replace("Stream[int32, 4]", "Stream[int32, 16]").replace("def top(", "def deep(")
+    path.write_text(HEADER + PUT_TWICE + deep)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LLVM_BUILD_DIR")}
+
+    def job(target):
+        command = [sys.executable, "-m", "allo_lsp", "run", f"{path}::{target}", "--backend", "reference"]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env).stdout
+
+    passed = job("deep")
+    assert passed.startswith("passed: deep simulated\n  backend reference, ")
+    assert (
+        f"  warning: 8 elements left unread in `s1` (line {line_of(path, 's1: Stream[int32, 16]')}) when the run "
+        "completed (16 puts, 8 gets): a put/get imbalance"
+    ) in passed
+    failed = job("top")
+    assert failed.startswith("failed [deadlock]") and "\n  backend reference, " in failed
+    assert "leaves 8 elements unread in `s1`: a put/get imbalance, not a depth problem" in failed
+    assert "completes with depth" not in failed
