@@ -69,7 +69,7 @@ vsix() {
   universal="allo-dataflow-$version.vsix"
   platform="allo-dataflow-$PLATFORM-$version.vsix"
   if [ ! -f "$universal" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
-      README.md pyproject.toml client/src client/webview syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
+      README.md client/README.md client/media CHANGELOG.md LICENSE pyproject.toml client/src client/webview syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
     PYTHON=.venv/bin/python npm run -s package
   fi
   if [ ! -f "$platform" ] || [ "$universal" -nt "$platform" ] || [ dev.sh -nt "$platform" ]; then
@@ -108,7 +108,7 @@ platform_vsix() {
   done
   [ "${#covered[@]}" -gt 0 ] || { echo "dev.sh: no CPython ${PYTHON_VERSIONS[*]} to resolve the wheels with" >&2; exit 2; }
   rm -f "$deps"/allo_lsp-*.whl  # the server's own wheel is client/wheels/'s
-  npx vsce package --target "$PLATFORM" --no-dependencies --allow-missing-repository --skip-license --no-rewrite-relative-links --out "$out"
+  npx vsce package --target "$PLATFORM" --no-dependencies --allow-missing-repository --readme-path client/README.md --no-rewrite-relative-links --out "$out"
 }
 
 case "${1:-}" in
