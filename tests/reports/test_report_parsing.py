@@ -202,7 +202,7 @@ def test_any_prefix_of_a_report_parses_or_raises_report_error(name):
 
 def test_absurdly_deep_loop_nesting_is_a_report_error():
     deep = "<l><TripCount>1</TripCount>" * 5000 + "</l>" * 5000
-    with pytest.raises(ReportError, match="nested too deeply"):
+    with pytest.raises(ReportError, match="loops nested more than 100 deep"):
         parse_report(
             f"<profile><PerformanceEstimates><SummaryOfLoopLatency>{deep}</SummaryOfLoopLatency>"
             "</PerformanceEstimates></profile>"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .model import RESOURCES, Latency, Loop, Module, Range, Report, Value
+from .model import RESOURCES, Latency, Loop, Module, Range, Report, UnreadableFigure, Value, is_number
+
+UNREADABLE = "unreadable"  # a figure the report writes as no number can be (model.UnreadableFigure)
 
 BAR_WIDTH = 10
 TREE_HEADERS = (
@@ -84,7 +86,7 @@ def _summary(report: Report) -> list[tuple[str, str]]:
         f"target {_ns(c.target_ns)}, uncertainty {_ns(c.uncertainty_ns)}, "
         f"estimated {_ns(c.estimated_ns)}, slack {_ns(c.slack_ns)}"
     )
-    if isinstance(c.slack_ns, (int, float)) and c.slack_ns < 0:
+    if is_number(c.slack_ns) and c.slack_ns < 0:
         clock += "  TIMING VIOLATED"
     time = ""
     if report.latency_ns is not None:  # the report's absolute time is the worst case
@@ -162,19 +164,21 @@ def _interval(interval: Range) -> Value:
 def _value(v: Value) -> str:
     if v is None:
         return "-"
+    if isinstance(v, UnreadableFigure):
+        return UNREADABLE
     if isinstance(v, Range):  # an unknown end of a known range reads as `?`, as in the .rpt
         return " ~ ".join("?" if end is None else _value(end) for end in (v.min, v.max))
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def _ns(v: float | None) -> str:
-    return "-" if v is None else f"{v:g} ns"
+def _ns(v: float | UnreadableFigure | None) -> str:
+    return _value(v) if not is_number(v) else f"{v:g} ns"
 
 
 def _time(v: Value) -> str:
     """Nanoseconds in the unit Vitis would print them in (`6.144 ms`)."""
-    if v is None:
-        return "-"
+    if not is_number(v) and not isinstance(v, Range):
+        return _value(v)
     if isinstance(v, Range):
         return f"{_time(v.min)} ~ {_time(v.max)}"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):

@@ -1,7 +1,10 @@
 """The figures of a synthesis report as plain dataclasses, and the value grammar every version uses.
 
-A figure is a `Value`: a number, `None` (the report says `undef`, `?`, `-` or leaves it out), or a
-`Range` (the report gives a minimum and a maximum). Cycles stay cycles; times are nanoseconds.
+A figure is a `Value`: a number, `None` (the report says `undef`, `?`, `-` or leaves it out), a
+`Range` (the report gives a minimum and a maximum), or an `UnreadableFigure` (the report writes a
+number no figure can be: 400 digits, `1e999`, `nan`). Cycles stay cycles; times are nanoseconds.
+An unreadable figure is that figure's problem alone: the JSON gives it as null and lists it under
+`unreadable`, the tables print `unreadable`, every other figure stands.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ RESOURCES = ("BRAM_18K", "DSP", "FF", "LUT", "URAM")
 RESOURCE_ALIASES = {"DSP48E": "DSP", "DSP48": "DSP", "BRAM": "BRAM_18K"}
 
 UNKNOWN = {"", "undef", "?", "-", "n/a", "na", "none"}
+# No synthesis figure comes near this; below it every product the figures take part in (a
+# percentage, a time unit) stays a finite float.
+LARGEST = 1e100
+SHOWN = 40  # characters of an unreadable figure's text kept
 TIME_UNITS = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -23,24 +30,36 @@ class ReportError(Exception):
 
 
 @dataclass(frozen=True)
+class UnreadableFigure:
+    """A figure whose text is no number a report figure can be; `text` is what the report wrote
+    (its first `SHOWN` characters)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Range:
-    min: Number | None
-    max: Number | None
+    min: Number | UnreadableFigure | None
+    max: Number | UnreadableFigure | None
 
 
 Number = int | float
-Value = int | float | Range | None
+Value = int | float | Range | UnreadableFigure | None
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 @dataclass
 class Resource:
-    used: Number | None
-    available: Number | None
+    used: Number | UnreadableFigure | None
+    available: Number | UnreadableFigure | None
 
     @property
     def percent(self) -> float | None:
         # 0 available (URAM on most Zynq-7000 parts) is "nothing to use", not a division by zero.
-        if not isinstance(self.used, (int, float)) or not isinstance(self.available, (int, float)):
+        if not is_number(self.used) or not is_number(self.available):
             return None
         if self.available <= 0:
             return None
@@ -49,10 +68,10 @@ class Resource:
 
 @dataclass
 class Clock:
-    target_ns: float | None = None
-    uncertainty_ns: float | None = None
-    estimated_ns: float | None = None
-    slack_ns: float | None = None
+    target_ns: float | UnreadableFigure | None = None
+    uncertainty_ns: float | UnreadableFigure | None = None
+    estimated_ns: float | UnreadableFigure | None = None
+    slack_ns: float | UnreadableFigure | None = None
 
 
 @dataclass
@@ -100,74 +119,98 @@ class Report:
     source: str = ""  # the file it was read from ("" for text)
 
     def to_json(self) -> dict:
-        return {
+        """The JSON schema; each unreadable figure is null in its place and listed, with that
+        place, under `unreadable` (present only when one is)."""
+        out = _Json()
+        data = {
             "version": self.version,
             "part": self.part,
             "top": self.top,
             "clock": {
-                "target_ns": self.clock.target_ns,
-                "uncertainty_ns": self.clock.uncertainty_ns,
-                "estimated_ns": self.clock.estimated_ns,
-                "slack_ns": self.clock.slack_ns,
+                name: out.value(getattr(self.clock, name), f"clock.{name}")
+                for name in ("target_ns", "uncertainty_ns", "estimated_ns", "slack_ns")
             },
-            "latency": _latency_json(self.latency),
-            "interval": json_value(self.interval),
-            "resources": _resources_json(self.resources),
+            "latency": out.latency(self.latency, "latency"),
+            "interval": out.value(self.interval, "interval"),
+            "resources": out.resources(self.resources, "resources"),
             "modules": [
                 {
                     "name": m.name,
-                    "latency": _latency_json(m.latency),
-                    "interval": json_value(m.interval),
-                    "resources": _resources_json(m.resources),
-                    "loops": [_loop_json(l) for l in m.loops],
+                    "latency": out.latency(m.latency, f"modules[{i}].latency"),
+                    "interval": out.value(m.interval, f"modules[{i}].interval"),
+                    "resources": out.resources(m.resources, f"modules[{i}].resources"),
+                    "loops": out.loops(m.loops, f"modules[{i}].loops"),
                 }
-                for m in self.modules
+                for i, m in enumerate(self.modules)
             ],
-            "loops": [_loop_json(l) for l in self.loops],
+            "loops": out.loops(self.loops, "loops"),
+        }
+        if out.unreadable:
+            data["unreadable"] = out.unreadable
+        return data
+
+
+class _Json:
+    """The JSON of figures, noting where each unreadable one was."""
+
+    def __init__(self) -> None:
+        self.unreadable: list[dict] = []
+
+    def value(self, value: Value, where: str):
+        if isinstance(value, Range):
+            return {"min": self.value(value.min, f"{where}.min"), "max": self.value(value.max, f"{where}.max")}
+        if isinstance(value, UnreadableFigure):
+            self.unreadable.append({"figure": where, "text": value.text})
+            return None
+        return value
+
+    def latency(self, latency: Latency, where: str) -> dict:
+        return {k: self.value(getattr(latency, k), f"{where}.{k}") for k in ("best", "average", "worst")}
+
+    def resources(self, resources: dict[str, Resource], where: str) -> dict:
+        return {
+            name: {
+                "used": self.value(r.used, f"{where}.{name}.used"),
+                "available": self.value(r.available, f"{where}.{name}.available"),
+                "percent": r.percent,
+            }
+            for name, r in resources.items()
+        }
+
+    def loops(self, loops: list[Loop], where: str) -> list[dict]:
+        return [self.loop(loop, f"{where}[{i}]") for i, loop in enumerate(loops)]
+
+    def loop(self, loop: Loop, where: str) -> dict:
+        return {
+            "name": loop.name,
+            **{
+                k: self.value(getattr(loop, k), f"{where}.{k}")
+                for k in ("trip_count", "latency", "iteration_latency", "ii")
+            },
+            "pipelined": loop.pipelined,
+            "loops": self.loops(loop.loops, f"{where}.loops"),
         }
 
 
-def json_value(value: Value):
-    return {"min": value.min, "max": value.max} if isinstance(value, Range) else value
-
-
-def _latency_json(latency: Latency) -> dict:
-    return {
-        "best": json_value(latency.best),
-        "average": json_value(latency.average),
-        "worst": json_value(latency.worst),
-    }
-
-
-def _resources_json(resources: dict[str, Resource]) -> dict:
-    return {name: {"used": r.used, "available": r.available, "percent": r.percent} for name, r in resources.items()}
-
-
-def _loop_json(loop: Loop) -> dict:
-    return {
-        "name": loop.name,
-        "trip_count": json_value(loop.trip_count),
-        "latency": json_value(loop.latency),
-        "iteration_latency": json_value(loop.iteration_latency),
-        "ii": json_value(loop.ii),
-        "pipelined": loop.pipelined,
-        "loops": [_loop_json(l) for l in loop.loops],
-    }
-
-
-def number(text: str | None) -> Number | None:
-    """`"12"` -> 12, `"16.694"` -> 16.694, `undef`/`?`/`-`/garbage -> None."""
+def number(text: str | None) -> Number | UnreadableFigure | None:
+    """`"12"` -> 12, `"16.694"` -> 16.694, `undef`/`?`/`-`/garbage -> None; a number beyond
+    `LARGEST` (400 digits, `1e999`) or `nan` -> UnreadableFigure."""
     text = (text or "").strip().replace(",", "")
     if text.lower() in UNKNOWN:
         return None
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        return None
+        amount = int(text)
+    except ValueError:  # also past Python's 4,300 digits: then float() says inf
+        try:
+            amount = float(text)
+        except ValueError:
+            return None
+    return amount if abs(amount) <= LARGEST else unreadable(text)  # nan compares False too
+
+
+def unreadable(text: str) -> UnreadableFigure:
+    shown = text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text)} characters)"
+    return UnreadableFigure(shown)
 
 
 def value(text: str | None) -> Value:
@@ -180,12 +223,17 @@ def time_ns(text: str | None) -> Value:
     return _split_range(text, _one_time)
 
 
-def _one_time(text: str) -> float | None:
-    match = re.fullmatch(r"\s*([-+0-9.eE]+)\s*([a-z\u00b5]*)\s*", text or "")
+def _one_time(text: str) -> float | UnreadableFigure | None:
+    # Stripped first: one run of spaces between two classes that cannot overlap keeps it linear.
+    match = re.fullmatch(r"([-+0-9.eE]+)\s*([a-z\u00b5]*)", (text or "").strip())
     if not match or match[2] not in TIME_UNITS and match[2] != "":
         return None
-    amount = number(match[1])
-    return None if amount is None else round(float(amount) * TIME_UNITS.get(match[2], 1.0), 6)
+    return scaled(number(match[1]), TIME_UNITS.get(match[2], 1.0))
+
+
+def scaled(amount: Number | UnreadableFigure | None, scale: float) -> float | UnreadableFigure | None:
+    """A number in another unit (rounded as the reports print); unknown and unreadable kept."""
+    return round(float(amount) * scale, 6) if is_number(amount) else amount
 
 
 def _split_range(text: str | None, one) -> Value:
@@ -219,6 +267,6 @@ def ordered(resources: dict[str, Resource]) -> dict[str, Resource]:
 def slack(clock: Clock) -> float | None:
     """Target - uncertainty - estimated: what the .rpt prints (2020.2 prints it negated)."""
     parts = (clock.target_ns, clock.uncertainty_ns, clock.estimated_ns)
-    if any(p is None for p in parts):
+    if not all(is_number(p) for p in parts):
         return None
     return round(clock.target_ns - clock.uncertainty_ns - clock.estimated_ns, 3)

@@ -1,5 +1,8 @@
 """`csynth.rpt`, the text summary: enough for the top-level timing, latency and resources.
 
+Every pattern here is linear in the line it reads (no two quantifiers over the same characters
+side by side): a report is text anyone can write.
+
 Two layouts exist:
 - the Vitis summary (`csynth.rpt`, 2020.2+): one "Modules & Loops" table whose rows are `+ module`,
   `o loop` (`*` dataflow), nested by indentation, with a Slack column but no clock figures. 2020.x
@@ -23,6 +26,7 @@ from .model import (
     ReportError,
     Resource,
     interval_of,
+    is_number,
     make_range,
     number,
     ordered,
@@ -37,7 +41,7 @@ def parse_rpt(text: str, source: str = "") -> Report:
     report = Report(
         version=_match(r"\*\s*Version:\s*(\S+)", text),
         part=_match(r"\*\s*Target device:\s*(\S+)", text),
-        top=_match(r"== .*Report (?:of|for) '([^']+)'", text),
+        top=_title(text),
         source=source,
     )
     lines = text.splitlines()
@@ -91,7 +95,7 @@ def _summary(lines: list[str], at: int, report: Report) -> None:
                 report.latency, report.interval, report.resources = item.latency, item.interval, item.resources
                 report.latency_ns, report.loops = item.latency_ns, item.loops
                 slack_ns = number(row.get("Slack"))
-                report.clock.slack_ns = -slack_ns if negate and slack_ns is not None else slack_ns
+                report.clock.slack_ns = -slack_ns if negate and is_number(slack_ns) else slack_ns
         stack.append((depth, item))
 
 
@@ -137,12 +141,11 @@ def _detailed_loops(lines: list[str]) -> list[Loop]:
     stack: list[Loop] = []
     for cells in _table(lines, at)[1]:
         # Name, latency min, max, iteration latency, II achieved, II target, trip count, pipelined.
-        match = re.match(r"\s*(-|\+*)\s*(.+)", cells[0])
-        if len(cells) < 8 or not match:
+        depth, name = _loop_name(cells[0])
+        if len(cells) < 8 or not name:
             continue
-        depth = 0 if match[1] == "-" else len(match[1])
         loop = Loop(
-            name=match[2].strip(),
+            name=name,
             latency=make_range(number(cells[1]), number(cells[2])),
             iteration_latency=value(cells[3]),
             ii=number(cells[4]),
@@ -153,6 +156,15 @@ def _detailed_loops(lines: list[str]) -> list[Loop]:
         (stack[-1].loops if stack else top).append(loop)
         stack.append(loop)
     return top
+
+
+def _loop_name(cell: str) -> tuple[int, str]:
+    """`- outer` (depth 0), `+ inner` (1), `++ innermost` (2): the depth and the name."""
+    cell = cell.strip()
+    if cell.startswith("-"):
+        return 0, cell[1:].strip()
+    name = cell.lstrip("+")
+    return len(cell) - len(name), name.strip()
 
 
 def _utilization(lines: list[str]) -> dict[str, Resource]:
@@ -224,11 +236,24 @@ def _find(lines: list[str], test, start: int = 0) -> int | None:
     return next((i for i in range(start, len(lines)) if test(lines[i])), None)
 
 
+_TITLE = re.compile(r"Report (?:of|for) '([^'\n]+)'")
+
+
+def _title(text: str) -> str | None:
+    """The top's name in the first `== ... Report of 'top'` line."""
+    for line in text.splitlines():
+        start = line.find("== ")
+        match = _TITLE.search(line, start + 3) if start >= 0 else None
+        if match:
+            return match[1]
+    return None
+
+
 def _match(pattern: str, text: str) -> str | None:
     match = re.search(pattern, text)
     return match[1] if match else None
 
 
-def _ns(cell: str | None) -> float | None:
+def _ns(cell: str | None):
     amount = time_ns(cell)
-    return float(amount) if isinstance(amount, (int, float)) else None
+    return float(amount) if is_number(amount) else None if isinstance(amount, Range) else amount

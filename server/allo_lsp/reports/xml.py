@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from xml.parsers import expat
 
 from .model import (
     Clock,
@@ -28,14 +29,30 @@ from .model import (
     ReportError,
     Resource,
     interval_of,
+    is_number,
     make_range,
     number,
     ordered,
     resource_name,
+    scaled,
     slack,
     time_ns,
     value,
 )
+
+# Deeper than any design (loops in loops, modules instantiating modules): past it, not a report.
+MAX_NESTING = 100
+# expat's errors where the text ends before the XML does, which a writer cut short leaves.
+_CUT_SHORT = {
+    expat.errors.codes[m]
+    for m in (
+        expat.errors.XML_ERROR_NO_ELEMENTS,
+        expat.errors.XML_ERROR_UNCLOSED_TOKEN,
+        expat.errors.XML_ERROR_PARTIAL_CHAR,
+    )
+}
+# Billion laughs: expat (2.4+) refuses entities that expand the input past a factor.
+_EXPANSION = expat.errors.codes[expat.errors.XML_ERROR_AMPLIFICATION_LIMIT_BREACH]
 
 # Children of a loop element that describe it; any other child with children of its own is a sub-loop.
 LOOP_FIELDS = {
@@ -64,22 +81,26 @@ def parse_xml(text: str | bytes, source: str = "") -> Report:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        line, column = exc.position
-        reason = str(exc).split(":")[0]
-        if line >= len(text.splitlines()):  # expat stops at the end: the writer was cut short
-            reason = f"{reason}; the file ends before the XML does (truncated?)"
-        raise ReportError(f"{where}: malformed XML at line {line}, column {column + 1}: {reason}") from None
+        raise ReportError(_malformed(where, exc, text)) from None
     except (ValueError, RecursionError) as exc:
         raise ReportError(f"{where}: unreadable XML: {exc}") from None
     if root.tag != "profile":
         raise ReportError(f"{where}: not a Vitis HLS synthesis report (root element <{root.tag}>, expected <profile>)")
-    try:
-        return _report(root, source)
-    except RecursionError:
-        raise ReportError(f"{where}: loops nested too deeply to read") from None
+    return _report(root, source, where)
 
 
-def _report(root: ET.Element, source: str) -> Report:
+def _malformed(where: str, exc: ET.ParseError, text: str | bytes) -> str:
+    line, column = exc.position
+    at = f"line {line}, column {column + 1}"
+    if exc.code == _EXPANSION:
+        return f"{where}: entities that expand past expat's limit at {at} (a Vitis report declares none): refused"
+    reason = str(exc).split(":")[0]
+    if exc.code in _CUT_SHORT and line >= len(text.splitlines()):  # at the end: the writer was cut short
+        reason = f"{reason}; the file ends before the XML does (truncated?)"
+    return f"{where}: malformed XML at {at}: {reason}"
+
+
+def _report(root: ET.Element, source: str, where: str) -> Report:
     user = root.find("UserAssignments")
     perf = root.find("PerformanceEstimates")
     timing = perf.find("SummaryOfTimingAnalysis") if perf is not None else None
@@ -91,7 +112,7 @@ def _report(root: ET.Element, source: str) -> Report:
         estimated_ns=_ns(_text(timing, "EstimatedClockPeriod"), _unit_ns(_text(timing, "unit"))),
     )
     explicit = number(_text(timing, "Slack"))  # a top-level <Slack> wins over the arithmetic
-    clock.slack_ns = float(explicit) if explicit is not None else slack(clock)
+    clock.slack_ns = slack(clock) if explicit is None else float(explicit) if is_number(explicit) else explicit
     area = root.find("AreaEstimates")
     report = Report(
         version=_text(root, "ReportVersion/Version"),
@@ -104,13 +125,13 @@ def _report(root: ET.Element, source: str) -> Report:
             area.find("Resources") if area is not None else None,
             area.find("AvailableResources") if area is not None else None,
         ),
-        loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None),
+        loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None, where),
         latency_ns=time_ns(_text(overall, "Worst-caseRealTimeLatency")),
         source=source,
     )
     info = root.find("ModuleInformation")
     if info is not None:
-        report.modules = _modules(info, root.find("RTLDesignHierarchy"))
+        report.modules = _modules(info, root.find("RTLDesignHierarchy"), where)
     return report
 
 
@@ -127,12 +148,12 @@ def top_module(report: Report, depth: int = 0) -> Module:
     )
 
 
-def _modules(info: ET.Element, hierarchy: ET.Element | None) -> list[Module]:
+def _modules(info: ET.Element, hierarchy: ET.Element | None, where: str) -> list[Module]:
     by_name = {}
     for element in info.findall("Module"):
-        module = _module(element)
+        module = _module(element, where)
         by_name.setdefault(module.name, module)
-    order = _preorder(hierarchy.find("TopModule"), 0, {}) if hierarchy is not None else {}
+    order = _preorder(hierarchy.find("TopModule"), where) if hierarchy is not None else {}
     # Modules the hierarchy does not mention (it is cut at MAX_DEPTH) follow, in report order.
     names = [n for n in order if n in by_name] + [n for n in by_name if n not in order]
     for name in names:
@@ -140,18 +161,22 @@ def _modules(info: ET.Element, hierarchy: ET.Element | None) -> list[Module]:
     return [by_name[n] for n in names]
 
 
-def _preorder(node: ET.Element | None, depth: int, seen: dict[str, int]) -> dict[str, int]:
-    if node is None:
-        return seen
-    name = _text(node, "ModuleName")
-    if name and name not in seen:  # a module instantiated twice is listed where it first appears
-        seen[name] = depth
-    for instance in node.findall("InstancesList/Instance"):
-        _preorder(instance, depth + 1, seen)
+def _preorder(top: ET.Element | None, where: str) -> dict[str, int]:
+    """Each module's depth, in the hierarchy's pre-order."""
+    seen: dict[str, int] = {}
+    stack = [(top, 0)] if top is not None else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ReportError(f"{where}: the module hierarchy nested more than {MAX_NESTING} deep: not a Vitis report")
+        name = _text(node, "ModuleName")
+        if name and name not in seen:  # a module instantiated twice is listed where it first appears
+            seen[name] = depth
+        stack.extend((instance, depth + 1) for instance in reversed(node.findall("InstancesList/Instance")))
     return seen
 
 
-def _module(element: ET.Element) -> Module:
+def _module(element: ET.Element, where: str) -> Module:
     perf = element.find("PerformanceEstimates")
     overall = perf.find("SummaryOfOverallLatency") if perf is not None else None
     interval = value(_text(overall, "PipelineInitiationInterval"))
@@ -161,7 +186,7 @@ def _module(element: ET.Element) -> Module:
         latency=_latency(overall),
         interval=interval_of(interval),
         resources=_resources(resources, resources, available_prefix="AVAIL_"),
-        loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None),
+        loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None, where),
         latency_ns=time_ns(_text(overall, "Worst-caseRealTimeLatency")),
     )
 
@@ -199,17 +224,19 @@ def _resources(used: ET.Element | None, available: ET.Element | None, available_
     return ordered(found)
 
 
-def _loops(parent: ET.Element | None) -> list[Loop]:
+def _loops(parent: ET.Element | None, where: str) -> list[Loop]:
     if parent is None:
         return []
-    return [_loop(child) for child in parent if _is_loop(child)]
+    return [_loop(child, where, 1) for child in parent if _is_loop(child)]
 
 
 def _is_loop(element: ET.Element) -> bool:
     return element.tag not in LOOP_FIELDS and len(element) > 0
 
 
-def _loop(element: ET.Element) -> Loop:
+def _loop(element: ET.Element, where: str, depth: int) -> Loop:
+    if depth > MAX_NESTING:
+        raise ReportError(f"{where}: loops nested more than {MAX_NESTING} deep: not a Vitis report")
     kind = (_text(element, "PipelineType") or "").lower()
     ii = _value(element, "PipelineII")
     if ii is None:  # a dataflow loop's initiation interval is its dataflow throughput
@@ -225,7 +252,7 @@ def _loop(element: ET.Element) -> Loop:
         ii=ii,
         # 2022+ says so (`yes`, `dataflow`, `no`); older reports only give a PipelineII to pipelined loops.
         pipelined=kind in ("yes", "dataflow") if kind else _value(element, "PipelineII") is not None,
-        loops=[_loop(child) for child in element if _is_loop(child)],
+        loops=[_loop(child, where, depth + 1) for child in element if _is_loop(child)],
         latency_ns=time_ns(_text(element, "AbsoluteTimeLatency")),
     )
 
@@ -251,9 +278,8 @@ def _unit_ns(unit: str | None) -> float:
     return {"ps": 1e-3, "us": 1e3, "ms": 1e6}.get((unit or "ns").strip(), 1.0)
 
 
-def _ns(text: str | None, scale: float) -> float | None:
-    amount = number(text)
-    return None if amount is None else round(float(amount) * scale, 6)
+def _ns(text: str | None, scale: float):
+    return scaled(number(text), scale)
 
 
 def read(path: Path) -> bytes:
