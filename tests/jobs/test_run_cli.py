@@ -155,3 +155,20 @@ def test_differential_check_reports_the_largest_difference(tmp_path, llvm):
     result, _ = run(f"{design(tmp_path)}::top", "--llvm-build-dir", llvm)
     diff = result["details"]["differential"]["max_abs_diff"]["B"]
     assert diff > 0
+
+
+def test_a_failed_allclose_shows_its_mismatch_lines(tmp_path):
+    # numpy's report starts with its tolerance; the mismatch summary under it says how wrong the
+    # design is, and the diagnostic (the message) must carry it.
+    extra = (
+        "\n\ndef test_close():\n"
+        "    got = np.array([1.0, 2.0, 3.0, 4.0])\n"
+        "    np.testing.assert_allclose(got, [1.0, 2.0, 3.5, 4.0], rtol=1e-5)\n"
+    )
+    path = design(tmp_path, extra=extra)
+    result, rc = run(f"{path}::test_close", "--backend", "reference", standin=False)
+    assert (rc, result["status"], result["cause"]) == (1, "failed", "assertion")
+    lines = result["message"].splitlines()
+    assert lines[0] == "assertion failed: Not equal to tolerance rtol=1e-05, atol=0"
+    assert "Mismatched elements: 1 / 4 (25%)" in lines
+    assert any(line.startswith("Max absolute difference") and "0.5" in line for line in lines)

@@ -389,8 +389,7 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
             line,
         )
     if isinstance(exc, AssertionError):
-        detail = str(exc).strip().splitlines()
-        message = f"assertion failed: {detail[0] if detail else 'assert'}"
+        message = _assertion_message(exc)
         return JobResult(
             FAILED,
             ASSERTION,
@@ -402,6 +401,22 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
     return JobResult(
         FAILED, USER_ERROR, bounded(text, MESSAGE_LIMIT), request.file, line, details=Details(traceback=_traceback(exc))
     )
+
+
+# numpy.testing's report: the tolerance line, then the mismatch summary and the arrays. The
+# summary is what tells a user how wrong the design is; the arrays can be long, so the message
+# keeps a bounded number of lines (the whole text stays in the details).
+_ASSERTION_LINES = 8
+
+
+def _assertion_message(exc: AssertionError) -> str:
+    """`assertion failed: Not equal to tolerance ...` with numpy's mismatch lines under it
+    (`Mismatched elements: 3 / 16 (18.8%)`, the largest differences, the arrays)."""
+    lines = [line.rstrip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return "assertion failed: assert"
+    shown = lines[:_ASSERTION_LINES] + (["..."] if len(lines) > _ASSERTION_LINES else [])
+    return "assertion failed: " + "\n".join(shown)
 
 
 def _is_allo(module: str | None) -> bool:
