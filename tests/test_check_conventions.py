@@ -70,13 +70,6 @@ def test_an_unsafe_fix_needs_unsafe_fixes(tmp_path):
     assert "n: int32[1]" in fixed and "mod(A, np.array([5], dtype=np.int32), B)" in fixed
 
 
-def test_fix_keeps_the_files_crlf_line_breaks(tmp_path):
-    path = tmp_path / "crlf.py"
-    path.write_bytes(MAPPING.replace("\n", "\r\n").encode())
-    assert check(path, "--fix", cwd=tmp_path).returncode == 0
-    assert path.read_bytes() == MAPPING.replace(MAPPING_LINE, FIXED_LINE).replace("\n", "\r\n").encode()
-
-
 def test_diff_prints_the_fixes_writes_nothing_and_exits_1_if_there_are_any(tmp_path):
     root = project(tmp_path, mapping=MAPPING, scalar=SCALAR)
     out = check("mapping.py", "scalar.py", "--diff", cwd=root)

@@ -7,7 +7,10 @@ from the same `analysis.analyze` call.
 from __future__ import annotations
 
 import os
+import re
+import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,10 +19,24 @@ from allo_lsp.analysis import Analysis, Options, analyze, lsp_newlines
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem
 from allo_lsp.analysis.rules import BY_CODE, RULES
+from allo_lsp.analysis.rules.base import MAX_ANALYSED_CHARS
 from allo_lsp.finite_json import dumps
 from allo_lsp.ide.project_config import ProjectConfigs
+from allo_lsp.regular_files import Refused, inside, read_regular, replace_atomically
 
+# A file is read whole up to 4 bytes (UTF-8's longest) for each character the analysis reads: a
+# larger text is still analysed up to the analysis' bound (ADF901 says so, counting the rest).
+# The editor's workspace scan has the same bound (ide/workspace_files.py, not imported for one
+# number: 30 ms at each start); past it, a file is data, not a design, and is not read at all.
+MAX_FILE_BYTES = 4 * MAX_ANALYSED_CHARS
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", "build", "dist"}
+# What a file that is not one is, in the message that skips it (never opened to find out).
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 @dataclass
@@ -32,23 +49,34 @@ class CheckedFile:
 
 
 class CheckError(Exception):
-    """A path that cannot be checked (missing, unreadable): a usage error, exit code 2."""
+    """A path that cannot be checked (missing, unreadable, not a regular file): exit code 2."""
 
 
-def collect(paths: list[str]) -> list[Path]:
+class Trouble:
+    """What the command could not do, one line on stderr per file as it happens. `failed`: a file
+    named, or one that was to be checked or fixed, was not (exit status 2); a file merely skipped
+    (a special file in a directory, a link out of the paths named) does not fail the command."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def skip(self, message: str) -> None:
+        print(f"allo-lsp check: {message}", file=sys.stderr)
+
+    def fail(self, message: str) -> None:
+        self.failed = True
+        self.skip(message)
+
+
+def collect(paths: list[str], trouble: Trouble) -> list[Path]:
     """Files named on the command line, and the Allo files (those mentioning `allo`) in directories."""
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_file():
-            out.append(path)
-        elif path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                for name in sorted(files):
-                    candidate = Path(root, name)
-                    if name.endswith(".py") and _mentions_allo(candidate):
-                        out.append(candidate)
+        if path.is_dir():
+            out += _walk(path, trouble)
+        elif os.path.lexists(path):
+            out.append(path)  # whatever it is: `read` refuses what is not a regular file
         else:
             raise CheckError(f"{raw}: no such file or directory")
     # Once each, as first named: `check . src/` names src/'s files twice (ruff checks them once).
@@ -58,18 +86,44 @@ def collect(paths: list[str]) -> list[Path]:
     return list(once.values())
 
 
-def _mentions_allo(path: Path) -> bool:
-    try:
-        return b"allo" in path.read_bytes()
-    except OSError:
-        return False
+def _walk(directory: Path, trouble: Trouble) -> Iterator[Path]:
+    """The `.py` files under `directory` that mention `allo`, in path order. Entries that are not
+    regular files (FIFOs, devices, links to them), larger than the bound or unreadable are skipped,
+    said on stderr; links to directories are not followed (no loop, nothing outside the tree),
+    links to files are, as Ruff's."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py") and _mentions_allo(Path(root, name), trouble):
+                yield Path(root, name)
 
 
-def read(path: Path) -> str:
+def _mentions_allo(path: Path, trouble: Trouble) -> bool:
     try:
-        return path.read_bytes().decode("utf-8")
+        # Looked at before it is opened: opening a FIFO waits for a writer, and some devices act when opened.
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            trouble.skip(
+                f"{path}: not a regular file ({_KINDS.get(stat.S_IFMT(info.st_mode), 'of no known kind')}), skipped"
+            )
+            return False
+        return b"allo" in read_regular(path, MAX_FILE_BYTES)
+    except Refused as exc:  # too large, or swapped for a special file since
+        trouble.skip(f"{exc}, skipped")
+    except OSError as exc:  # a broken link, no permission
+        trouble.skip(f"{path}: {exc.strerror}, skipped")
+    return False
+
+
+def read(path: Path) -> tuple[bytes, str]:
+    """The bytes of `path`, a regular file within `MAX_FILE_BYTES`, and their text."""
+    try:
+        data = read_regular(path, MAX_FILE_BYTES)
+        return data, data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CheckError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except Refused as exc:
+        raise CheckError(str(exc)) from exc
     except OSError as exc:
         raise CheckError(f"{path}: {exc.strerror}") from exc
 
@@ -79,7 +133,8 @@ def read(path: Path) -> str:
 # for or a text report counts them: a plain check, as CI and editors' batch runs do, starts 55 ms
 # sooner without them.
 # 0: no problem left (none found, or every one fixed); 1: problems left (`--diff`: fixes to show);
-# 2: the command could not check (a missing file, a bad [tool.allo-lsp]).
+# 2: the command could not check or fix everything (a missing or unreadable file, a bad
+# [tool.allo-lsp], a fix that could not be written): the other files are still checked and fixed.
 
 
 @dataclass(frozen=True)
@@ -96,14 +151,26 @@ class Run:
 
 def run(paths: list[str], options: Options, build_chosen: bool, how: Run) -> int:
     configs = ProjectConfigs()
+    trouble = Trouble()
     try:
-        files = collect(paths)
-        if config_errors(files, configs):
-            return 2
-        checked = [_check_one(path, options, configs, build_chosen, how) for path in files]
+        files = collect(paths, trouble)
     except CheckError as exc:
         print(f"allo-lsp check: {exc}", file=sys.stderr)
         return 2
+    if config_errors(files, configs):
+        return 2
+    roots = [Path(p) for p in paths]  # a file named is its own root
+    checked = []
+    for path in files:  # one file's failure stops no other
+        one = _check_one(path, options, configs, build_chosen, how, roots, trouble)
+        if one is not None:
+            checked.append(one)
+    status = _status(checked, how)
+    return 2 if trouble.failed else status
+
+
+def _status(checked: list[CheckedFile], how: Run) -> int:
+    """Prints the output; the exit status of what was checked."""
     fixed = sum(c.fixed for c in checked)
     if how.diff:
         _print_diffs(checked)
@@ -134,8 +201,20 @@ def config_errors(files: list[Path], configs: ProjectConfigs) -> bool:
     return bool(seen)
 
 
-def _check_one(path: Path, options: Options, configs: ProjectConfigs, build_chosen: bool, how: Run) -> CheckedFile:
-    raw = read(path)
+def _check_one(
+    path: Path,
+    options: Options,
+    configs: ProjectConfigs,
+    build_chosen: bool,
+    how: Run,
+    roots: list[Path],
+    trouble: Trouble,
+) -> CheckedFile | None:
+    try:
+        data, raw = read(path)
+    except CheckError as exc:
+        trouble.fail(str(exc))
+        return None
     text = lsp_newlines(raw)
     chosen = configs.options(path, options, build_chosen)  # the file's project's [tool.allo-lsp]
     if not (how.fix or how.diff):
@@ -144,18 +223,52 @@ def _check_one(path: Path, options: Options, configs: ProjectConfigs, build_chos
 
     fixed = fix_all(text, chosen, unsafe=how.unsafe_fixes)
     if how.fix and not how.diff and fixed.applied:
-        _write(path, raw, fixed.text)
+        if not _written(path, data, with_line_breaks(raw, fixed.text), roots, trouble):
+            return CheckedFile(str(path), analyze(text, chosen), before=text)  # what the file still holds
     return CheckedFile(str(path), fixed.analysis, fixed.applied, text, fixed.text)
 
 
-def _write(path: Path, raw: str, text: str) -> None:
-    # The file keeps its line breaks: the analysis reads them all as `\n`.
-    if "\r\n" in raw and "\n" not in raw.replace("\r\n", ""):
-        text = text.replace("\n", "\r\n")
+def _written(path: Path, data: bytes, text: str, roots: list[Path], trouble: Trouble) -> bool:
+    """Whether `path`, read as `data`, now holds `text`: only inside the paths named (a link in a
+    tree may lead anywhere), whole or not at all (a full disk leaves the file as it was), and only
+    over what was read (an edit saved meanwhile is kept)."""
+    real = Path(os.path.realpath(path))
+    if not inside(real, roots):
+        trouble.skip(f"{path}: not fixed: its real path {real} is outside the paths named")
+        return False
     try:
-        path.write_bytes(text.encode("utf-8"))
+        replace_atomically(real, text.encode("utf-8"), expected=data)  # the real path: a link stays a link
+        return True
+    except Refused as exc:
+        trouble.fail(str(exc))  # changed since it was read
     except OSError as exc:
-        raise CheckError(f"{path}: {exc.strerror}") from exc
+        trouble.fail(f"{path}: {exc.strerror}, not written")
+    return False
+
+
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # those `lsp_newlines` reads
+
+
+def with_line_breaks(original: str, fixed: str) -> str:
+    """`fixed`, made from `original` with its line breaks written `\\n`, with `original`'s breaks:
+    each line keeps its own (`\\r\\n`, a lone `\\r` or `\\n`), a line a fix changed takes that of the
+    line it replaced, a line it added that of the line before."""
+    if "\r" not in original:
+        return fixed
+    parts = _LINE_BREAK.split(original)
+    old, breaks = parts[0::2], parts[1::2] + [""]  # the last line has no break
+    if len(set(breaks[:-1])) == 1:  # one kind throughout (`\r\n`, or `\r`): no line to match
+        return fixed.replace("\n", breaks[0])
+    import difflib  # mixed breaks: the lines are matched (2 s for 200 fixes in 16,000 lines)
+
+    new = fixed.split("\n")
+    out: list[str] = []
+    for _, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+        for k in range(j2 - j1):
+            i = i1 + min(k, i2 - i1 - 1)  # the line kept or replaced; an added one (i2 == i1): the one before
+            out.append(breaks[i] if i >= 0 and breaks[i] else (out[-1] if out else "\n"))
+    out[-1] = ""
+    return "".join(line + end for line, end in zip(new, out))
 
 
 def _print_diffs(checked: list[CheckedFile]) -> None:
