@@ -91,7 +91,9 @@ def test_a_full_disk_leaves_the_file_whole_and_exits_2(tmp_path):
 def test_a_file_that_cannot_be_written_does_not_stop_the_others(tmp_path):
     for name, text in (("a.py", MAPPING), ("b.py", LARGE), ("c.py", MAPPING)):
         (tmp_path / name).write_text(text)
+    (tmp_path / "a.py").chmod(0o751)
     out = check(".", "--fix", cwd=tmp_path, file_size=FILE_SIZE_LIMIT)
+    assert (tmp_path / "a.py").stat().st_mode & 0o777 == 0o751  # the mode kept
     assert (tmp_path / "a.py").read_text() == FIXED and (tmp_path / "c.py").read_text() == FIXED
     assert (tmp_path / "b.py").read_text() == LARGE
     assert len(stderr_lines(out, "b.py")) == 1 and not stderr_lines(out, "a.py") + stderr_lines(out, "c.py")
