@@ -123,3 +123,34 @@ def test_the_stream_hover_shows_the_last_run():
         "blocked longest: `producer_0` on put of `tap` (full), 4 waits, 1.2 ms"
     )
     assert stream_hover_markdown(analysis.model.regions, result.range, []) is None
+
+
+def test_the_stream_hover_says_what_a_completed_run_left_unread():
+    text, pos = split_cursor(DESIGN)
+    analysis = analyze(text)
+    result = hover(analysis, pos)
+    stats = {"line": line(text, "tap:"), "depth": 16, "fifos": 1, "puts": 16, "gets": 8, "max_occupancy": 9}
+    passed = JobResult(
+        "passed", details={FIFO_STATISTICS: [{"region": "top", "streams": {"tap": {**stats, "leftover": 8}}}]}
+    )
+    assert stream_hover_markdown(analysis.model.regions, result.range, [passed]) == (
+        "\n\n---\nLast reference run: 16 puts, 8 gets; occupancy at most 9 of depth 16; "
+        "**8 elements left unread** when it completed (a put/get imbalance)"
+    )
+
+
+def test_the_region_hover_names_the_backend_of_its_last_simulation():
+    text, _ = split_cursor(DESIGN)
+    analysis = analyze(text)
+    at_region = position_of(text, "def top").__class__(line(text, "def top") - 1, 5)
+    reference = JobResult("passed", target="top", backend="reference", duration_s=0.21, details={FIFO_STATISTICS: []})
+    reference.of_kind("simulate")
+    markdown = hover(analysis, at_region, outcomes=[reference]).markdown
+    assert markdown.endswith(
+        "\n\n---\nLast simulation: ✓ passed 0.2 s on the reference executor (numpy), not Allo's simulator"
+    )
+    allo = JobResult("failed", "assertion", target="top", backend="allo", line=12).of_kind("simulate")
+    assert hover(analysis, at_region, outcomes=[allo]).markdown.endswith(
+        "\n\n---\nLast simulation: ✗ assertion line 12 on Allo's simulator"
+    )
+    assert "Last simulation" not in hover(analysis, at_region).markdown

@@ -61,6 +61,8 @@ def statistics_markdown(stats: StreamStatistics) -> str:
         f"\n\n---\nLast reference run: {stats.puts:,} puts, {stats.gets:,} gets{fifos}; "
         f"occupancy at most {stats.max_occupancy} of depth {stats.depth}"
     )
+    if stats.leftover:
+        text += f"; **{stats.leftover:,} element{'s' * (stats.leftover != 1)} left unread** when it completed (a put/get imbalance)"
     longest = stats.blocked_longest
     if longest:
         state = "full" if longest.op == "put" else "empty"

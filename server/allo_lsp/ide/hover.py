@@ -13,6 +13,7 @@ from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
 from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
+from allo_lsp.ide.outcomes import last_simulation_markdown
 from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import HoverResult
 from allo_lsp.protocol.messages import JobResult
@@ -24,7 +25,8 @@ def hover(
     analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None = None, outcomes: Iterable[JobResult] = ()
 ) -> HoverResult | None:
     """What is at `pos`, with the newest synthesis figures of a kernel (`reports`: region name ->
-    report) and the last reference runs' FIFO figures of a stream (`outcomes`: the file's jobs)."""
+    report), the last reference runs' FIFO figures of a stream and, on a region, its last
+    simulation and who ran it (`outcomes`: the file's jobs)."""
     found = _hover(analysis, pos)
     if found is None:
         return None
@@ -39,7 +41,11 @@ def hover(
         )
         if report and kernel:
             markdown += kernel_synthesis_markdown(report, kernel) or ""
+    outcomes = list(outcomes)
     markdown += stream_hover_markdown(around, found.range, outcomes) or ""
+    for region in around:
+        if found.range in (region.range, region.decorator_range):
+            markdown += last_simulation_markdown(outcomes, region.name)
     return HoverResult(found.range, markdown)
 
 

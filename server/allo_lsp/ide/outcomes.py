@@ -11,6 +11,8 @@ backend that ran it (`✓ passed 0.2 s · reference`): the numpy executor is not
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from allo_lsp.analysis.model import FileModel, Position, Range
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
@@ -61,6 +63,22 @@ def outcome_title(outcome: JobResult) -> str:
         return f"⏱ timeout{seconds}"
     where = f" line {outcome.line}" if outcome.line else ""
     return f"✗ {outcome.cause or outcome.status}{where}"
+
+
+# Who ran a simulation or a test, in the words a hover uses.
+_BACKEND_WORDS = {"reference": "the reference executor (numpy), not Allo's simulator", "allo": "Allo's simulator"}
+
+
+def last_simulation_markdown(outcomes: Iterable[JobResult], region: str) -> str:
+    """The hover's line on the newest simulation of `region` and the backend that ran it."""
+    last = None
+    for outcome in outcomes:
+        if outcome.target == region and isinstance(outcome.details, SimulateDetails) and outcome.backend:
+            last = outcome
+    if last is None:
+        return ""
+    ran = _BACKEND_WORDS.get(last.backend, last.backend)
+    return f"\n\n---\nLast simulation: {outcome_title(last)} on {ran}"
 
 
 def cluster_title(state) -> str:
