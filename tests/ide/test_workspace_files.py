@@ -1,12 +1,14 @@
 """The Allo designs of a workspace, found on real directory trees: what counts as a design, and
 every rule that leaves a path out (checked against git itself where git has an opinion)."""
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import allo_lsp.ide.workspace_files as workspace_files
 import pytest
 from allo_lsp.ide.workspace_files import HEAD_BYTES, MAX_FILE_BYTES, allo_files, is_design, is_excluded
 
@@ -331,3 +333,95 @@ def test_is_excluded_outside_the_folders_and_for_a_deleted_file(tmp_path):
     assert is_excluded(root / "build/gone.py", [root])
     assert not is_excluded(root / "gone.py", [root])
     assert is_excluded(root / "src/../build/gone.py", [root])
+
+
+# -- hostile patterns and files (issue 25, items 7 and 8) -------------------------------------------
+
+BACKTRACKING = "*a" * 40 + "*b"  # a backtracking matcher tries every way to share the a's among the stars
+
+
+def found_within(root: Path, excludes=(), seconds: float = 20.0) -> list[str]:
+    """`found`, in a process of its own: a regular expression that backtracks holds the
+    interpreter, so only a deadline from outside can end it."""
+    code = (
+        "import json, sys; from pathlib import Path; from allo_lsp.ide.workspace_files import allo_files;"
+        "root = Path(sys.argv[1]);"
+        "print(json.dumps([p.relative_to(root).as_posix() for p in allo_files([root], json.loads(sys.argv[2]))]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root), json.dumps(list(excludes))],
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_a_gitignore_line_that_backtracks_beside_a_long_name_is_matched_in_linear_time(tmp_path):
+    long_name = "a" * 200 + ".py"
+    make(tmp_path, {".gitignore": f"{BACKTRACKING}\n*_gen.py\n", long_name: DESIGN, "k_gen.py": DESIGN})
+    assert found_within(tmp_path) == [long_name]  # hung for ever before (2^40 ways)
+
+
+def test_an_exclude_glob_that_backtracks_is_matched_in_linear_time(tmp_path):
+    long_name = "a" * 200 + ".py"
+    make(tmp_path, {long_name: DESIGN, "sub/ab.py": DESIGN})
+    assert found_within(tmp_path, [BACKTRACKING, "{x,{y,{z,sub}}}/**"]) == [long_name]
+
+
+@pytest.mark.parametrize(
+    "glob",
+    [
+        "{" * 20_000,
+        "[" * 20_000,
+        "{a," * 5_000 + "}" * 5_000,
+        "[!" + "a-" * 5_000 + "]",
+        "**/" * 2_000 + "x",
+        "\\" * 3_001,
+    ],
+)
+def test_odd_globs_and_ignore_lines_cost_bounded_time(tmp_path, glob):
+    make(tmp_path, {".gitignore": f"{glob}\n", "design.py": DESIGN, "sub/b.py": DESIGN})
+    assert found_within(tmp_path, [glob], seconds=10) == ["design.py", "sub/b.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_linear_matcher_agrees_with_git_on_classes_escapes_and_double_stars(tmp_path):
+    lines = [
+        "[abc]x.py",
+        "[!k]y.py",
+        "z[0-9].py",
+        "\\#hash.py",
+        "\\!bang.py",
+        "sp\\ .py",
+        "trail.py   ",
+        "**/deep/**",
+        "mid/**/end.py",
+        "a**b.py",
+        "?q.py",
+        "/anch/*.py",
+        "n/*/m.py",
+    ]
+    names = [
+        "ax.py", "dx.py", "ky.py", "ly.py", "z5.py", "za.py", "#hash.py", "!bang.py", "sp .py", "trail.py",
+        "o/deep/p.py", "deep/q.py", "mid/end.py", "mid/a/b/end.py", "mid/x.py", "ab.py", "axyb.py", "xq.py",
+        "anch/r.py", "o/anch/r.py", "n/x/m.py", "n/x/y/m.py", "kept.py",
+    ]  # fmt: skip
+    make(tmp_path, {".gitignore": "\n".join(lines) + "\n", **{n: DESIGN for n in names}})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, env=_git_env())
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=tmp_path, check=True, capture_output=True, text=True, env=_git_env(),
+    ).stdout.split("\n")  # fmt: skip
+    assert sorted(p for p in listed if p.endswith(".py")) == found(tmp_path)
+
+
+@pytest.mark.timeout(20)
+def test_a_design_swapped_for_a_fifo_after_its_stat_is_not_waited_on(tmp_path, monkeypatch):
+    make(tmp_path, {"design.py": DESIGN, "b.py": DESIGN})
+    os.mkfifo(tmp_path / "fifo.py")
+    # The walk's stat says regular (as it did before the file was swapped); the open finds a FIFO.
+    regular, is_design = os.stat(tmp_path / "b.py"), workspace_files._is_design
+    monkeypatch.setattr(workspace_files, "_is_design", lambda path, info: is_design(path, regular))
+    assert found(tmp_path) == ["b.py", "design.py"]  # open() waited for a writer before

@@ -29,7 +29,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+
+from allo_lsp.ide.globs import Patterns, editor_glob, gitignore_line
+from allo_lsp.regular_files import read_regular
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # larger is generated code or data, not a design to keep in Problems
 HEAD_BYTES = 64 * 1024  # the import of allo is further down than this in no design worth scanning for
@@ -122,7 +124,7 @@ def _is_design(path: Path, info: os.stat_result) -> bool:
     if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
         return False
     try:
-        with path.open("rb") as file:
+        with _opened_regular(path) as file:
             head, searched = b"", 0  # the lines before `searched` were searched whole
             while len(head) < HEAD_BYTES:
                 chunk = file.read(min(_CHUNK, HEAD_BYTES - len(head)))
@@ -139,98 +141,49 @@ def _is_design(path: Path, info: os.stat_result) -> bool:
         return False
 
 
+def _opened_regular(path: Path):
+    """`path` opened to read its first bytes, if it is still a regular file: one swapped for a FIFO
+    since its stat would block `open()` until a writer came."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path}: not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def _absolute(path: Path) -> Path:
     # Lexical, as the editor names files: resolving symlinks would give paths the client never opened.
     return Path(os.path.abspath(path))
 
 
 class _Globs:
-    """VS Code's exclude globs, one regular expression over a path relative to its folder."""
+    """VS Code's exclude globs, over a path relative to its folder (`globs.py`: linear time)."""
 
     def __init__(self, patterns: Iterable[str]):
-        translated = [_glob_regex(p.strip().strip("/")) for p in patterns if p.strip().strip("/")]
-        self._regex = re.compile("|".join(f"(?:{t})" for t in translated)) if translated else None
+        pieces = [editor_glob(p.strip().strip("/")) for p in patterns if p.strip().strip("/")]
+        self._patterns = Patterns([p for p in pieces if p is not None])
 
     def match(self, relative: str) -> bool:
-        return self._regex is not None and self._regex.fullmatch(relative) is not None
-
-
-def _glob_regex(glob: str) -> str:
-    out, i = [], 0
-    while i < len(glob):
-        c = glob[i]
-        if glob.startswith("**", i):
-            end = i + 2
-            while end < len(glob) and glob[end] == "*":
-                end += 1
-            whole_segment = (i == 0 or glob[i - 1] == "/") and (end == len(glob) or glob[end] == "/")
-            if not whole_segment:
-                out.append("[^/]*")
-            elif out and end == len(glob):  # `a/**`: a and everything under it
-                out[-1] = "(?:/.*)?"
-            elif end == len(glob):
-                out.append(".*")
-            else:  # `**/`: any number of whole segments, none too
-                out.append("(?:[^/]+/)*")
-                end += 1
-            i = end
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[" and (close := glob.find("]", i + 2)) != -1:
-            body = glob[i + 1 : close]
-            negated = body[0] in "!^"
-            body = body[1:] if negated else body
-            out.append(f"[{'^/' if negated else ''}{body.replace(chr(92), chr(92) * 2)}]")
-            i = close
-        elif c == "{" and (close := _closing_brace(glob, i)) != -1:
-            out.append("(?:" + "|".join(_glob_regex(a) for a in _alternatives(glob[i + 1 : close])) + ")")
-            i = close
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-def _closing_brace(glob: str, start: int) -> int:
-    depth = 0
-    for i in range(start, len(glob)):
-        depth += {"{": 1, "}": -1}.get(glob[i], 0)
-        if depth == 0:
-            return i
-    return -1
-
-
-def _alternatives(body: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(body):
-        depth += {"{": 1, "}": -1}.get(c, 0)
-        if c == "," and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-    return [*parts, body[start:]]
+        return self._patterns.any(relative)
 
 
 @dataclass(frozen=True)
 class _IgnoreFile:
-    """One ignore file's patterns as git applies them: for a file, its lines; for a directory, its
-    lines with their trailing `/` taken off (`build/` matches the directory `build` as `build` does;
-    `build/**` still matches only what is inside)."""
+    """One ignore file's lines as git applies them: to a file, those that do not end in `/`; to a
+    directory, all (`build/` matches the directory `build` as `build` does). Each tells whether
+    it ignores (a `!` line takes back)."""
 
-    files: tuple[Any, ...]  # pathspec's compiled patterns
-    directories: tuple[Any, ...]
+    files: Patterns
+    file_ignores: tuple[bool, ...]
+    directories: Patterns
+    directory_ignores: tuple[bool, ...]
 
     def verdict(self, relative: str, is_dir: bool) -> bool | None:
         """Whether the last line that matches `relative` itself ignores it (None: no line does)."""
-        for pattern in reversed(self.directories if is_dir else self.files):
-            result = pattern.match_file(relative)
-            # A match through a directory above the path (pathspec marks it with its only named group) is
-            # not git's: that directory was decided when the walk came to it.
-            if result is not None and not any(result.match.groupdict().values()):
-                return pattern.include
-        return None
+        patterns, ignores = (self.directories, self.directory_ignores) if is_dir else (self.files, self.file_ignores)
+        last = patterns.last(relative)
+        return ignores[last] if last >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -280,40 +233,20 @@ def _ignore_file(path: Path) -> _IgnoreFile | None:
 
 @lru_cache(maxsize=1024)
 def _parsed_ignore_file(path: str, _mtime_ns: int, _size: int) -> _IgnoreFile | None:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as file:
-            lines = file.read().splitlines()
+    try:  # swapped for a FIFO or a link to /dev/zero since its stat: refused, not waited on
+        text = read_regular(path, MAX_FILE_BYTES).decode("utf-8", errors="surrogateescape")
     except OSError:
         return None
-    files = _patterns(lines)
-    if not files:
+    lines = [line for line in map(gitignore_line, text.splitlines()) if line is not None]
+    if not lines:
         return None
-    return _IgnoreFile(files, _patterns([_without_trailing_slash(line) for line in lines]))
-
-
-def _without_trailing_slash(line: str) -> str:
-    stripped = line.rstrip(" ")  # git drops trailing spaces (an escaped one stays: `\\ `)
-    return stripped[:-1] if stripped.endswith("/") and not stripped.endswith("\\/") else line
-
-
-def _patterns(lines: list[str]) -> tuple[Any, ...]:
-    # pathspec is imported at the first ignore file, not with the server: the first diagnostics need none of it.
-    from pathspec import GitIgnoreSpec
-
-    try:
-        patterns = GitIgnoreSpec.from_lines(lines).patterns
-    except ValueError:  # git skips a line it cannot read (`!` alone, a trailing `\\`); so do we
-        patterns = [p for line in lines for p in _pattern_or_nothing(line)]
-    return tuple(p for p in patterns if p.include is not None)
-
-
-def _pattern_or_nothing(line: str) -> list[Any]:
-    from pathspec import GitIgnoreSpec
-
-    try:
-        return list(GitIgnoreSpec.from_lines([line]).patterns)
-    except ValueError:
-        return []
+    files = [line for line in lines if not line.directories_only]
+    return _IgnoreFile(
+        Patterns([line.pieces for line in files]),
+        tuple(line.ignores for line in files),
+        Patterns([line.pieces for line in lines]),
+        tuple(line.ignores for line in lines),
+    )
 
 
 def _is_environment(names: Iterable[str]) -> bool:
