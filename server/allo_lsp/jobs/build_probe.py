@@ -1,5 +1,7 @@
 """Which argument order the configured Allo compiles, learnt by a probe job (our own tiny
-design, `service.probe_outcome`, never the user's code) once per interpreter and environment.
+design, `service.probe_outcome`, never the user's code) once per interpreter and environment;
+and which backend a simulation or a test will run on, and why (`backend_choice`: the answer
+the client's status bar shows, `allo/backend`).
 
 "Could not tell" is remembered as an answer too: an Allo the probe cannot read (none importable,
 a broken build) is probed, and logged, once, not again before every job. A change of the
@@ -9,10 +11,15 @@ probed ones are probed again).
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import signal
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from allo_lsp.protocol.messages import CANCELLED, JobResult
+from allo_lsp.protocol.vocabulary import SECTION
 
 if TYPE_CHECKING:  # the server makes one at start: the jobs' modules come with the first probe
     from allo_lsp.jobs.environment import JobConfig
@@ -51,3 +58,108 @@ class BuildProbe:
         from allo_lsp.jobs.environment import interpreter_named
 
         return interpreter_named(self.probed.python if self.probed else "")
+
+
+BACKEND_REQUEST = "allo/backend"  # the client asks; the answer is a `BackendChoice`'s fields
+_ASK_S = 15.0  # an interpreter that has not said within this long is "could not be asked"
+# Whether `allo` is importable where a job runs: the path the runner gets (isolation.BOOTSTRAP:
+# the absolute PYTHONPATH entries, a plain interpreter's user site), `find_spec` alone (it
+# imports nothing of Allo's), and the version its metadata gives.
+_FIND_ALLO = """\
+import importlib.util, json, os, sys
+sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
+if sys.prefix == sys.base_prefix and not os.environ.get("PYTHONNOUSERSITE"):
+    import site
+    if os.path.isdir(site.getusersitepackages()):
+        site.addsitedir(site.getusersitepackages())
+version = None
+if importlib.util.find_spec("allo") is not None:
+    try:
+        import importlib.metadata
+        version = importlib.metadata.version("allo")
+    except Exception:
+        version = "?"
+print(json.dumps({"allo": version}))
+"""
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """Who will run a simulation or a test with these settings, and why."""
+
+    backend: str  # "allo", "reference", or "" when no job can run
+    reason: str
+    python: str = ""  # the interpreter jobs run in
+    allo: str | None = None  # the Allo version it imports ("?" unknown), None if none or not asked
+
+
+async def backend_choice(config: JobConfig, backend: str, trusted: bool) -> BackendChoice:
+    """What `launch.prepare` and the runner's `choose_backend` will pick for a simulation with
+    `config` and the `alloDataflow.backend` setting `backend`, asking the job interpreter
+    whether Allo imports (only in a trusted workspace: nothing runs in another)."""
+    from allo_lsp.jobs.environment import SetupError, check_llvm_build_dir, interpreter_named, resolve_python
+
+    python = interpreter_named(config.python)
+    if not trusted:
+        return BackendChoice("", "the workspace is not trusted: no job runs", python)
+    if backend == "reference":
+        return BackendChoice("reference", f"{SECTION}.backend is reference", python)
+    try:
+        llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", ""))
+    except SetupError as exc:
+        if backend == "allo":
+            return BackendChoice("allo", f"{SECTION}.backend is allo, but jobs will fail: {exc}", python)
+        return BackendChoice("reference", _first_clause(str(exc)), python)
+    try:
+        python = resolve_python(config.python)
+    except SetupError as exc:
+        return BackendChoice("", str(exc), python)
+    version, why = await _allo_version(python, config, llvm)
+    if why:
+        return BackendChoice("", f"{python} could not be asked whether Allo imports ({why})", python)
+    if backend == "allo":
+        return BackendChoice("allo", f"{SECTION}.backend is allo", python, version)
+    if version is None:
+        return BackendChoice("reference", f"Allo does not import in {python}", python)
+    return BackendChoice("allo", f"Allo {version} with the LLVM build at {llvm}", python, version)
+
+
+def _first_clause(message: str) -> str:
+    """`LLVM_BUILD_DIR is not set` of check_llvm_build_dir's `LLVM_BUILD_DIR is not set: the ...`."""
+    return message.split(": ", 1)[0].split(". ", 1)[0].rstrip(".")
+
+
+async def _allo_version(python: str, config: JobConfig, llvm: str) -> tuple[str | None, str]:
+    """(the Allo version `python` imports, or None; why it could not be asked, or "")."""
+    from allo_lsp.jobs.environment import job_environment
+
+    try:
+        process = await asyncio.create_subprocess_exec(
+            python,
+            "-I",
+            "-B",
+            "-c",
+            _FIND_ALLO,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=job_environment(config, 1, llvm),
+            cwd="/",
+            start_new_session=True,  # its own process group: killed whole if it does not answer
+        )
+    except OSError as exc:
+        return None, str(exc)
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), _ASK_S)
+    except asyncio.TimeoutError:
+        return None, f"no answer within {_ASK_S:g} s"
+    finally:
+        if process.returncode is None:  # timed out, or the request was cancelled
+            os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+    try:
+        answer = json.loads(out.decode(errors="replace").strip().splitlines()[-1])
+        version = answer["allo"]
+    except (ValueError, IndexError, KeyError, TypeError):
+        return None, f"exit status {process.returncode}"
+    return (str(version) if version is not None else None), ""
