@@ -1,6 +1,8 @@
 """Settings the client sends (`alloDataflow.*` in VS Code), as a typed, defaulted dataclass.
 
-Bad input never stops the server: each bad value is reported and replaced by its default.
+Bad input never stops the server: each bad value is reported and replaced by its default; an
+answer that is not an object at all is `Unreadable` (the server keeps the settings it had). Trust
+fails closed: the workspace is untrusted unless the answer read says `trusted: true`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
     from allo_lsp.jobs.slurm import SlurmConfig
     from allo_lsp.jobs.synthesis import SynthConfig
 
+from allo_lsp.protocol.job_values import clock_error, part_error
 from allo_lsp.protocol.vocabulary import ALLO_BUILDS, BACKENDS, LOG_LEVELS, SCHEDULERS, SECTION, VITIS_COMMANDS
 
 _CHOICES = {
@@ -25,6 +28,13 @@ _CHOICES = {
 }
 # sbatch --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
 _SLURM_TIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}")
+# ssh's HOST argument: [user@]host, ASCII letters, digits and . _ - : (IPv6); never starting with
+# '-' (ssh would read an option: `-oProxyCommand=...` runs a command), no space or control character.
+_LOGIN_HOST = re.compile(r"(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?[A-Za-z0-9._:][A-Za-z0-9._:-]*", re.ASCII)
+# VS Code nests a dotted key one object per dot (`vitis.clockNs`: 2 levels, the deepest of ours);
+# deeper than this is nobody's setting, and is not read (Python's recursion limit is never near).
+MAX_DEPTH = 16
+_MAX_WARNINGS = 10  # then one line says how many more
 
 
 def _is_number(value: Any, whole: bool = False) -> bool:
@@ -42,7 +52,7 @@ class Settings:
     timeout: float = 300.0  # seconds before a job is killed
     backend: str = "auto"  # auto, allo or reference
     emulate: str = ""  # reference backend: "aie", "csim" or "aie,csim" run functionally (runner/reference/emulate.py)
-    trusted: bool = True  # the client says whether the workspace is trusted: jobs run only if so
+    trusted: bool = False  # jobs run only once the client has said the workspace is trusted
     vitis_command: str = "vitis_hls"  # or "vitis-run" (Vitis 2024.2+)
     vitis_part: str = ""  # empty: the part Allo writes
     vitis_clock_ns: float = 0.0  # 0: the clock Allo writes
@@ -56,6 +66,7 @@ class Settings:
     slurm_mem: str = ""  # sbatch --mem, e.g. 16G
     slurm_extra_args: str = ""  # more sbatch options
     slurm_login_host: str = ""  # run the Slurm commands as `ssh HOST ...`
+    sweep_max_points: int = 256  # a larger sweep is refused (`jobs/sweep.py: MAX_POINTS`)
 
     def __post_init__(self) -> None:
         for name, (key, choices) in _CHOICES.items():
@@ -77,13 +88,21 @@ class Settings:
             raise ValueError("vitis.part and vitis.launcherPrefix are strings")
         if not all(_is_number(n) and n >= 0 for n in (self.vitis_clock_ns, self.vitis_timeout)):
             raise ValueError("vitis.clockNs and vitis.timeout must be non-negative numbers")
+        if why := part_error(self.vitis_part) or clock_error(self.vitis_clock_ns):
+            raise ValueError(why)  # they go into run.tcl
         texts = (self.slurm_partition, self.slurm_time, self.slurm_mem, self.slurm_extra_args, self.slurm_login_host)
         if not all(isinstance(t, str) for t in texts):
             raise ValueError("slurm.partition, .time, .mem, .extraArgs and .loginHost are strings")
         if self.slurm_time and not _SLURM_TIME.fullmatch(self.slurm_time):
             raise ValueError("slurm.time is sbatch's --time: minutes, HH:MM:SS or D-HH:MM:SS")
+        if self.slurm_login_host and not _LOGIN_HOST.fullmatch(self.slurm_login_host):
+            raise ValueError(
+                "slurm.loginHost must be a host name or user@host (letters, digits, . _ - :), not an option"
+            )
         if not (_is_number(self.slurm_cpus, whole=True) and 0 <= self.slurm_cpus <= 4096):
             raise ValueError("slurm.cpus must be an integer between 0 and 4096")
+        if not (_is_number(self.sweep_max_points, whole=True) and 1 <= self.sweep_max_points <= 100_000):
+            raise ValueError("sweep.maxPoints must be an integer between 1 and 100000")
 
     def job_config(self) -> JobConfig:
         from allo_lsp.jobs.environment import JobConfig  # the jobs' modules with the first job
@@ -131,31 +150,62 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
 
-def _flatten(raw: dict, prefix: str = ""):
+class Unreadable(ValueError):
+    """A settings answer that cannot be read at all (not an object): nothing in it is used."""
+
+
+class TooDeep:
+    """The value of a key whose object is nested deeper than `MAX_DEPTH`."""
+
+
+def _flatten(raw: dict):
     """`{"vitis": {"clockNs": 5}}` (how VS Code nests `alloDataflow.vitis.clockNs`) as
-    `("vitis.clockNs", 5)`."""
-    for key, value in raw.items():
-        dotted = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
-            yield from _flatten(value, dotted)
-        else:
+    `("vitis.clockNs", 5)`, in order; an object deeper than `MAX_DEPTH` as `(its key, TooDeep)`.
+    Iterative: a deep answer costs its size, never Python's stack."""
+    stack = [(iter(raw.items()), "", 1)]
+    while stack:
+        items, prefix, depth = stack[-1]
+        entry = next(items, None)
+        if entry is None:
+            stack.pop()
+            continue
+        key, value = entry
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if not isinstance(value, dict):
             yield dotted, value
+        elif depth < MAX_DEPTH:
+            stack.append((iter(value.items()), dotted, depth + 1))
+        else:
+            yield dotted, TooDeep
 
 
-def parse_settings(raw: Any, base: Settings = Settings()) -> tuple[Settings, list[str]]:
-    """Settings from the client's JSON (camelCase keys), and one warning per rejected value."""
+def _key(dotted: str) -> str:
+    """A key as a message shows it: a deep one's first and last levels."""
+    parts = dotted.split(".")
+    return dotted if len(parts) <= 6 and len(dotted) <= 200 else ".".join([*parts[:3], "...", parts[-1]])[:200]
+
+
+def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
+    """Settings from the client's JSON (camelCase keys), each value not given at its default, and
+    the warnings (one per rejected value, at most `_MAX_WARNINGS` and a count). `Unreadable`
+    when `raw` is not an object (None: no settings, all defaults)."""
     if raw is None:
-        return base, []
+        return Settings(), []
     if not isinstance(raw, dict):
-        return base, [f"{SECTION} settings must be an object, got {type(raw).__name__}"]
+        raise Unreadable(f"{SECTION} settings must be an object, got {type(raw).__name__}")
     known = {f.name for f in fields(Settings)}
-    settings, warnings = base, []
+    settings, warnings = Settings(), []
     for key, value in _flatten(raw):
+        if value is TooDeep:
+            warnings.append(f"{SECTION}.{_key(key)}: nested deeper than {MAX_DEPTH} levels, not read")
+            continue
         name = _snake(key.replace(".", "_"))
         if name not in known:
             continue  # settings of other components (the client's own) share the section
         try:
             settings = replace(settings, **{name: value})
         except (ValueError, TypeError) as exc:
-            warnings.append(f"{SECTION}.{key}: {exc}; using {getattr(settings, name)!r}")
+            warnings.append(f"{SECTION}.{_key(key)}: {exc}; using {getattr(settings, name)!r}")
+    if len(warnings) > _MAX_WARNINGS:
+        warnings[_MAX_WARNINGS:] = [f"and {len(warnings) - _MAX_WARNINGS} more problems in the {SECTION} settings"]
     return settings, warnings

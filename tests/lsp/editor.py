@@ -8,6 +8,7 @@ from paths import EXAMPLES
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from trusted import with_trust
 from waiting import until_notified
 
 
@@ -144,8 +145,16 @@ def make_client() -> LanguageClient:
     client = LanguageClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     del features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS], features[lsp.WORKSPACE_DIAGNOSTIC_REFRESH]
+    del features[lsp.WORKSPACE_CONFIGURATION]
     register_lsp_features(client, features)
-    client.editor, client.refresh_delay, client.refreshes_answered = None, 0.0, 0
+    client.editor, client.refresh_delay, client.refreshes_answered, client.adds_trust = None, 0.0, 0, True
+
+    @client.feature(lsp.WORKSPACE_CONFIGURATION)
+    def configuration(params: lsp.ConfigurationParams):  # a trusted workspace's, as VS Code's client
+        answers = [client.get_configuration(section=i.section, scope_uri=i.scope_uri) for i in params.items]
+        if not client.adds_trust:  # a test that answers exactly what it wants
+            return answers
+        return [with_trust(item.section, answer) for item, answer in zip(params.items, answers)]
 
     @client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
     async def refresh_diagnostics(params):

@@ -24,6 +24,7 @@ from lsprotocol import types as lsp
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, LspSpecificationWarning, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from trusted import with_trust
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "allo_lsp", "serve"]
@@ -167,7 +168,10 @@ def _make_client(session_box: list, configuration_delay: float = 0.0) -> Languag
     @client.feature(lsp.WORKSPACE_CONFIGURATION)
     async def configuration(params: lsp.ConfigurationParams):
         await asyncio.sleep(configuration_delay)
-        return [client.get_configuration(section=item.section, scope_uri=item.scope_uri) for item in params.items]
+        return [
+            with_trust(i.section, client.get_configuration(section=i.section, scope_uri=i.scope_uri))
+            for i in params.items
+        ]
 
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: lsp.RegistrationParams):

@@ -15,6 +15,8 @@ import json
 import os
 import sys
 
+from trusted import with_trust
+
 SERVER = [sys.executable, "-m", "allo_lsp", "serve"]
 
 
@@ -81,7 +83,7 @@ class RawServer:
                 "processId": None,
                 "rootUri": None,
                 "capabilities": capabilities or {},
-                "initializationOptions": {"alloDataflow": self.settings},
+                "initializationOptions": {"alloDataflow": with_trust("alloDataflow", self.settings)},
             },
         )
         await self.notify("initialized")
@@ -148,7 +150,7 @@ class RawServer:
         if request["method"] in self.answers:
             result = self.answers[request["method"]]
         elif request["method"] == "workspace/configuration":
-            result = [self.settings for _ in request["params"]["items"]]
+            result = [with_trust(item.get("section"), self.settings) for item in request["params"]["items"]]
         with contextlib.suppress(ConnectionError):
             await self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
 

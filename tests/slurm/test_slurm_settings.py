@@ -36,7 +36,7 @@ def test_a_login_host_runs_every_command_over_ssh():
     from allo_lsp.jobs.slurm import argv_for
 
     argv = argv_for(SlurmConfig(login_host="login1"), ["scontrol", "-o", "show", "job", "4711"])
-    assert argv == ["ssh", "-o", "BatchMode=yes", "login1", "scontrol -o show job 4711"]
+    assert argv == ["ssh", "-o", "BatchMode=yes", "--", "login1", "scontrol -o show job 4711"]
 
 
 def test_the_lens_of_a_queued_and_a_running_job():

@@ -67,7 +67,7 @@ def argv_for(config: SlurmConfig, argv: list[str]) -> list[str]:
     """`argv` as it runs for this cluster: here, or on the login host (one quoted command line)."""
     if not config.login_host:
         return argv
-    return ["ssh", "-o", "BatchMode=yes", config.login_host, shlex.join(argv)]
+    return ["ssh", "-o", "BatchMode=yes", "--", config.login_host, shlex.join(argv)]  # "--": HOST is never an option
 
 
 async def run(config: SlurmConfig, argv: list[str], timeout_s: float = COMMAND_S) -> tuple[int, str, str]:

@@ -17,7 +17,7 @@ from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp import convert, diagnostics
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
-from allo_lsp.settings import SECTION, parse_settings
+from allo_lsp.settings import SECTION
 
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
@@ -28,8 +28,8 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
     options = params.initialization_options
     # The editor's storage for this workspace (VS Code's `storageUri`): where cluster jobs are kept.
     ls.workspace_storage = options.get(WORKSPACE_STORAGE) if isinstance(options, dict) else None
-    if isinstance(options, dict):
-        ls.settings, _ = parse_settings(options.get(SECTION, options))
+    if isinstance(options, dict):  # a client's settings without workspace/configuration (trust too: its word)
+        ls.apply_settings(options.get(SECTION, options))
 
 
 async def initialized(ls: AlloLanguageServer, params: lsp.InitializedParams) -> None:

@@ -104,12 +104,14 @@ async def _probe_build(ls: AlloLanguageServer, config) -> None:
 
 
 def _reattach(ls: AlloLanguageServer) -> None:
-    """Once: the cluster jobs a server before this one left running, followed to their outcomes."""
+    """Once, in a trusted workspace (following them runs Slurm's commands): the cluster jobs a
+    server before this one left running, followed to their outcomes."""
     if ls.jobs.cluster.on_change is None:
         from allo_lsp.jobs.slurm_jobs import given_storage
 
         ls.jobs.cluster.given = given_storage(getattr(ls, "workspace_storage", None))
-        ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses, lambda *done: _collected(ls, *done))
+        if ls.settings.trusted:
+            ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses, lambda *done: _collected(ls, *done))
 
 
 def _collected(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) -> None:

@@ -9,6 +9,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -30,7 +31,8 @@ from allo_lsp.jsonrpc.protocol import Protocol
 from allo_lsp.jsonrpc.stdio import CheckedStdioServer
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
-from allo_lsp.settings import SECTION, Settings, parse_settings
+from allo_lsp.protocol.messages import bounded
+from allo_lsp.settings import SECTION, Settings, Unreadable, parse_settings
 
 if TYPE_CHECKING:
     from allo_lsp.jobs.editor import EditorJobs
@@ -43,9 +45,9 @@ class AlloLanguageServer(CheckedStdioServer):
         super().__init__(
             "allo-lsp", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=Protocol
         )
-        self.settings = Settings()
-        # Set once the client's settings have been asked for (or cannot be): until then they are
-        # the defaults, and `trusted` defaults to true, so no job may start before.
+        self.settings = Settings()  # untrusted until the client says otherwise
+        # Set once the client's settings have been asked for (or cannot be): a job asked for
+        # before waits for them (whether the workspace is trusted comes with them).
         self.settings_received = asyncio.Event()
         self.store = DocumentStore()  # the open documents' analyses, jobs' outcomes, MLIR views
         self.queue = AnalysisQueue(self.analyse, self._failed)
@@ -186,13 +188,19 @@ class AlloLanguageServer(CheckedStdioServer):
     # -- settings ---------------------------------------------------------------------------
 
     def apply_settings(self, raw) -> None:
-        settings, warnings = parse_settings(raw, Settings())
+        """The client's `alloDataflow` section, read afresh (a value not given is its default,
+        `trusted` among them: false); an answer that cannot be read keeps the settings before."""
+        try:
+            settings, warnings = parse_settings(raw)
+        except Unreadable as exc:
+            self.settings_unread(str(exc))
+            return
         for warning in warnings:
             self.window_show_message(convert.show_message(f"allo-lsp: {warning}"))
         changed = settings != self.settings
         if settings.python != self.settings.python or settings.allo_build != self.settings.allo_build:
             self.probe = BuildProbe()  # another Allo: probe again when it matters
-        if settings.runner_environment() != self.settings.runner_environment():
+        if settings.runner_environment() != self.settings.runner_environment() and "jobs" in self.__dict__:
             self.jobs.manager.discard_warm()  # started for another interpreter or environment
         self.settings = settings
         if changed:
@@ -200,13 +208,25 @@ class AlloLanguageServer(CheckedStdioServer):
             if self.workspace_files is not None:  # analysed with other options: again when pulled
                 self.workspace_files.reports.clear()
 
+    def settings_unread(self, why: str) -> None:
+        """The client's settings could not be read: those before stay, workspace trust too."""
+        trust = "trusted" if self.settings.trusted else "not trusted: nothing runs"
+        text = f"allo-lsp: the editor's settings could not be read ({why}); keeping those before (workspace {trust})"
+        self.window_show_message(convert.show_message(text, error=True))
+
     async def pull_settings(self) -> None:
         result = await self.configuration(SECTION)
-        if result is not None:
-            self.apply_settings(result[0] if result else None)
+        if result is None:
+            return  # a client that cannot answer: told by `configuration`
+        if not isinstance(result, (list, tuple)) or len(result) != 1:  # pygls gives a tuple
+            got = f"{len(result)} values" if isinstance(result, (list, tuple)) else f"a {type(result).__name__}"
+            self.settings_unread(f"workspace/configuration answered {got} for one section")
+            return
+        self.apply_settings(result[0])
 
-    async def configuration(self, *sections: str) -> list | None:
-        """The client's values of `sections`; None from a client that cannot answer (we keep what we have)."""
+    async def configuration(self, *sections: str) -> Sequence | None:
+        """The client's values of `sections`; None from a client that cannot answer (we keep what
+        we have; the user is told when our settings could not be read)."""
         caps = self.client_capabilities.workspace
         if not (caps and caps.configuration):
             return None
@@ -214,4 +234,6 @@ class AlloLanguageServer(CheckedStdioServer):
             return await self.workspace_configuration_async(convert.configuration_request(*sections))
         except Exception as exc:  # noqa: BLE001 - a client that cannot answer
             log.warning("workspace/configuration failed: %r", exc)
+            if SECTION in sections:
+                self.settings_unread(f"workspace/configuration failed: {bounded(repr(exc), 300)}")
             return None
