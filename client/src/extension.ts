@@ -12,7 +12,7 @@ import { serverArgs } from "./common/isolation";
 import { IServerInfo, resolveServerPython, ServerContext } from "./common/resolve";
 import { createClient } from "./common/server";
 import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
-import { INSTALL_COMMAND, Status } from "./common/status";
+import { BACKEND_REQUEST, BackendChoice, INSTALL_COMMAND, Status } from "./common/status";
 import { usesAlloDataflow } from "./common/targets";
 import { MLIR_SCHEME, Views } from "./common/views";
 import {
@@ -117,6 +117,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
         }
         client = started;
         clientDisposables = jobs.registerMissing(started);
+        environment.setBackendSource(() => started.sendRequest<BackendChoice>(BACKEND_REQUEST, null));
         const version = started.initializeResult?.serverInfo?.version ?? "?";
         traceInfo(`${info.name} ${version} is running (${python})`);
         status.setServer("running", `allo-lsp ${version}, ${python}`);

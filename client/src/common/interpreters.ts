@@ -344,16 +344,18 @@ export function environmentText(name: string, probed: Probed | undefined, backen
 }
 
 /** The status item's tooltip: which interpreter, and why it runs what it runs. */
-export function environmentTooltip(python: string, fromSetting: boolean, probed: Probed | undefined, backend: string): string {
+export function environmentTooltip(python: string, fromSetting: boolean, probed: Probed | undefined, backend: string,
+    said?: string): string {
     const where = fromSetting ? `Jobs run in ${python} (alloDataflow.python).` : `alloDataflow.python is not set: jobs run in the language server's interpreter, ${python}.`;
     const can = capability(probed);
-    const what =
+    // `said`: the server's word on what will run (status.ts `backendLine`), which this guess only stands in for.
+    const what = said ?? (
         can === "probing" ? "Asking it what it can import…"
         : can === "broken" ? `It cannot be asked: ${probed!.error}.`
         : can === "too old" ? `It is Python ${probed!.python}: jobs need ${MINIMUM_PYTHON.join(".")} or later.`
         : can === "none" ? "Neither Allo nor numpy imports there: simulations and tests cannot run."
         : can === "allo" && backend !== "reference" ? `Allo ${probed!.allo} runs simulations and tests (alloDataflow.backend: ${backend}).`
         : backend === "reference" ? "The reference executor runs simulations and tests (alloDataflow.backend: reference)."
-        : "Allo does not import there: the numpy reference executor runs simulations and tests.";
+        : "Allo does not import there: the numpy reference executor runs simulations and tests.");
     return `${where}\n${what}\nClick to choose another interpreter.`;
 }

@@ -3,7 +3,7 @@
 // import) stores the choice in `alloDataflow.python`, the interpreter jobs run in; the language
 // server keeps its own interpreter (`alloDataflow.server.python`, or the private environment). A
 // status bar item in Allo files says what jobs run on (`Allo 0.5 · env allo`, or `reference
-// executor · ...`) and opens the picker.
+// executor · ...`), as the server says it (`allo/backend`) once it runs, and opens the picker.
 import { ConfigurationTarget, Disposable, QuickPickItem, QuickPickItemKind, StatusBarItem, window } from "vscode";
 import { AlloFiles } from "./alloFiles";
 import {
@@ -20,6 +20,7 @@ import {
     probeInterpreter,
 } from "./interpreters";
 import { traceDebug, traceInfo } from "./logger";
+import { BackendChoice, backendLine, backendText } from "./status";
 import { knownEnvironments } from "./python";
 import { ENVIRONMENT_SETTINGS, getJobSettings, SECTION } from "./settings";
 import {
@@ -45,6 +46,7 @@ export class AlloEnvironment implements Disposable {
     private readonly item: StatusBarItem;
     private readonly listeners: Disposable[];
     private serverPython: string | undefined;
+    private askBackend: (() => Promise<BackendChoice>) | undefined;
     /** Bumped by each refresh: an older probe that answers late is not shown. */
     private generation = 0;
 
@@ -100,6 +102,20 @@ export class AlloEnvironment implements Disposable {
         this.item.text = environmentText(name, probed, backend);
         this.item.tooltip = environmentTooltip(python, Boolean(configured), probed, backend);
         traceInfo(`Allo environment: ${python}: ${describe(probed)}`);
+        // What will run is the server's word (it checks the LLVM build and asks the job's path):
+        // the guess above only stands in until it answers.
+        const choice = await this.askBackend?.().catch(() => undefined);
+        if (choice && generation === this.generation) {
+            this.item.text = backendText(name, choice);
+            this.item.tooltip = environmentTooltip(python, Boolean(configured), probed, backend, backendLine(choice));
+            traceInfo(`Allo environment: simulations and tests run on ${choice.backend || "nothing"}: ${choice.reason}`);
+        }
+    }
+
+    /** How to ask the running server which backend will run (`allo/backend`); undefined: no server. */
+    setBackendSource(ask: (() => Promise<BackendChoice>) | undefined): void {
+        this.askBackend = ask;
+        void this.refresh();
     }
 
     private updateVisibility(): void {

@@ -1,6 +1,7 @@
 // What the user sees of the server and its jobs: a language status item (server state) and, while
 // a job runs, one status bar item ("$(sync~spin) Allo: top simulate running…", the running lens's
-// words) that cancels the jobs on click.
+// words) that cancels the jobs on click; and the words of the environment item (picker.ts) for
+// the backend the server says will run (`allo/backend`).
 import { Disposable, LanguageStatusItem, LanguageStatusSeverity, StatusBarItem } from "vscode";
 import { createLanguageStatusItem, createStatusBarItem } from "./vscodeapi";
 
@@ -70,4 +71,32 @@ export function jobsText(labels: readonly string[]): { text: string; tooltip: st
         return { text: `$(sync~spin) Allo: ${labels[0]} running…`, tooltip: `${labels[0]}: running… (click to cancel)` };
     }
     return { text: `$(sync~spin) Allo: ${labels.length} jobs running…`, tooltip: `${labels.join(", ")}: running… (click to cancel them)` };
+}
+
+/** The server's request saying who will run simulations and tests, and why (jobs/build_probe.py). */
+export const BACKEND_REQUEST = "allo/backend";
+
+/** The server's answer to `allo/backend`: shown as said, never decided here. */
+export interface BackendChoice {
+    /** "allo", "reference", or "" when no job can run. */
+    backend: string;
+    reason: string;
+    python: string;
+    allo: string | null;
+}
+
+/** The environment item's text: `Allo 0.5.1 · env allo`, `reference executor · env allo`. */
+export function backendText(name: string, choice: BackendChoice): string {
+    if (choice.backend === "allo") {
+        return `$(chip) Allo${choice.allo && choice.allo !== "?" ? ` ${choice.allo}` : ""} · ${name}`;
+    }
+    return choice.backend === "reference" ? `$(chip) reference executor · ${name}` : `$(warning) no jobs run · ${name}`;
+}
+
+/** The tooltip's line on what runs simulations and tests, and why. */
+export function backendLine(choice: BackendChoice): string {
+    const who = choice.backend === "allo" ? "Allo's simulator runs simulations and tests"
+        : choice.backend === "reference" ? "The reference executor (numpy, not Allo's simulator) runs simulations and tests"
+        : "No simulation or test runs";
+    return `${who}: ${choice.reason}.`;
 }

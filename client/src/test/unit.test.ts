@@ -23,7 +23,7 @@ import {
 import { serverArgs } from "../common/isolation";
 import { asLevel, clientChannel, commandLine, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
 import { withTrust } from "../common/settings";
-import { jobsText } from "../common/status";
+import { backendLine, backendText, jobsText } from "../common/status";
 import { changeSettings, EventEmitter, LogLevel } from "./vscode-stub";
 import {
     explicitTarget,
@@ -235,6 +235,20 @@ test("the status bar says which Allo runs jobs, or that the reference executor d
     assert.equal(environmentText(".venv", NUMPY_ONLY, "auto"), "$(chip) reference executor · .venv");
     assert.equal(environmentText(".venv", NEITHER, "auto"), "$(warning) no Allo, no numpy · .venv");
     assert.match(environmentText(".venv", undefined, "auto"), /^\$\(loading~spin\) Allo · \.venv$/);
+});
+
+test("the status bar shows the backend the server says will run, and why (allo/backend)", () => {
+    // Allo imports, but no LLVM build: the server says the reference executor runs, not Allo.
+    const noLlvm = { backend: "reference", reason: "LLVM_BUILD_DIR is not set", python: "/e/bin/python", allo: "0.5.1" };
+    assert.equal(backendText("env allo", noLlvm), "$(chip) reference executor · env allo");
+    assert.equal(backendLine(noLlvm), "The reference executor (numpy, not Allo's simulator) runs simulations and tests: LLVM_BUILD_DIR is not set.");
+    const allo = { backend: "allo", reason: "Allo 0.5.1 with the LLVM build at /llvm", python: "/e/bin/python", allo: "0.5.1" };
+    assert.equal(backendText("env allo", allo), "$(chip) Allo 0.5.1 · env allo");
+    assert.equal(backendLine(allo), "Allo's simulator runs simulations and tests: Allo 0.5.1 with the LLVM build at /llvm.");
+    assert.equal(backendText("env allo", { ...allo, allo: "?" }), "$(chip) Allo · env allo");
+    const none = { backend: "", reason: "the workspace is not trusted: no job runs", python: "/e/bin/python", allo: null };
+    assert.equal(backendText(".venv", none), "$(warning) no jobs run · .venv");
+    assert.equal(backendLine(none), "No simulation or test runs: the workspace is not trusted: no job runs.");
 });
 
 // A real interpreter, in a venv made here: what the probe reports is what that venv imports.
