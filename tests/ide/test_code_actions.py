@@ -1,9 +1,10 @@
 """Quick fixes, rust-analyzer style: the design before, the diagnostic code, the design after.
 
 Each `fixes/<CODE>_<what>.py` is a design before its fix. Its docstring says why, and on lines of
-their own: `Fix: CODE title` (the one action offered for the first problem with CODE: it is
-applied), `After: ...` (the codes the fixed design still reports, or `nothing`) and, if the fix
-adds one the design did not report, `New: ...` (the prose says why that is right).
+their own: `Fix: CODE title` (the action of that title offered for the first problem with CODE:
+it is applied, and leaves fewer problems with CODE), `After: ...` (the codes the fixed design
+still reports, or `nothing`) and, if the fix adds one the design did not report, `New: ...`
+(the prose says why that is right).
 `snapshots/<name>.snap` is the text after the fix, exactly (UPDATE_SNAPSHOTS=1 rewrites it:
 review the diff). The tests after the table are the ones that are not a before/after.
 """
@@ -48,11 +49,13 @@ def actions_for(text: str, code: str):
 
 
 def fix(text: str, code: str, title: str | None = None) -> str:
-    """The text after the one action offered for the first `code` problem (titled `title`)."""
-    actions = [a for a in actions_for(text, code) if code in a.codes]
-    assert len(actions) == 1 and title in (None, actions[0].title), [a.title for a in actions]
+    """The text after the one action offered for the first `code` problem (titled `title`, one
+    of several when the fix cannot tell something only the user knows)."""
+    offered = [a for a in actions_for(text, code) if code in a.codes]
+    actions = [a for a in offered if title in (None, a.title)]
+    assert len(actions) == 1, [a.title for a in offered]
     (action,) = actions
-    assert action.kind == "quickfix" and action.preferred
+    assert action.kind == "quickfix" and action.preferred == (len(offered) == 1)
     return apply_edits(text, action.edits)
 
 
@@ -78,8 +81,9 @@ def test_fix(path):
     assert path.stem.startswith(code + "_"), f"{path.name} is named after the code it fixes"
     fixed = fix(before, code, title)
     assert_snapshot(SNAPSHOTS / f"{path.stem}.snap", fixed)
-    codes_before, codes_after = ({p.code for p in analyze(t).problems} for t in (before, fixed))
-    assert code not in codes_after
+    problems_before, problems_after = (analyze(t).problems for t in (before, fixed))
+    assert sum(p.code == code for p in problems_after) < sum(p.code == code for p in problems_before)
+    codes_before, codes_after = ({p.code for p in ps} for ps in (problems_before, problems_after))
     assert codes_after == _codes(_AFTER.search(doc))
     assert codes_after - codes_before == _codes(_NEW.search(doc))
 
@@ -106,7 +110,8 @@ EXAMPLE_FIXES = [
     (
         "pitfall_arg_order",
         "ADF003",
-        "Reorder top(...) to top(arr_in, n, arr_out) and update 1 call",
+        # Its call's names (inp, out, n_arr) do not tell its order: two display-only actions.
+        "Reorder top(...) to top(arr_in, n, arr_out) and update 1 call (1 call taken as written for the declaration order)",
         ("def top(arr_in: int32[N], n: int32[1], arr_out: int32[N]):", "    mod(inp, n_arr, out)\n"),
     ),
     ("pitfall_mapping_order", "ADF011", "Move mapping= first", ("    @df.kernel(mapping=[1], args=[A])\n",)),
@@ -122,7 +127,7 @@ EXAMPLE_FIXES = [
 @pytest.mark.parametrize(("example", "code", "title", "lines"), EXAMPLE_FIXES, ids=[e[0] for e in EXAMPLE_FIXES])
 def test_example_is_clean_after_its_fix(example, code, title, lines):
     text = (EXAMPLES / f"{example}.py").read_text()
-    assert titles(text, code) == [title]
+    assert title in titles(text, code)
     fixed = fix(text, code, title)
     assert_snapshot(SNAPSHOTS / f"example_{example}.snap", fixed)
     for line in lines:
@@ -213,8 +218,9 @@ def test_a_syntax_error_elsewhere_does_not_stop_the_fix():
     text = (EXAMPLES / "pitfall_arg_order.py").read_text()
     broken = text.replace("if __name__", "x = np.zeros(\nif __name__")
     assert any(p.code == "ADF900" for p in analyze(broken).problems)
-    fixed = fix(broken, "ADF003")
-    assert fixed == fix(text, "ADF003").replace("if __name__", "x = np.zeros(\nif __name__")
+    title = EXAMPLE_FIXES[1][2]
+    fixed = fix(broken, "ADF003", title)
+    assert fixed == fix(text, "ADF003", title).replace("if __name__", "x = np.zeros(\nif __name__")
 
 
 def test_a_fix_that_would_touch_a_broken_line_leaves_it_alone():

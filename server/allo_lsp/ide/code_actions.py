@@ -25,7 +25,9 @@ from allo_lsp.ide.fixes.base import Fix
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import CodeAction, TextEdit
 
-FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix]] = {
+# A fix function gives one fix, or several when the right one depends on what only the user
+# knows (ADF003/ADF005 with a call whose order its arguments do not tell).
+FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF001": scalar.one_element_array,
     "ADF002": scalar.one_element_array,
     "ADF003": signature.legacy_order,
@@ -46,7 +48,7 @@ def code_actions(text: str, analysis: Analysis, range: Range) -> list[CodeAction
     actions: list[CodeAction] = []
     under = [p for p in analysis.problems if _overlap(p.range, range)]
     for problem, fix, edits in available_fixes(text, analysis, under):
-        _add(actions, CodeAction(fix.title, "quickfix", edits, (problem.code,), preferred=True))
+        _add(actions, CodeAction(fix.title, "quickfix", edits, (problem.code,), preferred=not fix.display_only))
     return actions
 
 
@@ -61,11 +63,11 @@ def available_fixes(
     out = []
     for problem in problems:
         try:
-            fix = FIXES[problem.code](source, analysis.model, problem)
-            edits = source.checked(fix.edits)
+            found = FIXES[problem.code](source, analysis.model, problem)
+            fixes = found if isinstance(found, list) else [found]
+            out += [(problem, fix, source.checked(fix.edits)) for fix in fixes]
         except Exception:  # noqa: BLE001 - a fix that trips on odd code costs its action, never the request
             continue
-        out.append((problem, fix, edits))
     return out
 
 

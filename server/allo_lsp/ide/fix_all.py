@@ -1,10 +1,15 @@
 """Every fix of a file at once: `allo-lsp check --fix` and the editor's fix-all
 (`source.fixAll.allo-lsp`, on save with `editor.codeActionsOnSave`). Ruff is the model.
 
-Only safe fixes unless asked (`Fix.safe`). The fixes of one pass whose edits do not overlap are
-applied together, then the file is analysed again and the next pass fixes what is left (a fix
-that moved, or one another fix's edits overlapped), up to `MAX_PASSES`. A pass whose result has
-more syntax errors than its input is not kept: a fix never breaks the file.
+Only safe fixes unless asked (`Fix.safe`); display-only fixes never (`Fix.display_only`). A fix's
+edits are computed on the text of its round, so the fixes of one round must not change what
+another one read: they never overlap, and they touch disjoint top-level statements, unless both
+are a single edit (the reorder and the scalar fix of one region both edit its `def` and its
+calls: applied together, the scalar's `[1]` landed on the parameter the reorder put in its
+place). The others wait: the file is analysed again and the next round fixes what is left, up to
+`MAX_PASSES`, stopping when a round gives back a text already seen (two fixes that undo each
+other). A round whose result has more syntax errors than its input is not kept: a fix never
+breaks the file.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from dataclasses import dataclass
 from allo_lsp.analysis import Analysis, Options, ParseCache, analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import available_fixes
+from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import CodeAction, TextEdit
 
-MAX_PASSES = 8  # the fixes this project has settle in two passes; a bound on a pair that undo each other
+MAX_PASSES = 32  # a round per fix of one statement; a bound, whatever the fixes do
 KIND = "source.fixAll.allo-lsp"
 TITLE = "Fix all auto-fixable problems (allo-lsp)"
 
@@ -36,8 +42,8 @@ class Fixable:
 
 
 def fixable(text: str, analysis: Analysis) -> Fixable:
-    fixes = available_fixes(text, analysis, analysis.problems)
-    safe = sum(fix.safe for _, fix, _ in fixes)
+    fixes = [fix for _, fix, _ in available_fixes(text, analysis, analysis.problems) if not fix.display_only]
+    safe = sum(fix.safe for fix in fixes)
     return Fixable(safe, len(fixes) - safe)
 
 
@@ -49,33 +55,44 @@ def fix_all(
     parses again only the statements its fixes changed (on save, in an editor's time limit)."""
     cache = cache.copy() if cache is not None else ParseCache()
     analysis = analysis if analysis is not None else analyze(text, options, cache)
-    applied = 0
+    applied, seen = 0, {text}
     for _ in range(MAX_PASSES):
         edits, count = _one_pass(text, analysis, unsafe)
         if not count:
             break
         new_text = apply_edits(text, edits)
+        if new_text in seen:
+            break
         new_analysis = analyze(new_text, options, cache)
         if len(new_analysis.model.syntax_errors) > len(analysis.model.syntax_errors):
             break
         text, analysis, applied = new_text, new_analysis, applied + count
+        seen.add(text)
     return Fixed(text, analysis, applied)
 
 
 def _one_pass(text: str, analysis: Analysis, unsafe: bool) -> tuple[list[TextEdit], int]:
-    """The edits of the fixes that do not overlap an earlier one, and how many problems they fix
-    (ADF001 and ADF002 on one parameter have the same edits: one change fixes both)."""
+    """The edits of one round's fixes, and how many problems they fix (ADF001 and ADF002 on one
+    parameter have the same edits: one change fixes both)."""
+    source = Source.of(text)
     taken: list[TextEdit] = []
     groups: list[tuple[TextEdit, ...]] = []
+    claimed: list[tuple[set[int], bool]] = []  # each taken fix's statements, and whether it is one edit
     count = 0
     for _, fix, edits in available_fixes(text, analysis, analysis.problems):
-        if not (fix.safe or unsafe):
+        if fix.display_only or not (fix.safe or unsafe):
             continue
         if edits in groups:
             count += 1
-        elif not any(_overlap(a.range, b.range) for a in edits for b in taken):
+            continue
+        statements = {source.statement_at(line) for e in edits for line in (e.range.start.line, e.range.end.line)}
+        single = len(edits) == 1
+        if any(statements & other and not (single and alone) for other, alone in claimed):
+            continue
+        if not any(_overlap(a.range, b.range) for a in edits for b in taken):
             taken += edits
             groups.append(edits)
+            claimed.append((statements, single))
             count += 1
     return taken, count
 

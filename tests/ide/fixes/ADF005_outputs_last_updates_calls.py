@@ -1,7 +1,8 @@
 """Outputs last, with the calls updated; one action fixes every output.
 
 C and D are both flagged; both problems offer the same reorder, which fixes both
-(test_code_actions.py checks that one action answers a range over both).
+(test_code_actions.py checks that one action answers a range over both). The call names
+the parameters in declaration order: it is permuted with them.
 
 Fix: ADF005 Reorder top(...) to top(A, B, C, D) and update 1 call
 After: nothing
@@ -24,5 +25,11 @@ def top(C: int32[M], A: int32[M], D: int32[M], B: int32[M]):
 
 
 def test_top():
+    A = np.arange(M, dtype=np.int32)
+    B = np.full(M, 2, dtype=np.int32)
+    C = np.zeros(M, dtype=np.int32)
+    D = np.zeros(M, dtype=np.int32)
     mod = df.build(top, target="vitis_hls")
-    mod(c, a, d, b)
+    mod(C, A, D, B)
+    np.testing.assert_array_equal(C, A + B)
+    np.testing.assert_array_equal(D, A - B)

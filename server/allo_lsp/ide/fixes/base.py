@@ -21,6 +21,10 @@ class Fix:
     # its intent; `allo-lsp check --fix` and the editor's fix-all apply only these (unsafe ones
     # with `--unsafe-fixes`). Unmarked is unsafe: a fix has to be judged to be applied unasked.
     safe: bool = False
+    # Offered in the editor, never applied by fix-all, even with unsafe fixes (Ruff's
+    # display-only fixes): the fix rests on what only the user knows (which order a call whose
+    # arguments do not tell was written for), and its title says what it assumed.
+    display_only: bool = False
 
 
 def region_of(model: FileModel, problem: Problem) -> Region:

@@ -8,6 +8,7 @@ of those lines is unavailable rather than wrong.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import TypeVar
@@ -51,6 +52,7 @@ class Source:
             self._starts.append(offset)
             offset += len(line) + 1
         self._functions: dict[Range, cst.FunctionDef] | None = None
+        self._statement_starts: list[int] | None = None
 
     @staticmethod
     def of(text: str) -> Source | None:
@@ -84,6 +86,16 @@ class Source:
             raise Unavailable("range outside the text")
         if any(line in self.set_aside for line in range(r.start.line, r.end.line + 1)):
             raise Unavailable("range on a line the parser set aside")
+
+    def statement_at(self, line: int) -> int:
+        """The index of the top-level statement `line` belongs to, its decorators included (the
+        lines after it, up to the next one, count as its); -1 before the first."""
+        if self._statement_starts is None:
+            self._statement_starts = [
+                min([self.range(s).start.line] + [self.range(d).start.line for d in getattr(s, "decorators", ())])
+                for s in self.module.body
+            ]
+        return bisect.bisect_right(self._statement_starts, line) - 1
 
     # -- finding nodes ----------------------------------------------------------------------
 
