@@ -42,6 +42,7 @@ def test_every_code_of_the_table_is_registered():
         "ADF005",
         "ADF006",
         "ADF007",
+        "ADF008",
         "ADF010",
         "ADF011",
         "ADF012",
