@@ -7,7 +7,7 @@ import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { ProgressLocation, window } from "vscode";
-import { ISOLATED } from "./isolation";
+import { insideUntrustedWorkspace, ISOLATED, UntrustedProgram } from "./isolation";
 import { commandLine, traceError, traceInfo } from "./logger";
 
 export function venvPython(storageDir: string): string {
@@ -73,7 +73,13 @@ export function hasPip(venv: string): boolean {
 
 export class InstallError extends Error {}
 
+/** Runs a program (never a shell, never one inside an untrusted workspace); rejects with `detail`, what went wrong. */
 export function run(command: string, args: string[], timeoutMs = 600_000): Promise<string> {
+    if (insideUntrustedWorkspace(command)) {
+        const refused = new UntrustedProgram(command);
+        traceInfo(refused.message);
+        return Promise.reject(Object.assign(refused, { detail: refused.message }));
+    }
     traceInfo(`> ${commandLine(command, args)}`);
     return new Promise((resolve, reject) => {
         execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {

@@ -1,16 +1,17 @@
 // The interpreters a user can choose as the Allo environment (`alloDataflow.python`, where jobs
 // run), and what each can do: whether `allo` imports (and its version) and whether numpy does (the
-// reference executor needs it). No `vscode` import: the picker (picker.ts) shows what this finds.
+// reference executor needs it). The picker (picker.ts) shows what this finds.
 //
 // Where they come from, as the Python extension's picker finds them: the Python extension's own
 // list (when it is installed), conda's environments (`conda env list --json`), pyenv's versions
 // (its `versions/` directory) and the workspace's `.venv` and `venv`. Each is asked with our own
-// script under `-I`, from a neutral directory and with a timeout: nothing of the workspace runs.
+// script under `-I`, from a neutral directory and with a timeout; in an untrusted workspace none
+// inside it is listed or run (isolation.ts `insideUntrustedWorkspace`, the trust's only place here).
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { ISOLATED } from "./isolation";
+import { insideUntrustedWorkspace, ISOLATED, UntrustedProgram } from "./isolation";
 
 export type Source = "Python extension" | "conda" | "pyenv" | "workspace" | "setting";
 
@@ -66,9 +67,14 @@ sys.stdout.write("\\n" + json.dumps(out) + "\\n")
 
 export type Exec = (command: string, args: string[], timeoutMs: number) => Promise<string>;
 
-/** Runs a program (never a shell) from the temporary directory; rejects with what went wrong. */
+/** Runs a program (never a shell, never one inside an untrusted workspace) from the temporary
+ * directory; rejects with what went wrong. */
 export const execProgram: Exec = (command, args, timeoutMs) =>
     new Promise((resolve, reject) => {
+        if (insideUntrustedWorkspace(command)) {
+            reject(new UntrustedProgram(command));
+            return;
+        }
         execFile(command, args, { timeout: timeoutMs, cwd: os.tmpdir(), maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
             if (!error) {
                 resolve(stdout);
@@ -227,8 +233,7 @@ export function workspaceVenvs(folders: readonly string[], machine: Machine): Ca
  * workspace's code: in Restricted Mode they are neither listed nor run to be asked.
  */
 export function outside(candidates: readonly Candidate[], folders: readonly string[]): Candidate[] {
-    const roots = folders.map((f) => path.resolve(f) + path.sep);
-    return candidates.filter((c) => !roots.some((root) => path.resolve(c.python).startsWith(root)));
+    return candidates.filter((c) => !insideUntrustedWorkspace(c.python, { trusted: false, folders }));
 }
 
 /** Every candidate, the Python extension's first (its names are the ones the user knows). */

@@ -6,6 +6,7 @@
 // executor · ...`), as the server says it (`allo/backend`) once it runs, and opens the picker.
 import { ConfigurationTarget, Disposable, QuickPickItem, QuickPickItemKind, StatusBarItem, window } from "vscode";
 import { AlloFiles } from "./alloFiles";
+import { insideUntrustedWorkspace } from "./isolation";
 import {
     Candidate,
     discover,
@@ -86,7 +87,7 @@ export class AlloEnvironment implements Disposable {
             return;
         }
         const name = configured ? nameOf(python) : SERVER_ENV;
-        if (!isTrusted() && !outside([{ python, name, source: "setting" }], workspaceFolderPaths()).length) {
+        if (insideUntrustedWorkspace(python)) {
             this.item.text = `$(lock) Allo · ${name}`;
             this.item.tooltip = `Jobs would run in ${python}, which is inside this untrusted workspace: it is not run, not even to ask it what it has.\nClick to choose another interpreter.`;
             this.updateVisibility();
@@ -164,7 +165,8 @@ export class AlloEnvironment implements Disposable {
             const trusted = isTrusted();
             const found = trusted ? await discover(fromExtension, folders) : outside(await discover(fromExtension, []), folders);
             const setting = current && !found.some((c) => c.python === current) ? [{ python: current, name: nameOf(current), source: "setting" as const }] : [];
-            candidates = [...setting, ...found];
+            // The setting too: one inside the untrusted workspace is neither listed nor run to be asked.
+            candidates = [...(trusted ? setting : outside(setting, folders)), ...found];
             traceDebug(`Select Interpreter: ${candidates.length} interpreters: ${candidates.map((c) => c.python).join(", ")}`);
             render();
             await probeAll(candidates.map((c) => c.python), (python, result) => {

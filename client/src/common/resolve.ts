@@ -7,7 +7,7 @@
 import * as fs from "fs";
 import { commands, window } from "vscode";
 import { bundledDependencies, bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
-import { ISOLATED } from "./isolation";
+import { insideUntrustedWorkspace, ISOLATED } from "./isolation";
 import { traceError, traceInfo } from "./logger";
 import { activeInterpreter } from "./python";
 import { getServerSettings, SECTION } from "./settings";
@@ -68,13 +68,23 @@ export async function resolveServerPython(ctx: ServerContext, install = false): 
             bundledWheel(ctx.extensionPath, module)));
         return undefined;
     }
-    const base = (await activeInterpreter()) ?? "python3";
+    const base = outsideUntrusted(await activeInterpreter()) ?? "python3";
     const found = await probe(base, module);
     if (usable(found) && !bundledWheel(ctx.extensionPath, module)) {
         return { python: base };
     }
     traceInfo(`${base} cannot run the server: ${found.error ?? `Python ${found.python}`}`);
     return privateServer(ctx, base, found, install);
+}
+
+/** The Python extension's interpreter, unless it is inside this untrusted workspace (a `.venv`
+ * there is the workspace's code: in Restricted Mode it is not run, not even probed). */
+function outsideUntrusted(python: string | undefined): string | undefined {
+    if (python && insideUntrustedWorkspace(python)) {
+        traceInfo(`${python}, the Python extension's interpreter, is inside this untrusted workspace: not used to run the server`);
+        return undefined;
+    }
+    return python;
 }
 
 /** What to do about an `alloDataflow.server.python` that cannot run the server. allo-lsp is not on
