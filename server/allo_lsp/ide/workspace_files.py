@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from allo_lsp.ide.globs import Patterns, editor_glob, gitignore_line
 from allo_lsp.regular_files import read_regular
@@ -95,6 +96,16 @@ def allo_files(folders: Iterable[Path], excludes: Iterable[str] = (), limit: int
     examined (their first bytes read); then the iteration ends, with `truncated` set. Stopping the
     iteration early (cancellation) leaves nothing open."""
     return AlloFiles(folders, excludes, limit)
+
+
+def folder_paths(uris: list[str]) -> list[Path]:
+    """The workspace folders that are local directories."""
+    out = []
+    for uri in uris:
+        parsed = urlparse(uri)
+        if parsed.scheme == "file" and os.path.isdir(unquote(parsed.path)):
+            out.append(Path(unquote(parsed.path)))
+    return out
 
 
 def is_excluded(path: Path, folders: Iterable[Path], excludes: Iterable[str] = ()) -> bool:

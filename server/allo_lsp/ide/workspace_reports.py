@@ -1,9 +1,12 @@
 """The workspace's Allo files that the editor does not show, analysed from disk in the background:
 the Problems panel lists every design of the workspace, not only the open ones.
 
-Only the text and its problems are kept per file (a file's parse is megabytes; two hundred files'
-texts are not). A file is analysed again when its size or modification time changes; the folders
-are scanned again when told (a watched file was created or deleted) or after `RESCAN_S`.
+Only a file's problems are kept, with what of its lines their columns need to be converted to the
+client's (a file's parse is megabytes, and so are 600 designs' texts: 1.26 GB when they were
+kept). A file is read only while it is a regular file of at most `MAX_FILE_BYTES`, at every
+analysis (one swapped for a link to `/dev/zero` after the scan is refused, not read for ever). A
+file is analysed again when its size or modification time changes; the folders are scanned again
+when told (a watched file was created or deleted) or after `RESCAN_S`.
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from allo_lsp.analysis import Options, Problem, analyze, lsp_newlines
 from allo_lsp.ide.scheduler import AnalysisQueue
-from allo_lsp.ide.workspace_files import allo_files
+from allo_lsp.ide.workspace_files import MAX_FILE_BYTES, allo_files, folder_paths  # noqa: F401 - lsp/ reads it here
+from allo_lsp.regular_files import read_regular
 
 # (URI, text, problems) -> (its result id, the client's report of them)
 Report = Callable[[str, str, list[Problem]], tuple[str, object]]
@@ -36,8 +39,21 @@ RESCAN_S = 30.0  # a file created outside the editor appears within this long wi
 @dataclass(frozen=True)
 class FileReport:
     stamp: tuple[int, int]  # size and modification time when read
-    text: str
     problems: list[Problem]
+    lines: dict[int, str]  # the problems' lines, each up to the last column a problem has there
+
+    @staticmethod
+    def of(stamp: tuple[int, int], text: str, problems: list[Problem]) -> FileReport:
+        lines, ends = text.split("\n"), {}
+        for p in problems:
+            for position in (p.range.start, p.range.end):
+                ends[position.line] = max(ends.get(position.line, 0), position.column)
+        return FileReport(stamp, problems, {n: lines[n][:end] for n, end in ends.items() if n < len(lines)})
+
+    def text(self) -> str:
+        """A text with the problems' lines where they were and the others empty: their columns
+        are the file's (made while its report is, not kept)."""
+        return "\n".join(self.lines.get(n, "") for n in range(max(self.lines, default=0) + 1))
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -54,11 +70,10 @@ def read_and_analyse(path: Path, options: Options) -> FileReport | None:
     try:
         if stamp is None:
             raise OSError("gone")
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = lsp_newlines(f.read())
-    except OSError:
+        text = lsp_newlines(read_regular(path, MAX_FILE_BYTES).decode("utf-8", errors="replace"))
+    except OSError:  # gone, or no longer a regular file of at most MAX_FILE_BYTES
         return None
-    return FileReport(stamp, text, analyze(text, options).problems)
+    return FileReport.of(stamp, text, analyze(text, options).problems)
 
 
 def background_start() -> None:
@@ -197,19 +212,9 @@ class WorkspaceReports:
                 continue
             made = self._made.get(uri)
             if made is None or made[0] is not found:
-                text, problems = (found.text, found.problems) if found is not None else ("", [])
+                text, problems = (found.text(), found.problems) if found is not None else ("", [])
                 made = self._made[uri] = (found, *report(uri, text, problems))
             if known.get(uri) != made[1]:
                 known[uri] = made[1]
                 out.append(made[2])
         return out
-
-
-def folder_paths(uris: list[str]) -> list[Path]:
-    """The workspace folders that are local directories."""
-    out = []
-    for uri in uris:
-        parsed = urlparse(uri)
-        if parsed.scheme == "file" and os.path.isdir(unquote(parsed.path)):
-            out.append(Path(unquote(parsed.path)))
-    return out

@@ -130,7 +130,7 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     uri, only, diagnostics = params.text_document.uri, params.context.only, params.context.diagnostics
     if not ls.is_open(uri):
         return []  # nothing to fix in a file the editor does not show (and its text is not ours)
-    version, text, options = ls.document(uri).version, ls.text(uri), ls.document_options(uri)
+    version, text, options = ls.document(uri).version, ls.text(uri), await ls.document_options(uri)
     converter, result = ls.converter(uri, text), ls.store.analyses.get(uri)
     where, outcomes = converter.from_range(params.range), ls.store.outcomes(uri, text)
     found = await asyncio.to_thread(document_actions, uri, text, version, result, options, where, only, outcomes)

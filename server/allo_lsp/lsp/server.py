@@ -75,11 +75,12 @@ class AlloLanguageServer(CheckedStdioServer):
         build = (self.settings.allo_build == "auto" and self.probe.found) or self.settings.allo_build
         return Options(allo_build=build, omp_threads=self.settings.omp_threads)
 
-    def document_options(self, uri: str) -> Options:
+    async def document_options(self, uri: str) -> Options:
         """The options of one document: the settings and its project's [tool.allo-lsp] (whose
-        allo-build counts when the setting is `auto`); that configuration's problems are shown."""
+        allo-build counts when the setting is `auto`, read off the event loop); its problems are shown."""
         path = self.document(uri).path if uri.startswith("file:") else None
-        options = self.configs.options(path, self.options(), self.settings.allo_build != "auto")
+        folders, chosen = [f.uri for f in self.workspace.folders.values()], self.settings.allo_build != "auto"
+        options = await asyncio.to_thread(self.configs.options, path, self.options(), chosen, folders)
         for found in self.configs.unreported():  # on the pyproject.toml itself
             diagnostics = self.converter(found.path.as_uri(), found.text).diagnostics(found.problems)
             self.text_document_publish_diagnostics(convert.published(found.path.as_uri(), diagnostics))
@@ -90,11 +91,11 @@ class AlloLanguageServer(CheckedStdioServer):
         or a workspace file that is not open, from disk."""
         if not self.is_open(uri):
             if self.workspace_files is not None and self.workspace_files.knows(uri):
-                await self.workspace_files.analyse(uri, self.document_options(uri))
+                await self.workspace_files.analyse(uri, await self.document_options(uri))
             return
         doc, started = self.workspace.get_text_document(uri), time.monotonic()
         text, version = lsp_newlines(doc.source), doc.version
-        previous, options = self.store.analyses.get(uri), self.document_options(uri)
+        previous, options = self.store.analyses.get(uri), await self.document_options(uri)
         result = await asyncio.to_thread(DocumentAnalysis.build, text, version, options, previous)
         took = f"{uri} v{version}: analysed in {(time.monotonic() - started) * 1000:.1f} ms"
         self.log(LogLine(DEBUG, f"{took}, from {started:.4f} s"))  # a benchmark reads it: one at a time
