@@ -39,7 +39,7 @@ def test_synthesis_passes_with_the_report_and_keeps_the_project(tmp_path):
     assert [m["name"] for m in report["modules"]][:2] == ["top", "producer_0"]
     project = result["details"]["project"]
     tcl = open(os.path.join(project, "run.tcl")).read()
-    assert "set_part {xczu7ev-ffvc1156-2-e}" in tcl and "create_clock -period 5 -name default" in tcl
+    assert "set_part xczu7ev-ffvc1156-2-e\n" in tcl and "create_clock -period 5 -name default" in tcl
     assert "Finished generating all RTL models" in open(os.path.join(project, "vitis.log")).read()
 
 

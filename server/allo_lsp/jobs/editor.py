@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from allo_lsp.analysis.model import FileModel
-from allo_lsp.jobs.launch import Target
+from allo_lsp.jobs.environment import SetupError
+from allo_lsp.jobs.launch import Target, unknown_target
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.previous_reports import PreviousReports
 from allo_lsp.jobs.service import run_target
@@ -23,7 +24,7 @@ from allo_lsp.jobs.slurm import JobState
 from allo_lsp.jobs.slurm_jobs import ClusterJobs, batch_spec
 from allo_lsp.jobs.synthesis import keep_reports, synthesize
 from allo_lsp.protocol.details import SynthesisDetails, details_as
-from allo_lsp.protocol.messages import CRASH, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
+from allo_lsp.protocol.messages import CRASH, ENVIRONMENT, ERROR, MESSAGE_LIMIT, SYNTHESIZE, JobResult, bounded
 from allo_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,9 @@ def not_runnable(uri: str) -> str | None:
     return _NOT_FILES.get(scheme, f"only files on disk run: {bounded(uri, 200)} is not one")
 
 
-def refusal(trusted: bool, uri: str, path: str | None, analysed: bool) -> str | None:
-    """Why a job of this document cannot start, or None."""
+def refusal(trusted: bool, uri: str, path: str | None, model: FileModel | None, name: str, kind: str) -> str | None:
+    """Why the `kind` job of `name` in this document (`model`: its analysis, None before the
+    first) cannot start, or None: checked before anything is made for it."""
     if not trusted:
         return "this workspace is not trusted: allo-lsp runs nothing in it (analysis still works)"
     why = not_runnable(uri)
@@ -56,9 +58,9 @@ def refusal(trusted: bool, uri: str, path: str | None, analysed: bool) -> str | 
         return why
     if not path:
         return f"{bounded(uri, 200)} is not a file on disk"
-    if not analysed:
+    if model is None:
         return "the file has not been analysed yet"
-    return None
+    return unknown_target(model, name, kind)
 
 
 async def refusal_once_told(told: asyncio.Event, refused: Callable[[], str | None]) -> str | None:
@@ -133,8 +135,7 @@ class EditorJobs:
         config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
         try:
             if target.kind == SYNTHESIZE and slurm is not None:
-                spec = batch_spec(target.file, target.name, source, config, synth)
-                outcome = await self.cluster.synthesize(target.key, target.uri, spec, slurm)
+                outcome = await self._submit(target, source, config, synth, slurm)
             elif target.kind == SYNTHESIZE:
                 outcome = await synthesize(self.manager, target, model, config, synth, progress)
             else:
@@ -153,10 +154,18 @@ class EditorJobs:
             self.reproducers[target.uri] = (target.name, outcome.reproducer)
         return outcome
 
+    async def _submit(self, target: Target, source: str, config, synth, slurm) -> JobResult:
+        try:
+            spec = batch_spec(target.file, target.name, source, config, synth)
+        except SetupError as exc:  # nothing submitted, nothing written
+            return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name).of_kind(SYNTHESIZE)
+        return await self.cluster.synthesize(target.key, target.uri, spec, slurm)
+
     def cancel(self, args: tuple) -> bool:
-        """Cancel one job ([uri, name, kind]) or, with no arguments, every running job."""
-        if len(args) >= 3 and all(isinstance(a, str) for a in args[:3]):
-            key = Target("", args[1], args[2], args[0]).key
+        """Cancel one job ([uri, name, kind], strings) or, with no arguments, every running job."""
+        if args:
+            uri, name, kind = args
+            key = Target("", name, kind, uri).key
             return self.manager.cancel(key) or self.cluster.cancel(key)
         keys = self.manager.running()
         for key in keys:

@@ -19,6 +19,7 @@ from allo_lsp.jobs.environment import (
     resolve_python,
 )
 from allo_lsp.jobs.manager import JobSpec
+from allo_lsp.protocol.job_values import name_error
 from allo_lsp.protocol.messages import ALLO_ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, UNSUPPORTED, ArgSpec, JobRequest
 
 BACKENDS = ("auto", "allo", "reference")
@@ -52,10 +53,12 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
     """A ready-to-run job, or SetupError with what to fix. Nothing is started here."""
     if backend not in BACKENDS:
         raise SetupError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
+    if (why := unknown_target(model, target.name, target.kind)) is not None:
+        raise SetupError(why)
     python = resolve_python(config.python)
     args: list[ArgSpec] = []
     if target.kind in (SIMULATE, MLIR, SYNTHESIZE):
-        region = module_region(model, target.name)
+        region = model.module_region(target.name)
         pe_count = region.pe_count
         if target.kind == SIMULATE:
             args = arg_specs(region)
@@ -91,17 +94,27 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
     )
 
 
-def module_region(model: FileModel, name: str) -> Region:
-    region = model.module_region(name)
-    if region is not None:
-        return region
+def unknown_target(model: FileModel, name: object, kind: str) -> str | None:
+    """Why `name` is not what a `kind` job of the file (`model`) runs, or None: a module-level
+    function for `run`, a module-level region for the others. The one check of a job's name, on
+    every path (the editor's commands and sweeps, the command line, the cluster) before anything
+    runs or is written: a name that passes is an identifier of the file, safe in a directory's
+    name, a batch script or a message."""
+    if (why := name_error(name)) is not None:
+        return why
+    if kind == RUN:
+        if model.function(name) is None:
+            return f"no module-level function named '{name}' in this file: `run` runs a test function"
+        return None
+    if model.module_region(name) is not None:
+        return None
     nested = [r for r in model.regions if r.name == name]
     if nested:
-        raise SetupError(
+        return (
             f"region '{name}' is defined inside {nested[0].scope_path[-1]}(): run that function instead "
             "(a region inside a function exists only while it runs)"
         )
-    raise SetupError(f"no region named '{name}' in this file")
+    return f"no region named '{name}' in this file"
 
 
 def arg_specs(region: Region) -> list[ArgSpec]:

@@ -10,11 +10,12 @@ from pathlib import Path
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.environment import JobConfig, SetupError
-from allo_lsp.jobs.launch import DesignError, Target, prepare
+from allo_lsp.jobs.launch import DesignError, Target, prepare, unknown_target
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.jobs.reproducer import reproducer
 from allo_lsp.mlir import PROBE_SOURCE, reorders_arguments
 from allo_lsp.mlir.probe import PROBE_REGION
+from allo_lsp.protocol.job_values import name_error
 from allo_lsp.protocol.messages import (
     ALLO_ERROR,
     ENVIRONMENT,
@@ -29,12 +30,11 @@ from allo_lsp.protocol.messages import (
 
 
 def target_of(model: FileModel, file: str, name: str) -> Target:
-    """A module-level region is simulated; a module-level function is run."""
-    if model.module_region(name) is not None:
-        return Target(file, name, SIMULATE)
-    if model.function(name) is not None:
-        return Target(file, name, RUN)
-    raise SetupError(f"no module-level region or function named '{name}' in {file}")
+    """A module-level region is simulated; a module-level function is run (`allo-lsp run`)."""
+    for kind in (SIMULATE, RUN):
+        if unknown_target(model, name, kind) is None:
+            return Target(file, name, kind)
+    raise SetupError(name_error(name) or f"no module-level region or function named '{name}' in {file}")
 
 
 async def run_target(

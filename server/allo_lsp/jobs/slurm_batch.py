@@ -21,8 +21,10 @@ import sys
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 
-from allo_lsp.jobs.environment import PACKAGE_ROOT
+from allo_lsp.jobs.environment import PACKAGE_ROOT, SetupError
 from allo_lsp.jobs.points import Point
+from allo_lsp.jobs.synthesis import device_error
+from allo_lsp.protocol.job_values import name_error
 from allo_lsp.protocol.messages import PASSED, SYNTHESIZE, JobResult
 
 SPEC, SCRIPT, OUTPUT, RESULT = "spec.json", "job.sh", "slurm-%A_%a.out", "result.json"
@@ -40,6 +42,16 @@ class BatchSpec:
     extra_env: dict = field(default_factory=dict)
     synth: dict = field(default_factory=dict)  # SynthConfig's fields
     points: list[Point] = field(default_factory=lambda: [Point()])
+
+    def __post_init__(self) -> None:
+        """What goes into the job directory's name, the batch script, Slurm's job name and each
+        point's run.tcl is checked before any of them is made (the server checks the region
+        against the design first: `launch.unknown_target`)."""
+        synth = [(self.synth.get("part", ""), self.synth.get("clock_ns", 0.0))]
+        devices = synth + [(p.part, p.clock_ns) for p in self.points]
+        why = name_error(self.region) or next(filter(None, (device_error(*d) for d in devices)), None)
+        if why is not None:
+            raise SetupError(why)
 
     def write(self, job_dir: str) -> None:
         write_json(os.path.join(job_dir, SPEC), asdict(self))
@@ -80,9 +92,10 @@ def point_dir(job_dir: str, index: int) -> str:
 
 
 def script(job_dir: str) -> str:
-    """The batch script: the server's interpreter and package, run on the node."""
+    """The batch script: the server's interpreter and package, run on the node. Nothing but its
+    quoted arguments comes from outside (a comment ends at a newline, a quote does not)."""
     argv = [sys.executable, "-I", "-c", _ENTRY, PACKAGE_ROOT, job_dir]
-    return f"#!/bin/sh\n# allo-lsp synthesis (generated): {job_dir}\nexec {shlex.join(argv)}\n"
+    return f"#!/bin/sh\n# allo-lsp synthesis (generated)\nexec {shlex.join(argv)}\n"
 
 
 def write_script(job_dir: str) -> str:

@@ -23,6 +23,7 @@ from allo_lsp.jobs.environment import JobConfig, SetupError
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager, Progress
 from allo_lsp.protocol.details import SynthesisDetails, details_as
+from allo_lsp.protocol.job_values import clock_error, part_error
 from allo_lsp.protocol.messages import DETAIL_LIMIT, ENVIRONMENT, ERROR, FAILED, PASSED, SYNTHESIZE, TIMEOUT, JobResult
 from allo_lsp.reports import ReportError, failed, find_report, format_markdown, parse_report, scan_log
 
@@ -67,14 +68,34 @@ def tool_argv(config: SynthConfig) -> list[str]:
     return argv
 
 
+def device_error(part: object, clock_ns: object) -> str | None:
+    """Why the part or the clock cannot go into run.tcl, or None (`protocol/job_values.py`)."""
+    return part_error(part) or clock_error(clock_ns)
+
+
+def tcl_quote(text: str) -> str:
+    """`text` as one Tcl word that stands for itself: each character Tcl would read otherwise
+    (substitution, quoting, a word's or a command's end: Tcl's parser knows ASCII only) escaped.
+    Not braces: a brace quote holds only balanced text without a backslash-newline."""
+    if not text:
+        return "{}"
+    return "".join(_TCL_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if c < " " or c == "\x7f" else c) for c in text)
+
+
+_TCL_ESCAPES = {c: f"\\{c}" for c in '\\$[]{}";# '}
+
+
 def configure_tcl(path: str, config: SynthConfig) -> None:
-    """Device and clock from the settings, in place of what Allo wrote."""
+    """Device and clock from the settings, in place of what Allo wrote (checked before the job
+    was built, quoted all the same)."""
     with open(path, encoding="utf-8") as f:
         tcl = f.read()
     if config.part:
-        tcl = re.sub(r"^set_part .*$", f"set_part {{{config.part}}}", tcl, flags=re.M)
+        line = f"set_part {tcl_quote(config.part)}"
+        tcl = re.sub(r"^set_part .*$", lambda match: line, tcl, flags=re.M)
     if config.clock_ns:
-        tcl = re.sub(r"^create_clock .*$", f"create_clock -period {config.clock_ns:g} -name default", tcl, flags=re.M)
+        line = f"create_clock -period {tcl_quote(f'{config.clock_ns:g}')} -name default"
+        tcl = re.sub(r"^create_clock .*$", lambda match: line, tcl, flags=re.M)
     with open(path, "w", encoding="utf-8") as f:
         f.write(tcl)
 
@@ -94,9 +115,11 @@ async def synthesize(
 ) -> JobResult:
     """`source`: the design's text when it is not the file's on disk (the editor's, a sweep's point)."""
     try:
-        argv = tool_argv(synth)
+        if (why := device_error(synth.part, synth.clock_ns)) is not None:
+            raise SetupError(why)
         spec = prepare(Target(target.file, target.name, SYNTHESIZE, target.uri), model, config, backend="allo")
         spec.request.source = source
+        argv = tool_argv(synth)
     except SetupError as exc:
         return JobResult(ERROR, ENVIRONMENT, str(exc), target=target.name, backend="allo").of_kind(SYNTHESIZE)
     spec.keep_dir = True

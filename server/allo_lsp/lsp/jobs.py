@@ -18,20 +18,23 @@ from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
 from allo_lsp.ide.mlir_view import compiled_by
 from allo_lsp.ide.synthesis import report_view
 from allo_lsp.jsonrpc.encoded import Encoded
+from allo_lsp.jsonrpc.params import STRING, STRINGS, TOKEN, arguments, nullable, record
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 from allo_lsp.protocol.vocabulary import SWEEP
 
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
+TARGET, KIND, SETS = (("uri", STRING), ("name", STRING)), ("kind", STRING), ("sets", STRINGS)
+SWEEP_OPTIONS = ("options", record(progress=nullable(TOKEN)))  # the client's progress token
 
 
-async def _refusal(ls: AlloLanguageServer, uri: str) -> str | None:
-    """Why the job cannot start, or None."""
+async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> str | None:
+    """Why the job cannot start (its name checked against the document's analysis too), or None."""
     from allo_lsp.jobs.editor import refusal, refusal_once_told  # the jobs' modules with the first job
 
     def refused() -> str | None:
-        return refusal(ls.settings.trusted, uri, ls.document(uri).path, uri in ls.store.analyses)
+        return refusal(ls.settings.trusted, uri, ls.document(uri).path, ls.store.model(uri), name, kind)
 
     return await refusal_once_told(ls.settings_received, refused)
 
@@ -42,7 +45,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     from allo_lsp.jobs.launch import Target
 
     _reattach(ls)
-    why = await _refusal(ls, uri)
+    why = await _refusal(ls, uri, name, kind)
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
         return answer(JobResult(ERROR, ENVIRONMENT, why), kind)
@@ -130,42 +133,33 @@ def _finished(ls: AlloLanguageServer, uri: str, job: tuple[str, str], outcome: J
     ls.refresh_lenses(uri)
 
 
-def _args(args) -> tuple[str, str]:
-    if len(args) < 2 or not all(isinstance(a, str) for a in args[:2]):
-        raise ValueError("expected the arguments [uri, name]")
-    return args[0], args[1]
-
-
 def _job_command(kind: str):
-    async def command(ls: AlloLanguageServer, *args) -> dict:
-        return await start_job(ls, *_args(args), kind)
+    async def command(ls: AlloLanguageServer, uri: str, name: str) -> dict:
+        return await start_job(ls, uri, name, kind)
 
     command.__name__ = f"start_{kind}"
     return command
 
 
-def show_report(ls: AlloLanguageServer, *args) -> dict:
+def show_report(ls: AlloLanguageServer, uri: str, name: str) -> dict:
     """The last synthesis report of a region, and the change since the run before (`ide/synthesis.py`)."""
-    uri, name = _args(args)
     return report_view(name, *ls.jobs.reports_to_compare(uri, name))
 
 
-async def sweep(ls: AlloLanguageServer, *args) -> dict:
+async def sweep(ls: AlloLanguageServer, uri: str, name: str, *rest) -> dict:
     """A region's sweep (`jobs/sweep_editor.py`): [uri, region] its parameters, [uri, region, sets] its table."""
     from allo_lsp.jobs.sweep_editor import command
 
     _reattach(ls)  # where the workspace's cluster jobs are kept, too
-    uri, name = _args(args)
-    why, doc, storage = await _refusal(ls, uri), ls.document(uri), ls.jobs.cluster.storage_for(ls.workspace.root_path)
+    why, doc = await _refusal(ls, uri, name, SYNTHESIZE), ls.document(uri)
+    storage = ls.jobs.cluster.storage_for(ls.workspace.root_path)
     if why is not None:
         return {"status": ERROR, "message": why}
 
     def progress(token, message: str) -> None:  # each point done, on the token the client gave the sweep
         ls.work_done_progress.report(token, convert.progress_report(message))
 
-    return await command(
-        doc.path, name, doc.source, args[2:], ls.settings, storage, ls.protocol.when_cancelled, progress
-    )
+    return await command(doc.path, name, doc.source, rest, ls.settings, storage, ls.protocol.when_cancelled, progress)
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
@@ -199,11 +193,12 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
 
 
 def register(server: AlloLanguageServer) -> None:
-    for kind in (SIMULATE, RUN, MLIR, SYNTHESIZE):
-        server.command(COMMANDS[kind])(_job_command(kind))
-    server.command(COMMANDS[REPORT])(show_report)
-    server.command(CANCEL)(cancel_job)
-    server.command(SWEEP)(sweep)
+    """Each command with its arguments, checked before it runs (`jsonrpc/params.py`)."""
+    commands = [(COMMANDS[kind], _job_command(kind), TARGET, None) for kind in (SIMULATE, RUN, MLIR, SYNTHESIZE)]
+    commands += [(COMMANDS[REPORT], show_report, TARGET, None), (CANCEL, cancel_job, (*TARGET, KIND), (0, 3))]
+    commands += [(SWEEP, sweep, (*TARGET, SETS, SWEEP_OPTIONS), (2, 3, 4))]
+    for command, handler, names, counts in commands:
+        server.command(command)(arguments(command, *names, counts=counts)(handler))
     server.feature(lsp.SHUTDOWN)(on_shutdown)
     server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)(on_progress_cancel)
     server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)(on_code_lens)
