@@ -83,3 +83,11 @@ def test_a_login_host_that_ssh_would_read_otherwise_is_refused(host):
 def test_the_login_host_comes_after_the_end_of_sshs_options():
     argv = argv_for(SlurmConfig(login_host="login1"), ["scontrol", "-o", "show", "job", "4711"])
     assert argv[argv.index("--") + 1] == "login1" and argv[-1] == "scontrol -o show job 4711"
+
+
+def test_trust_is_read_from_its_own_key_only():
+    """`Trusted` (or `trusted` nested) became `trusted` too: a `.vscode/settings.json` holding
+    `alloDataflow.Trusted: true` after the client's `trusted: false` trusted the workspace."""
+    for raw in ({"trusted": False, "Trusted": True}, {"Trusted": True}, {"trusted": False, "trusted.": True}):
+        assert parse_settings(raw)[0].trusted is False, raw
+    assert parse_settings({"Trusted": False, "trusted": True})[0].trusted is True

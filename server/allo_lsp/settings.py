@@ -200,8 +200,10 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             warnings.append(f"{SECTION}.{_key(key)}: nested deeper than {MAX_DEPTH} levels, not read")
             continue
         name = _snake(key.replace(".", "_"))
-        if name not in known:
-            continue  # settings of other components (the client's own) share the section
+        if name not in known or (name == "trusted" and key != "trusted"):
+            # Settings of other components (the client's own) share the section; trust is the
+            # client's word under its own key (`Trusted` is a settings file's, spelt to pass for it).
+            continue
         try:
             settings = replace(settings, **{name: value})
         except (ValueError, TypeError) as exc:
