@@ -1,5 +1,10 @@
 """Every fix at once (`--fix`, the editor's fix-all) and "Disable CODE for this line": the text
-before, the text after."""
+before, the text after; and `check --fix --unsafe-fixes` on copies of the fixtures whose old
+fixes made the design worse."""
+
+import subprocess
+import sys
+from pathlib import Path
 
 from allo_lsp.analysis import Options, ParseCache, analyze
 from allo_lsp.analysis.model import Position, Range
@@ -106,3 +111,62 @@ def test_passes_with_the_documents_parse_cache_give_what_passes_without_it():
     assert with_cache.applied == 2 and (with_cache.text, with_cache.applied) == (without.text, without.applied)
     assert with_cache.analysis.problems == without.analysis.problems == []
     assert cache.lines == text.split("\n")  # the document's cache is still its text's: the passes had a copy
+
+
+# -- `allo-lsp check --fix --unsafe-fixes` on a copy: fixes that never make code worse -----------
+
+FIXES = Path(__file__).parent / "fixes"
+
+
+def check(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "check", *map(str, args)], capture_output=True, text=True, timeout=60
+    )
+
+
+def fixed_copy(tmp_path, fixture: str) -> tuple[str, str, subprocess.CompletedProcess]:
+    path = tmp_path / f"{fixture}.py"
+    before = (FIXES / f"{fixture}.py").read_text()
+    path.write_text(before)
+    out = check(path, "--fix", "--unsafe-fixes")
+    return before, path.read_text(), out
+
+
+def test_the_reorder_leaves_a_call_already_in_the_new_order_and_the_scalar_fix_follows_it(tmp_path):
+    # The old fix-all wrote `B: float32[N][1]` (the scalar's [1] where the reorder moved B) and
+    # `mod(0.5, B, A)` (a call already in the new order permuted), and check then said nothing.
+    _, after, out = fixed_copy(tmp_path, "ADF003_call_already_in_the_new_order")
+    assert out.returncode == 0, out.stdout
+    assert "def pipeline(A: float32[N], scale: float32[1], B: float32[N]):" in after
+    assert "    mod(A, np.array([0.5], dtype=np.float32), B)\n" in after
+    again = check(tmp_path / "ADF003_call_already_in_the_new_order.py")
+    assert again.returncode == 0 and " ADF" not in again.stdout, again.stdout
+
+
+def test_a_call_whose_order_cannot_be_told_is_left_and_its_problem_stays(tmp_path):
+    before, after, out = fixed_copy(tmp_path, "ADF003_call_that_cannot_be_told")
+    assert after == before  # the old fix-all permuted the call, as if written for the declaration order
+    assert out.returncode == 1 and ": ADF003 warning:" in out.stdout, out.stdout
+
+
+def test_two_regions_each_reordered_with_their_own_calls(tmp_path):
+    _, after, out = fixed_copy(tmp_path, "ADF003_two_regions_in_one_file")
+    assert out.returncode == 0, out.stdout
+    assert "def first(A: int32[N], n: int32[1], B: int32[N]):" in after
+    assert "def second(P: int32[N], m: int32[1], Q: int32[N]):" in after
+    assert "    mod1(A, n, B)\n    mod2(P, m, Q)\n" in after  # the second was in the new order already
+
+
+def test_a_reorder_and_a_scalar_fix_of_one_def_wait_for_each_other():
+    text = (FIXES / "ADF003_scalar_and_order_hazard.py").read_text()
+    analysis = analyze(text)
+    one_round = fix_all(text, Options(), unsafe=True, analysis=analysis)
+    assert "def top(A: float32[N], scale: float32[1], B: float32[N]):" in one_round.text
+    assert one_round.applied == 2 and one_round.analysis.problems == []
+
+
+def test_fixes_that_undo_each_other_stop_at_a_text_seen_before():
+    # ADF005's order (A, C) is one older builds cannot compile: ADF003's fix would undo it.
+    text = (FIXES / "ADF005_older_builds_cannot_follow.py").read_text()
+    fixed = fix_all(text, Options(), unsafe=True)
+    assert fixed.applied == 1 and "def top(A: int32[M], C: int32[M]):" in fixed.text
