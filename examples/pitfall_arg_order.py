@@ -7,10 +7,10 @@ and only the later kernel binds `arr_out`. Fixed Allo builds compile
 hands `out` to `n` and `n_arr` to `arr_out`: no error, wrong results.
 
 Should emit:
-- line 26: ADF003 (region `top`: older builds compile `top(arr_in, n, arr_out)`)
-Should not emit anything else: the build targets the simulator, so the Vitis HLS
-"outputs last" rule (ADF005) does not apply, and the call names (`inp`, `out`, `n_arr`)
-match no parameter (no ADF061). The fix is to declare `(arr_in, n, arr_out)`, which also
+- line 26: ADF003 (region `top`: older builds compile `top(arr_in, n, arr_out)`), and
+  line 26: ADF005 as information: built for the simulator, which takes any order, but Synthesize
+  (vitis_hls) wants the written `arr_out` last. No ADF061: the call names (`inp`, `out`, `n_arr`)
+match no parameter. The fix is to declare `(arr_in, n, arr_out)`, which also
 puts the written `arr_out` last.
 """
 

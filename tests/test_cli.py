@@ -50,8 +50,10 @@ def test_json_schema_and_exit_1_on_diagnostics():
 def test_allo_build_setting_changes_the_hazard_severity():
     def severities(build):
         out = run("check", str(ORDER), "--format", "json", "--allo-build", build)
-        return [(d["code"], d["severity"]) for d in json.loads(out.stdout)["files"][0]["diagnostics"]]
+        found = json.loads(out.stdout)["files"][0]["diagnostics"]
+        return [(d["code"], d["severity"]) for d in found if d["code"] != "ADF005"]
 
+    # ADF005 is information whatever the build: the file builds for the simulator only.
     assert severities("auto") == [("ADF003", "warning")]
     assert severities("legacy")[0] == ("ADF003", "error")
     assert severities("fixed") == [("ADF003", "information")]
@@ -65,7 +67,8 @@ def test_legacy_build_checks_calls_against_the_older_order(tmp_path):
 
     def codes(build):
         out = run("check", str(path), "--format", "json", "--allo-build", build)
-        return [d["code"] for d in json.loads(out.stdout)["files"][0]["diagnostics"]]
+        found = json.loads(out.stdout)["files"][0]["diagnostics"]
+        return [d["code"] for d in found if d["code"] != "ADF005"]  # ADF005: information, any build
 
     # Written for the fixed order: correct there, swapped on an older build (top(arr_in, n, arr_out)).
     assert codes("fixed") == ["ADF003"]

@@ -3,7 +3,7 @@
 `scale_k` reads the region parameter directly. The first call passes a variable holding an array: left as is.
 
 Fix: ADF001 Declare 'k' as Ty[1] (and update 1 kernel, 1 call)
-After: nothing
+After: ADF005
 """
 
 import allo

@@ -3,7 +3,7 @@
 `np.bool` does not exist in numpy 1.24 to 1.26.
 
 Fix: ADF002 Declare 'flag' as bool[1] (and update 1 kernel, 1 call)
-After: nothing
+After: ADF005
 """
 
 import allo

@@ -1,7 +1,7 @@
 """Columns are code points: names and comments with non-ASCII letters on the edited lines.
 
 Fix: ADF002 Declare 'n' as int32[1] (and update 1 kernel, 1 call)
-After: nothing
+After: ADF005
 """
 
 import allo

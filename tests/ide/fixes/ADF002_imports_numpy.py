@@ -1,7 +1,7 @@
 """The call needs numpy and the file does not import it: the fix imports it, as np, after the other imports.
 
 Fix: ADF002 Declare 'n' as int32[1] (and update 1 kernel, 1 call)
-After: nothing
+After: ADF005
 """
 
 import allo

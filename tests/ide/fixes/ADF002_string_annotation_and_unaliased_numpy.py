@@ -1,7 +1,7 @@
 """String annotations stay strings, and numpy imported under its own name is written so at the call.
 
 Fix: ADF002 Declare 'n' as uint8[1] (and update 1 kernel, 1 call)
-After: nothing
+After: ADF005
 """
 
 import allo

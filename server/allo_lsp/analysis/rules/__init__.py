@@ -50,7 +50,9 @@ def run_rules(ctx: Context) -> list[Problem]:
     for rule in RULES:
         severity = rule.severity(ctx.options)
         for finding in rule.module.check(ctx):
-            problems.append(Problem(rule.code, severity, finding.range, finding.message, dict(finding.data)))
+            problems.append(
+                Problem(rule.code, finding.severity or severity, finding.range, finding.message, dict(finding.data))
+            )
     problems.sort(key=lambda p: (p.range.start, p.code))
     return problems
 

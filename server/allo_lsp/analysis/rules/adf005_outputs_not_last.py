@@ -2,9 +2,10 @@
 
 ## What it does
 Flags a region parameter that some kernel writes when a read-only parameter comes after it. Not
-reported when every `df.build` of the region in the file targets another platform `df.build`
-knows, or passes `configs={"num_output_args": ...}` (a target that is not a literal, or not a
-platform name, is checked).
+reported when a `df.build` of the region passes `configs={"num_output_args": ...}`. When every
+`df.build` of the region in the file targets another platform `df.build` knows (the simulator),
+it is information: the region's Synthesize lens still builds for `vitis_hls` (a target that is
+not a literal, or not a platform name, is checked).
 
 ## Why is this bad?
 With `target="vitis_hls"` (the default target of `df.build`) Allo requires the outputs at the end
@@ -37,8 +38,11 @@ def check(ctx: Context):
         if not region.bindings_known:  # an unreadable args=... is ADF013; guessing would mislead
             continue
         builds = ctx.model.builds_of(region)
-        if builds and all(b.has_num_output_args or b.target in _UNCHECKED for b in builds):
+        if builds and any(b.has_num_output_args for b in builds):
             continue
+        # Built only for targets that take any order: the region's Synthesize lens still builds
+        # it for vitis_hls, so the user hears of it, as information.
+        elsewhere = bool(builds) and all(b.target in _UNCHECKED for b in builds)
         params = region.params
         for i, p in enumerate(params):
             if p.direction not in (Direction.OUT, Direction.INOUT):
@@ -47,11 +51,19 @@ def check(ctx: Context):
             if not later:
                 continue
             writer = next((k for k in p.kernels), "?")
+            targets = ", ".join(sorted({b.target for b in builds}))
+            where = (
+                f"this file builds it for {targets} only, which takes any order, but Synthesize "
+                "(vitis_hls) stops with"
+                if elsewhere
+                else "Vitis HLS stops with"
+            )
             yield Finding(
                 p.range,
                 f"'{p.name}' is written by kernel '{writer}' but comes before read-only "
-                f"{', '.join(repr(n) for n in later)}: Vitis HLS stops with 'Output arguments must "
+                f"{', '.join(repr(n) for n in later)}: {where} 'Output arguments must "
                 f"appear at the end.' Move the outputs last, or build with "
                 f'configs={{"num_output_args": n}}.',
                 {"region": region.name, "param": p.name},
+                Severity.INFORMATION if elsewhere else None,
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from allo_lsp.analysis.model import FileModel, Range
+from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.selection import Selection
 
 # Past this many characters only a prefix of the file is analysed (ADF901): analysis takes
@@ -30,6 +31,9 @@ class Finding:
     range: Range
     message: str
     data: dict = field(default_factory=dict)
+    # The rule's own severity unless given: a finding that holds for another target only
+    # (ADF005 on a region built for the simulator) is information.
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True)
