@@ -15,10 +15,9 @@ from designs import design
 from paths import STANDIN
 
 
-def sweep(target: str, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def sweep(target: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}", **(env or {})}
     env["PYTHONPATH"] = str(STANDIN)
-    env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env['PATH']}"
     env.pop("VITIS_STANDIN", None)
     return subprocess.run(
         [sys.executable, "-m", "allo_lsp", "sweep", target, *args], capture_output=True, text=True, timeout=120, env=env
@@ -105,3 +104,75 @@ def test_the_pareto_front_is_the_points_nothing_beats():
         Row({"P": 16}, "failed"),
     ]
     assert [r.pareto for r in mark_pareto(rows)] == [True, True, False, True, False]
+
+
+def _vitis_with_a_huge_lut(tmp_path) -> dict:
+    """A vitis_hls before the stand-in on PATH: the stand-in's run, then, for the points at a
+    5 ns clock, its report's first LUT figure made 400 digits (no float holds it)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    wrapper = folder / "vitis_hls"
+    wrapper.write_text(
+        f"#!{sys.executable}\n"
+        "import glob, re, subprocess, sys\n"
+        f"code = subprocess.call([{str(STANDIN / 'bin' / 'vitis_hls')!r}, *sys.argv[1:]])\n"
+        "if 'period 5 ' in open('run.tcl').read():\n"
+        "    for path in glob.glob('**/csynth.xml', recursive=True):\n"
+        "        text = open(path).read()\n"
+        "        open(path, 'w').write(re.sub(r'<LUT>\\d+</LUT>', '<LUT>' + '9' * 400 + '</LUT>', text, count=1))\n"
+        "sys.exit(code)\n"
+    )
+    wrapper.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_a_point_whose_report_has_an_unreadable_figure_keeps_its_row_and_the_others_theirs(tmp_path):
+    """400 digits in one point's LUT raised OverflowError out of that point: the sweep lost its
+    whole table, and the other points' tasks, cancelled while starting Vitis, hung the CLI
+    (CPython's create_subprocess_exec is not cancel-safe: python/cpython#103847)."""
+    path = design(tmp_path)
+    out = sweep(
+        f"{path}::top",
+        "--set",
+        "clock=5,3.33,4,6",
+        "--set",
+        "M=8,16",
+        "--format",
+        "json",
+        env=_vitis_with_a_huge_lut(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    rows = json.loads(out.stdout)
+    assert [(r["point"]["clock"], r["status"]) for r in rows] == [
+        (c, "passed") for c in (5.0, 5.0, 3.33, 3.33, 4.0, 4.0, 6.0, 6.0)
+    ]
+    for row in rows:
+        huge = row["point"]["clock"] == 5.0
+        assert ("LUT" in row["resources"]) is not huge and row["latency"] == 3624, row
+
+
+def test_a_sweep_over_the_point_limit_is_refused_before_anything_runs(tmp_path):
+    path = design(tmp_path)
+    values = ",".join(str(n) for n in range(1, 101))
+    out = sweep(f"{path}::top", "--set", f"M={values}", "--set", f"N={values}")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "a sweep of 10,000 points is more than the 256 allowed" in out.stderr and "--max-points" in out.stderr
+    out = sweep(f"{path}::top", "--set", "M=4,8,16", "--max-points", "2")
+    assert out.returncode == 2 and "a sweep of 3 points is more than the 2 allowed" in out.stderr
+    assert not (tmp_path / "pid.txt").exists()  # no runner imported the design
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("M=" + "-" * 50_000 + "1", "--set M: a value of 50,001 characters (at most 200)"),
+        ("M=" + "+".join(["1"] * 20_000), "--set M: a value of 39,999 characters"),
+        ("clock=1e999", "--set clock: '1e999' is not a finite number"),
+        ("M=1e999", "--set M: '1e999' is not a finite number"),
+    ],
+)
+def test_hostile_values_are_one_line_not_a_traceback(tmp_path, value, needle):
+    path = design(tmp_path)
+    out = sweep(f"{path}::top", "--set", value)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and needle in out.stderr, out.stderr[-2000:]

@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--part", default="", help="FPGA part (default: what Allo writes)")
     sweep.add_argument("--clock", type=float, default=0.0, help="clock period in ns (default: what Allo writes)")
     sweep.add_argument("--timeout", type=float, default=4 * 3600.0, help="seconds per point")
+    sweep.add_argument("--max-points", type=int, help="refuse a sweep of more points (default 256)")
     for option in ("partition", "time", "mem"):
         sweep.add_argument(f"--{option}", default="", help=f"slurm: sbatch --{option}")
     sweep.add_argument("--cpus", type=int, default=0, help="slurm: sbatch --cpus-per-task")

@@ -3,6 +3,8 @@ servers of one workspace keep theirs at once: neither loses the other's regions.
 
 import json
 import multiprocessing
+import os
+import stat
 import sys
 
 from allo_lsp.jobs.previous_reports import FILE, PreviousReports
@@ -42,3 +44,47 @@ def test_the_report_before_is_the_other_servers(tmp_path):
     PreviousReports(str(tmp_path)).swap("design.py", "top", {"part": "xc", "latency": 1})
     before = PreviousReports(str(tmp_path)).swap("design.py", "top", {"part": "xc", "latency": 2})
     assert before == {"part": "xc", "latency": 1}
+
+
+def _hostile_files():
+    """What a stored file may hold that no server wrote: each must cost nothing but itself."""
+    return {
+        "deep": "[" * 100_000 + "]" * 100_000,  # RecursionError in json.loads
+        "list": "[1, 2, 3]",
+        "no field": '{"other": 1}',
+        "wrong fields": '{"reports": {"k": 5, "j": {"report": [], "at": "x"}}}',
+        "not JSON": "{ half",
+        "binary": "\x00\xff\xfe",
+    }
+
+
+def test_a_hostile_kept_reports_file_is_set_aside_and_synthesis_goes_on(tmp_path, caplog):
+    for name, text in _hostile_files().items():
+        folder = tmp_path / name.replace(" ", "_")
+        folder.mkdir()
+        (folder / FILE).write_text(text, errors="surrogateescape")
+        before = PreviousReports(str(folder)).swap("design.py", "top", {"part": "xc", "latency": 1})
+        assert before is None, name
+        kept = json.loads((folder / FILE).read_text())["reports"]
+        assert [json.loads(k)[1] for k in kept] == ["top"], name  # written afresh
+        if name != "wrong fields":  # entries of the wrong shape are dropped, the file itself is fine
+            assert (folder / f"{FILE}.unreadable").read_text(errors="surrogateescape") == text, name
+    assert "set aside" in caplog.text
+
+
+def test_a_kept_reports_file_that_is_a_fifo_does_not_block(tmp_path):
+    os.mkfifo(tmp_path / FILE)  # open() would wait for a writer for ever
+    assert PreviousReports(str(tmp_path)).swap("design.py", "top", {"part": "xc"}) is None
+
+
+def test_the_storage_is_private_whatever_the_umask(tmp_path):
+    storage = tmp_path / "a" / "b" / "storage"
+    old = os.umask(0o022)
+    try:
+        PreviousReports(str(storage)).swap("design.py", "top", {"part": "xc"})
+    finally:
+        os.umask(old)
+    for directory in (tmp_path / "a", tmp_path / "a" / "b", storage):
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700, directory
+    for file in (storage / FILE, storage / f"{FILE}.lock"):
+        assert stat.S_IMODE(os.stat(file).st_mode) == 0o600, file

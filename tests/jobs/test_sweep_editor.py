@@ -247,3 +247,37 @@ async def test_cancelling_a_local_sweep_ends_its_points_processes(hanging_client
         seen=lambda: _descendants(server, "vitis_hls"),
         timeout=15,
     )
+
+
+async def test_a_ten_thousand_point_sweep_is_refused_at_once_and_hovers_are_answered_meanwhile(sweep_client, tmp_path):
+    """10,000 points (100 values of M x 100 of N): refused by alloDataflow.sweep.maxPoints
+    before any point is made (it held the server for 133 s checking and analysing them on the
+    event loop), and a hover sent after it is answered too. Stall bounds, not timings."""
+    import asyncio
+
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    path, uri = await _open(sweep_client, tmp_path)
+    values = ",".join(str(n) for n in range(1, 101))
+    sweep = asyncio.ensure_future(_sweep(sweep_client, uri, "top", [f"M={values}", f"N={values}"]))
+    line = next(i for i, text in enumerate(path.read_text().splitlines()) if "def producer(" in text)
+    hover = await asyncio.wait_for(sweep_client.editor.hover(uri, line, len("    def pro")), 20)
+    answer = await asyncio.wait_for(sweep, 20)
+    assert hover is not None and "producer" in hover
+    assert answer["status"] == "error" and answer["rows"] == []
+    assert "10,000 points is more than the 256 allowed (alloDataflow.sweep.maxPoints" in answer["message"]
+
+
+async def test_hostile_values_are_refused_with_a_message(sweep_client, tmp_path):
+    """A value longer than any literal (50,000 '-': MemoryError in the parser), a number that is
+    not finite (1e999 was taken as inf): each a clear answer, never -32603 (the request's error)."""
+    if not sweep_client.storage_given:
+        pytest.skip("the sweep does not depend on the storage: run once")
+    _, uri = await _open(sweep_client, tmp_path)
+    for sets, needle in (
+        (["M=" + "-" * 50_000 + "1"], "--set M: a value of 50,001 characters (at most 200)"),
+        (["M=" + "+".join(["1"] * 20_000)], "--set M: a value of 39,999 characters"),
+        (["clock=1e999"], "--set clock: '1e999' is not a finite number"),
+    ):
+        answer = await _sweep(sweep_client, uri, "top", sets)
+        assert answer["status"] == "error" and needle in answer["message"], answer

@@ -110,3 +110,15 @@ def test_the_job_code_knows_the_same_backends_and_vitis_commands():
     assert tuple(synthesis.COMMANDS) == v.VITIS_COMMANDS
     assert Settings().backend in v.BACKENDS and Settings().allo_build in v.ALLO_BUILDS
     assert Settings().vitis_command in v.VITIS_COMMANDS and Settings().emulate in v.EMULATIONS
+
+
+def test_the_sweeps_point_limit_is_one_number_everywhere():
+    from allo_lsp.jobs import sweep
+
+    setting = _properties()[f"{SECTION}.sweep.maxPoints"]
+    assert setting["default"] == Settings().sweep_max_points == sweep.MAX_POINTS
+    assert (setting["minimum"], setting["maximum"]) == (1, 100_000)
+    for value, accepted in ((setting["minimum"], True), (setting["maximum"], True), (0, False), (100_001, False)):
+        settings, warnings = parse_settings({"sweep": {"maxPoints": value}})
+        assert (settings.sweep_max_points == value) is accepted and (warnings == []) is accepted, value
+    assert build_parser().parse_args(["sweep", "f.py::top"]).max_points is None  # then sweep.MAX_POINTS

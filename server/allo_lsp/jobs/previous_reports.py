@@ -4,9 +4,10 @@ since the run before, also when that run was an earlier server's.
 One JSON file in the workspace's storage (where its cluster jobs are kept, `slurm_jobs.py`),
 keyed by the design's file, the region and what the report says it was synthesized for (the
 part and the target clock: a run for another part is not "the run before"). Bounded: the newest
-`KEPT` regions, a report of at most `REPORT_LIMIT` characters. Written whole (`write_json`); a
-missing file is an empty one, an unreadable one is logged and written afresh, and when the file
-cannot be read or written the reports of this server's runs are still kept in memory.
+`KEPT` regions, a report of at most `REPORT_LIMIT` characters. Written whole, 0600
+(`storage.write_json`); a missing file is an empty one, an unreadable one (not JSON, nested past
+Python's limits, not `{"reports": {...}}`) is set aside, logged and written afresh, and when the
+file cannot be read or written the reports of this server's runs are still kept in memory.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import os
 import time
 from contextlib import ExitStack
 
-from allo_lsp.jobs.slurm_batch import locked, write_json
+from allo_lsp.jobs.storage import locked, make_dir, read_json, set_aside, write_json
 
 log = logging.getLogger(__name__)
 FILE = "synthesis-reports.json"
 KEPT = 64  # regions
 REPORT_LIMIT = 256 * 1024  # characters of a report's JSON; a larger report is not kept
+FILE_LIMIT = 2 * KEPT * REPORT_LIMIT  # bytes of the file read (its JSON escapes may take more)
 
 
 def key_of(file: str, region: str, report: dict) -> str:
@@ -61,26 +63,29 @@ class PreviousReports:
             self.path = None
 
     def _read(self) -> dict[str, dict]:
-        if self.path is None or not os.path.exists(self.path):
+        if self.path is None:
             return dict(self._entries)
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
-            reports = data["reports"]
-            return {
-                key: entry
-                for key, entry in reports.items()
-                if isinstance(entry.get("report"), dict) and isinstance(entry.get("at"), (int, float))
-            }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            log.warning("the synthesis reports kept in %s are unreadable (%r): written afresh", self.path, exc)
+        data = read_json(self.path, FILE_LIMIT)
+        if data is None:  # none yet, or set aside: what this server kept, written afresh
             return dict(self._entries)
+        reports = data.get("reports") if isinstance(data, dict) else None
+        if not isinstance(reports, dict):
+            set_aside(self.path, 'not {"reports": {...}}')
+            return dict(self._entries)
+        return {
+            key: entry
+            for key, entry in reports.items()
+            if isinstance(entry, dict)
+            and isinstance(entry.get("report"), dict)
+            and isinstance(entry.get("at"), (int, float))
+            and not isinstance(entry.get("at"), bool)
+        }
 
     def _write(self) -> None:
         if self.path is None:
             return
         try:
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            make_dir(os.path.dirname(self.path))
             write_json(self.path, {"reports": self._entries})
         except (OSError, TypeError, ValueError) as exc:
             log.warning("the synthesis reports could not be kept in %s: %r", self.path, exc)

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import os
 import secrets
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from allo_lsp.jobs import slurm
 from allo_lsp.jobs.registry import Registry, Submitted
 from allo_lsp.jobs.slurm import CANCELLED_STATE, COMPLETED, JobState, SlurmConfig, SlurmError
 from allo_lsp.jobs.slurm_batch import BatchSpec, point_dir, read_result, write_script
+from allo_lsp.jobs.storage import make_dir
 from allo_lsp.protocol.messages import CANCELLED, DETAIL_LIMIT, ENVIRONMENT, ERROR, SYNTHESIZE, TIMEOUT, JobResult
 
 log = logging.getLogger(__name__)
@@ -90,10 +92,24 @@ async def submit(
     config: SlurmConfig, storage: str, spec: BatchSpec, uri: str = "", cancel: Cancel | None = None
 ) -> Submitted:
     """Write the job directory, submit it (a job array for several points), record it; a Cancel
-    that came while `sbatch` ran scancels it once recorded."""
+    that came while `sbatch` ran scancels it once recorded. A submission that fails (sbatch
+    refuses it, the login host does not see the storage) leaves no job directory behind."""
     jobs = os.path.join(storage, "jobs")
-    os.makedirs(jobs, exist_ok=True)
+    make_dir(jobs)
     job_dir = tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{spec.region}-", dir=jobs)
+    try:
+        job_id = await _submit(config, spec, job_dir)
+    except Exception:  # not a cancelled task: sbatch may have taken the job, whose directory it is
+        shutil.rmtree(job_dir, ignore_errors=True)
+        raise
+    entry = Submitted(job_id, spec.region, spec.file, job_dir, time.time(), uri, len(spec.points), asdict(config))
+    Registry(storage).add(entry)
+    if cancel is not None:
+        cancel.known(job_id)
+    return entry
+
+
+async def _submit(config: SlurmConfig, spec: BatchSpec, job_dir: str) -> str:
     for index in range(len(spec.points)):
         os.makedirs(point_dir(job_dir, index))  # Slurm fails a job whose output directory is missing
     spec.write(job_dir)
@@ -102,12 +118,7 @@ async def submit(
         await check_shared(config, job_dir)
     array = f"0-{len(spec.points) - 1}" if len(spec.points) > 1 else None
     output = os.path.join(job_dir, "slurm-%A_%a.out" if array else "slurm-%j.out")
-    job_id = await slurm.submit(config, script, job_dir, output, f"allo-lsp:{spec.region}", array)
-    entry = Submitted(job_id, spec.region, spec.file, job_dir, time.time(), uri, len(spec.points), asdict(config))
-    Registry(storage).add(entry)
-    if cancel is not None:
-        cancel.known(job_id)
-    return entry
+    return await slurm.submit(config, script, job_dir, output, f"allo-lsp:{spec.region}", array)
 
 
 async def wait(

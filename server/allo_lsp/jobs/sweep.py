@@ -3,7 +3,9 @@ synthesis per point, as one table with its Pareto front (latency against resourc
 
 A point's constants are applied to the design's text (`apply_constants`), never to the user's
 file; `clock` and `part` are synthesis settings. Locally the points run as a bounded pool of
-synthesis jobs; on the cluster as one Slurm job array (`slurm_jobs.py`).
+synthesis jobs; on the cluster as one Slurm job array (`slurm_jobs.py`). A sweep has at most
+`max_points` points (`alloDataflow.sweep.maxPoints`, `--max-points`), refused before anything is
+made; a point that fails, whatever the cause, is that point's row, never the sweep's end.
 """
 
 from __future__ import annotations
@@ -13,41 +15,61 @@ import asyncio
 import csv
 import io
 import itertools
+import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from allo_lsp.jobs.points import Point, PointError, apply_constants
 from allo_lsp.protocol.details import SynthesisDetails, details_as
-from allo_lsp.protocol.messages import PASSED, JobResult
+from allo_lsp.protocol.messages import ERROR, PASSED, JobResult
 
+log = logging.getLogger(__name__)
 SETTINGS = {"clock": "clock_ns", "part": "part"}  # --set names that are synthesis settings
 RESOURCES = ("BRAM_18K", "DSP", "FF", "LUT", "URAM")
+MAX_POINTS = 256  # alloDataflow.sweep.maxPoints' default: a day of synthesis runs on two cores
+VALUE_LIMIT = 200  # characters of one --set value (a literal: a number, a string, a boolean)
 
 
 class SweepError(Exception):
     """A sweep that cannot run as asked; the message says what to change."""
 
 
-def parse_value(text: str):
-    """`4` -> 4, `3.33` -> 3.33, `True`, `"s"`; anything else is the string itself."""
+def parse_value(text: str, name: str = "NAME"):
+    """`4` -> 4, `3.33` -> 3.33, `True`, `"s"`; anything else is the string itself. A value of
+    more than `VALUE_LIMIT` characters, or a number that is not finite (`1e999`), is a SweepError."""
+    if len(text) > VALUE_LIMIT:
+        raise SweepError(f"--set {name}: a value of {len(text):,} characters (at most {VALUE_LIMIT})")
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+    except (RecursionError, MemoryError):  # nested past the parser's depth (`-----1`, `((((1))))`)
+        raise SweepError(f"--set {name}: {text[:40]!r}... is nested too deeply to read as a value") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SweepError(f"--set {name}: {text!r} is not a finite number")
     return value if isinstance(value, (int, float, str, bool)) else text
 
 
-def parse_sets(sets: list[str]) -> dict[str, list]:
-    """`["P0=2,4", "clock=3.33,5"]` -> `{"P0": [2, 4], "clock": [3.33, 5]}`, in the order given."""
-    out: dict[str, list] = {}
+def parse_sets(sets: list[str], max_points: int = MAX_POINTS) -> dict[str, list]:
+    """`["P0=2,4", "clock=3.33,5"]` -> `{"P0": [2, 4], "clock": [3.33, 5]}`, in the order given.
+    More than `max_points` combinations is a SweepError, before any value is read."""
+    texts: dict[str, list[str]] = {}
     for item in sets:
         name, sep, values = item.partition("=")
         name = name.strip()
         if not sep or not name.isidentifier() or not values.strip():
-            raise SweepError(f"--set {item!r}: write NAME=V1,V2,... (a module-level constant, clock or part)")
-        if name in out:
+            raise SweepError(f"--set {item[:80]!r}: write NAME=V1,V2,... (a module-level constant, clock or part)")
+        if name in texts:
             raise SweepError(f"--set {name} is given twice: list all its values in one --set")
-        out[name] = [parse_value(v.strip()) for v in values.split(",")]
+        texts[name] = values.split(",")
+    count = math.prod(len(values) for values in texts.values())
+    if count > max_points:
+        raise SweepError(
+            f"a sweep of {count:,} points is more than the {max_points:,} allowed "
+            "(alloDataflow.sweep.maxPoints; allo-lsp sweep --max-points): sweep fewer values"
+        )
+    out = {name: [parse_value(v.strip(), name) for v in values] for name, values in texts.items()}
     if name_clock := out.get("clock"):
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in name_clock):
             raise SweepError("--set clock takes clock periods in ns, e.g. clock=3.33,5")
@@ -55,11 +77,11 @@ def parse_sets(sets: list[str]) -> dict[str, list]:
 
 
 def checked_points(source: str, sets: dict[str, list]) -> list[Point]:
-    """Every combination of `sets`, each applied to `source` once, so that a name the design
-    lacks fails (PointError) before any job starts."""
+    """Every combination of `sets`; a name the design lacks fails (PointError) before any job
+    starts. Every point sets the same names, so the first one applied tells for all."""
     points = points_of(sets)
-    for point in points:
-        apply_constants(source, point.constants)
+    if points:
+        apply_constants(source, points[0].constants)
     return points
 
 
@@ -105,18 +127,29 @@ def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
     details = details_as(outcome.details, SynthesisDetails)
     row = Row({n: values.get(n) for n in names}, outcome.status, outcome.message, project=details.project)
     report = details.report if outcome.status == PASSED else None
-    if report:
-        latency, interval, clock = report.get("latency", {}), report.get("interval", {}), report.get("clock", {})
-        row.latency = latency.get("worst") if latency.get("worst") is not None else latency.get("best")
-        row.ii = interval.get("max") if interval.get("max") is not None else interval.get("min")
+    if isinstance(report, dict):
+        latency, interval, clock = (_dict(report.get(k)) for k in ("latency", "interval", "clock"))
+        row.latency = _first_number(latency.get("worst"), latency.get("best"))
+        row.ii = _first_number(interval.get("max"), interval.get("min"))
         row.resources = {
-            name: figures["percent"]
-            for name, figures in report.get("resources", {}).items()
-            if figures.get("percent") is not None
+            name: percent
+            for name, figures in _dict(report.get("resources")).items()
+            if (percent := _first_number(_dict(figures).get("percent"))) is not None
         }
-        row.clock_ns = clock.get("target_ns")
-        row.estimated_ns, row.slack_ns = clock.get("estimated_ns"), clock.get("slack_ns")
+        row.clock_ns = _first_number(clock.get("target_ns"))
+        row.estimated_ns, row.slack_ns = _first_number(clock.get("estimated_ns")), _first_number(clock.get("slack_ns"))
     return row
+
+
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _first_number(*values: object) -> int | float | None:
+    """The first finite number (a report's unreadable figures are null; a range is no figure here)."""
+    return next(
+        (v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)), None
+    )
 
 
 def mark_pareto(rows: list[Row]) -> list[Row]:
@@ -223,13 +256,18 @@ async def run_local(
 
     async def one(index: int, point: Point) -> JobResult:
         nonlocal ended
-        text = apply_constants(source, point.constants)
         settings = replace(synth, clock_ns=point.clock_ns or synth.clock_ns, part=point.part or synth.part)
         target = Target(file, region, SYNTHESIZE, f"point-{index}")  # one job key per point
-        result = await synthesize(manager, target, analyze(text).model, config, settings, source=text)
+        try:
+            text = apply_constants(source, point.constants)
+            model = (await asyncio.to_thread(analyze, text)).model  # off the loop: the editor keeps answering
+            result = await synthesize(manager, target, model, config, settings, source=text)
+        except Exception as exc:  # this point's failure alone: the others' rows stand, none is cancelled
+            log.exception("sweep point %d of %s::%s", index, file, region)
+            result = JobResult(ERROR, "internal", f"this point failed: {type(exc).__name__}: {exc}", target=region)
         ended += 1
         done(ended)
-        return result
+        return result.of_kind(SYNTHESIZE)
 
     return list(await asyncio.gather(*(one(i, p) for i, p in enumerate(points))))
 
@@ -287,7 +325,7 @@ def cli(args) -> int:
     from pathlib import Path
 
     from allo_lsp.finite_json import dumps
-    from allo_lsp.jobs.environment import JobConfig
+    from allo_lsp.jobs.environment import JobConfig, SetupError
     from allo_lsp.jobs.slurm import SlurmConfig, SlurmError
     from allo_lsp.jobs.synthesis import SynthConfig
 
@@ -296,7 +334,7 @@ def cli(args) -> int:
         if not sep or not file or not region:
             raise SweepError("the target is FILE::REGION, e.g. examples/producer_consumer.py::top")
         source = Path(file).read_text(encoding="utf-8")
-        sets = parse_sets(args.set or [])
+        sets = parse_sets(args.set or [], MAX_POINTS if args.max_points is None else args.max_points)
         points = checked_points(source, sets)
     except (SweepError, PointError, OSError, UnicodeDecodeError, SyntaxError) as exc:
         print(f"allo-lsp sweep: {exc}", file=sys.stderr)
@@ -309,7 +347,7 @@ def cli(args) -> int:
             results = asyncio.run(run_slurm(file, region, source, points, config, synth, slurm_config))
         else:
             results = asyncio.run(run_local(file, region, source, points, config, synth, max(1, args.jobs)))
-    except SlurmError as exc:
+    except (SlurmError, SetupError) as exc:
         print(f"allo-lsp sweep: {exc}", file=sys.stderr)
         return 2
     rows = mark_pareto([row_of(p, list(sets), r) for p, r in zip(points, results)])

@@ -7,7 +7,8 @@ the text, and the synthesis settings (`clock`, `part`) with the editor's. `[uri,
 jobs, or one Slurm job array with `alloDataflow.scheduler` = `slurm`. The user's file is never
 edited: each point's constants are applied to the editor's text of it. With a fourth argument
 `{"progress": TOKEN}` (the client's notification), each point done is reported on TOKEN as
-`$/progress` ("3 of 8 points done").
+`$/progress` ("3 of 8 points done"). More points than `alloDataflow.sweep.maxPoints` is refused
+at once; the points are made and checked, and each point's design analysed, off the event loop.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import asyncio
 import os
 from collections.abc import Callable
 
+from allo_lsp.jobs.environment import SetupError
 from allo_lsp.jobs.points import PointError, module_constants
 from allo_lsp.jobs.slurm import SlurmError
 from allo_lsp.jobs.sweep import (
+    MAX_POINTS,
     SETTINGS,
     SweepError,
     checked_points,
@@ -64,7 +67,9 @@ async def command(
     config, synth, slurm = settings.job_config(), settings.synth_config(), settings.slurm_config()
     token = rest[1].get("progress") if len(rest) > 1 and isinstance(rest[1], dict) else None
     say = (lambda message: report(token, message)) if isinstance(token, (str, int)) else (lambda message: None)
-    return await sweep(file, region, source, rest[0], config, synth, slurm, storage, when_cancelled, say)
+    return await sweep(
+        file, region, source, rest[0], config, synth, slurm, storage, when_cancelled, say, settings.sweep_max_points
+    )
 
 
 def _error(region: str, message: str) -> dict:
@@ -82,6 +87,7 @@ async def sweep(
     storage: str,
     when_cancelled: OnCancel,
     say: Callable[[str], None] = lambda message: None,
+    max_points: int = MAX_POINTS,
 ) -> dict:
     """Every point of `sets` synthesized; the table (rows in the points' order, each with its
     report when it passed), or why the sweep cannot run. A local sweep cancelled ends every
@@ -93,8 +99,8 @@ async def sweep(
     if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
         return _error(region, "a sweep takes its values as NAME=V1,V2 strings, at least one")
     try:
-        parsed = parse_sets(sets)
-        points = checked_points(source, parsed)
+        parsed = parse_sets(sets, max_points)
+        points = await asyncio.to_thread(checked_points, source, parsed)
     except (SweepError, PointError, SyntaxError) as exc:
         return _error(region, str(exc))
 
@@ -108,7 +114,7 @@ async def sweep(
             manager = JobManager(max_concurrent=POOL)
             when_cancelled(lambda: asyncio.ensure_future(manager.close(CANCEL_WAIT_S)))
             results = await run_local(file, region, source, points, config, synth, POOL, manager, done)
-    except SlurmError as exc:
+    except (SlurmError, SetupError) as exc:
         return _error(region, str(exc))
     return table(region, list(parsed), points, results)
 
