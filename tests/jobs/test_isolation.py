@@ -2,14 +2,19 @@
 real processes (the job manager and the stand-in Allo, as the server runs them)."""
 
 import asyncio
+import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 
-from allo_lsp.jobs.isolation import PREFIX, remove_orphaned_dirs, start_time
+from allo_lsp.jobs.isolation import PREFIX, RUNNER_PREFIX, remove_orphaned_dirs, start_time
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import DETAIL_LIMIT, MESSAGE_LIMIT, RUN
 from designs import alive, design, fake_llvm_build_dir, until_phase
+from paths import EXAMPLES, STANDIN
 from test_manager import spec_for
 
 PLANTED = "open({marks!r} + '/planted', 'w').write('ran in ' + __import__('os').getcwd())\n"
@@ -95,15 +100,21 @@ def test_directories_of_servers_that_are_gone_are_removed(tmp_path):
         "live": f"{PREFIX}{me}.{start_time(me)}-abc",
         "kept": f"{PREFIX}kept-abc",
         "other": "allo-lsp-fake-llvm-abc",
+        "dead runner": f"{RUNNER_PREFIX}{dead}.1-abc",  # its copy of the runner, read-only
+        "live runner": f"{RUNNER_PREFIX}{me}.{start_time(me)}-abc",
     }
     for name in names.values():
         (tmp_path / name).mkdir()
         (tmp_path / name / "unsaved.py").write_text("x = 1\n")
     (tmp_path / f"{PREFIX}{dead}.1-file").write_text("not a directory")
+    (tmp_path / names["dead runner"] / "unsaved.py").chmod(0o400)
+    (tmp_path / names["dead runner"]).chmod(0o500)
     removed = remove_orphaned_dirs(str(tmp_path))
-    assert sorted(os.path.basename(p) for p in removed) == sorted([names["dead"], names["reused"]])
+    assert sorted(os.path.basename(p) for p in removed) == sorted(
+        [names["dead"], names["reused"], names["dead runner"]]
+    )
     assert sorted(os.listdir(tmp_path)) == sorted(
-        [names["live"], names["kept"], names["other"], f"{PREFIX}{dead}.1-file"]
+        [names["live"], names["kept"], names["other"], names["live runner"], f"{PREFIX}{dead}.1-file"]
     )
 
 
@@ -188,3 +199,41 @@ async def test_the_directories_of_unfinished_jobs_go_at_the_servers_last_moment(
     assert job_dirs() == []
     await manager.close()
     assert (await asyncio.wait_for(job, 10)).status == "cancelled"
+
+
+# -- nothing written into the workspace ------------------------------------------------------------
+
+BYTECODE_SOURCES = """
+import sizes  # a module of the workspace
+
+
+def test_a_python_of_its_own():
+    import subprocess, sys
+    here = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+    subprocess.run([sys.executable, "-c", "import sizes"], cwd=here, check=True)
+"""
+
+
+def test_jobs_write_no_bytecode_into_the_workspace(tmp_path):
+    """`-I` ignores PYTHONDONTWRITEBYTECODE: a synthesis (the stand-in's) and a run of a design
+    loaded from disk left `__pycache__/` beside it, with the design's and its modules' bytecode;
+    so did a Python the design started itself."""
+    workspace = tmp_path / "workspace"
+    shutil.copytree(EXAMPLES, workspace, ignore=shutil.ignore_patterns("__pycache__"))
+    (workspace / "sizes.py").write_text("SIZE = 8\n")
+    path = workspace / "producer_consumer.py"
+    path.write_text(path.read_text() + BYTECODE_SOURCES)
+    env = {k: v for k, v in os.environ.items() if k not in ("LLVM_BUILD_DIR", "PYTHONDONTWRITEBYTECODE")}
+    env["PYTHONPATH"] = str(STANDIN)
+    env["PATH"] = f"{STANDIN / 'bin'}{os.pathsep}{env['PATH']}"  # the stand-in Vitis HLS
+    for command, target in (("synth", "top"), ("run", "test_producer_consumer"), ("run", "test_a_python_of_its_own")):
+        out = subprocess.run(
+            [sys.executable, "-m", "allo_lsp", command, f"{path}::{target}", "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        result = json.loads(out.stdout)
+        assert result["status"] == "passed", (command, target, result["message"])
+    assert [d for d, _, _ in os.walk(workspace) if os.path.basename(d) == "__pycache__"] == []

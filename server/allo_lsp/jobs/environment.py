@@ -15,7 +15,9 @@ from pathlib import Path
 import allo_lsp
 
 LLVM_LIBS = ("libomp.so", "libmlir_runner_utils.so", "libmlir_c_runner_utils.so")
-# The directory holding the `allo_lsp` package: the runner is imported from there.
+# The directory holding the `allo_lsp` package, for the server's own interpreter only: installed
+# from a wheel it is the server venv's whole site-packages. A job imports the runner from a copy
+# of the runner's packages alone (`isolation.runner_root`).
 PACKAGE_ROOT = str(Path(allo_lsp.__file__).resolve().parent.parent)
 
 
@@ -47,7 +49,7 @@ def resolve_python(setting: str) -> str:
         raise SetupError(f"alloDataflow.python: {path!r} is not a file. Point it at your Allo environment's python.")
     if not os.access(path, os.X_OK):
         raise SetupError(f"alloDataflow.python: {path!r} is not executable.")
-    return path
+    return os.path.abspath(path)  # the job runs in its own directory
 
 
 def interpreter_named(setting: str) -> str:
@@ -90,10 +92,16 @@ def job_environment(config: JobConfig, omp: int, llvm_build_dir: str | None) -> 
     else:
         env.pop("LLVM_BUILD_DIR", None)  # unchecked: the runner must not take it as usable
     env["OMP_NUM_THREADS"] = str(omp)
-    # The runner is imported from our package directory, after anything the user put first;
+    # The user's PYTHONPATH and nothing of ours (the runner comes from `isolation.runner_root`);
     # the job runs in its own directory, so relative entries are made absolute here.
     user_path = [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env["PYTHONPATH"] = os.pathsep.join(user_path + [PACKAGE_ROOT])
+    if user_path:
+        env["PYTHONPATH"] = os.pathsep.join(user_path)
+    else:
+        env.pop("PYTHONPATH", None)
     env["PYTHONUNBUFFERED"] = "1"
+    # No `__pycache__` in the user's directories, from the Pythons the design starts as well
+    # (the runner's own `-I` ignores this variable: it has `-B`).
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTHONSTARTUP", None)
     return env

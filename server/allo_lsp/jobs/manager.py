@@ -23,7 +23,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from allo_lsp.jobs.isolation import job_dir, remove_orphaned_dirs, runner_argv, tool_argv
+from allo_lsp.jobs.isolation import (
+    job_dir,
+    remove_orphaned_dirs,
+    remove_runner_root,
+    runner_argv,
+    runner_root,
+    tool_argv,
+)
 from allo_lsp.jobs.outcome import outcome
 from allo_lsp.protocol.messages import DETAIL_LIMIT, JobRequest, JobResult
 from allo_lsp.protocol.pipes import JobLine, is_marker, phase_of, read_result
@@ -70,6 +77,7 @@ class _Runner:
     result: _PipeReader
     watchdog: _Watchdog
     marker: str  # JOB_MARKER's value in its environment
+    root: str  # the runner's directory it imports from (`isolation.runner_root`)
 
     def stop(self) -> None:
         self.watchdog.stop()
@@ -106,6 +114,7 @@ def remove_unfinished_dirs() -> None:
     """For the server's last moment: the jobs' processes are killed by their watchdogs."""
     for path in list(_UNFINISHED):
         _remove_unfinished(path)
+    remove_runner_root()
 
 
 # Set per job when a pre-started runner takes it (they must be set before Allo loads OpenMP).
@@ -215,10 +224,11 @@ class JobManager:
         if not spec.keep_dir:
             _UNFINISHED.add(workdir)
         progress("starting")
-        runner = self._take_warm(spec)
         try:
+            root = await asyncio.to_thread(runner_root)  # made at the first job: copied, compiled
+            runner = self._take_warm(spec, root)
             if runner is None:
-                runner = await self._start_runner(spec.python, spec.env, workdir)
+                runner = await self._start_runner(spec.python, spec.env, workdir, root)
         except OSError as exc:
             _remove_unfinished(workdir)
             return JobResult(
@@ -333,7 +343,7 @@ class JobManager:
         env = tuple(sorted((k, v) for k, v in spec.env.items() if k not in _PER_JOB_ENV))
         return (spec.python, env)
 
-    async def _start_runner(self, python: str, env: dict[str, str], workdir: str | None) -> _Runner:
+    async def _start_runner(self, python: str, env: dict[str, str], workdir: str | None, root: str) -> _Runner:
         """Start a runner in its job's directory, or (None) a pre-started one in `/`, a directory
         nobody else can write, until its job says where to go. OSError when it cannot start."""
         result_read, result_write = os.pipe()
@@ -341,7 +351,7 @@ class JobManager:
         marker = uuid.uuid4().hex
         try:
             process = await asyncio.create_subprocess_exec(
-                *runner_argv(python, result_write, watchdog_read, warm=workdir is None),
+                *runner_argv(python, root, result_write, watchdog_read, warm=workdir is None),
                 cwd=workdir or "/",
                 env={**{k: v for k, v in env.items() if k != JOB_MARKER}, JOB_MARKER: marker},
                 stdin=asyncio.subprocess.PIPE,
@@ -357,7 +367,7 @@ class JobManager:
         finally:
             os.close(result_write)  # only the runner writes its result
             os.close(watchdog_read)
-        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), _Watchdog(watchdog_write), marker)
+        return _Runner(process, _PipeReader(result_read, _RESULT_LIMIT), _Watchdog(watchdog_write), marker, root)
 
     async def _start_warm(self, spec: JobSpec) -> None:
         key = self._warm_key(spec)
@@ -367,7 +377,7 @@ class JobManager:
         changes = self._settings_changes
         try:
             env = {k: v for k, v in spec.env.items() if k not in _PER_JOB_ENV}
-            runner = await self._start_runner(spec.python, env, None)
+            runner = await self._start_runner(spec.python, env, None, await asyncio.to_thread(runner_root))
         except OSError:
             return  # the next job starts cold and says what is wrong
         finally:
@@ -377,12 +387,15 @@ class JobManager:
         else:
             self._warm[key] = runner
 
-    def _take_warm(self, spec: JobSpec) -> _Runner | None:
+    def _take_warm(self, spec: JobSpec, root: str) -> _Runner | None:
         """A pre-started runner for this job; None to start one cold."""
         runner = self._warm.pop(self._warm_key(spec), None)
         if runner is None:
             return None
-        if runner.process.returncode is not None or runner.process.stdin is None or runner.process.stdin.is_closing():
+        gone = (
+            runner.process.returncode is not None or runner.process.stdin is None or runner.process.stdin.is_closing()
+        )
+        if gone or runner.root != root:  # its runner's directory was made again since
             _discard(runner)
             return None
         return runner
