@@ -1,6 +1,7 @@
 """`allo-lsp sweep --scheduler slurm`: the points as one job array on the real local cluster."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -43,3 +44,24 @@ def test_a_four_point_sweep_is_one_array_job_with_its_table(cluster_env, slurm_c
     assert [r["pareto"] for r in rows] == [True, True, False, False]  # equal figures: neither beats the other
     assert path.read_bytes() == before
     assert Registry(storage_dir(None)).entries() == []  # collected, so no longer recorded
+
+
+def test_a_refused_array_leaves_no_job_directory(cluster_env, slurm_cluster, tmp_path):
+    """1,002 points are more array tasks than the cluster's MaxArraySize (1001 by default):
+    sbatch refuses the array, and its job directory (a point directory each) is removed (a
+    refused 100,000-point array left 100,006 directories)."""
+    path = design(tmp_path)
+    values = ",".join(str(n) for n in range(1, 1003))
+    out = subprocess.run(
+        [sys.executable, "-m", "allo_lsp", "sweep", f"{path}::top", "--set", f"M={values}", "--max-points", "2000"]
+        + ["--scheduler", "slurm", "--partition", PARTITION],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=cluster_env,
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert "array" in out.stderr.lower(), out.stderr
+    jobs = os.path.join(storage_dir(None), "jobs")
+    assert os.listdir(jobs) == []
+    assert Registry(storage_dir(None)).entries() == []
