@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from allo_lsp.jobs.editor import EditorJobs
 
 log = logging.getLogger(__name__)
+CONFIGURATION_WAIT_S = 30.0  # for the client's answer to workspace/configuration
 
 
 class AlloLanguageServer(CheckedStdioServer):
@@ -231,10 +232,14 @@ class AlloLanguageServer(CheckedStdioServer):
         caps = self.client_capabilities.workspace
         if not (caps and caps.configuration):
             return None
+        request = self.workspace_configuration_async(convert.configuration_request(*sections))
         try:
-            return await self.workspace_configuration_async(convert.configuration_request(*sections))
+            # Bounded: an answer that never comes (or that cannot be parsed, so never settles it)
+            # would hold the settings, and the wait for them, for good.
+            return await asyncio.wait_for(request, CONFIGURATION_WAIT_S)
         except Exception as exc:  # noqa: BLE001 - a client that cannot answer
             log.warning("workspace/configuration failed: %r", exc)
             if SECTION in sections:
-                self.settings_unread(f"workspace/configuration failed: {bounded(repr(exc), 300)}")
+                why = f"not answered within {CONFIGURATION_WAIT_S:g} s" if isinstance(exc, TimeoutError) else repr(exc)
+                self.settings_unread(f"workspace/configuration failed: {bounded(why, 300)}")
             return None
