@@ -9,6 +9,7 @@ An unreadable figure is that figure's problem alone: the JSON gives it as null a
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -63,7 +64,8 @@ class Resource:
             return None
         if self.available <= 0:
             return None
-        return round(100.0 * self.used / self.available, 2)
+        percent = round(100.0 * self.used / self.available, 2)
+        return percent if math.isfinite(percent) else None  # 1e100 used of 1e-300 available
 
 
 @dataclass
