@@ -1,9 +1,10 @@
 """Runs one `JobRequest` in this process and delivers its `JobResult`.
 
-The job manager starts `python -I -c BOOTSTRAP --result-fd N --watchdog-fd M [--warm]`
-(jobs/isolation.py). The process splits into a watchdog and this runner (`watchdog.py`); the
-runner reads its request from stdin (one line, then stdin is /dev/null), runs it, writes the
-result as the very last thing on its result pipe and leaves with `os._exit(0)`: no `atexit`
+The job manager starts `python -I -B -u -c BOOTSTRAP RUNNER-DIR --result-fd N --watchdog-fd M
+[--warm]` (jobs/isolation.py: RUNNER-DIR holds a copy of our runner/ and protocol/ alone). The
+process splits into a watchdog and this runner (`watchdog.py`); the runner reads its request
+from stdin (one line, then stdin is /dev/null), runs it, writes the result as the very last
+thing on its result pipe and leaves with `os._exit(0)`: no `atexit`
 hook or library teardown of the design runs after the result, and the job manager believes a
 result only from a runner that then exited 0 in time.
 """

@@ -1,7 +1,7 @@
 """The runner's first act: split into a watchdog (this process) and the runner (its child).
 
-The job manager starts `python -I -c BOOTSTRAP ...`; that process becomes the job's watchdog and
-forks the runner, which loads the design (an external tool, Vitis HLS, gets the same watchdog:
+The job manager starts `python -I -B -u -c BOOTSTRAP ...`; that process becomes the job's
+watchdog and forks the runner, which loads the design (an external tool, Vitis HLS, gets the same watchdog:
 `run_command`). The watchdog is tiny, runs no user code and holds no
 lock the design can take, so it can always bring the job to an end:
 
