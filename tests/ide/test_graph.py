@@ -78,6 +78,80 @@ def test_each_pe_of_the_systolic_grid_has_the_meta_branch_it_keeps():
     assert lines[inner.role_line].strip() == "with allo.meta_else():"
 
 
+def test_each_pe_carries_the_extent_of_the_meta_branch_it_runs_from_its_with_to_its_bodys_end():
+    text = example("systolic_gemm.py")
+    lines = text.split("\n")
+    graph = graph_of(text, expand=True)
+    pes = {n.pe: n for n in graph.nodes if n.kind == "pe"}
+    inner = pes[(2, 2)]
+    [branch] = inner.branches
+    assert (branch.start.line, branch.start.column) == (inner.role_line, lines[inner.role_line].index("with"))
+    assert lines[branch.end.line].strip() == "local_C[i - 1, j - 1] = c"  # the kernel's last line
+    assert branch.end.column == len(lines[branch.end.line])
+    corner = pes[(0, 0)].branches[0]
+    assert lines[corner.start.line].strip().startswith("with allo.meta_if(i in {0, M + 1}")
+    assert lines[corner.end.line].strip() == "pass"
+    # The 16 compute PEs share one branch, the loaders of column 0 another; no two chains overlap.
+    assert {n.branches[0] for n in pes.values() if n.role == "meta_else()"} == {branch}
+    assert len({n.branches[0] for n in pes.values()}) == 6
+    assert all(n.branches is None for n in graph.nodes if n.kind != "pe")
+    kernel = next(n for n in graph.nodes if n.id == "gemm")
+    assert all(kernel.extent.start.line < n.branches[0].start.line <= kernel.extent.end.line for n in pes.values())
+
+
+NESTED_BRANCHES = """\
+import allo
+
+@df.region()
+def top(A: int32[4], B: int32[4]):
+    @df.kernel(mapping=[2, 2], args=[A])
+    def k(local_A: int32[4]):
+        i, j = df.get_pid()
+        with allo.meta_if(i == 0):
+            local_A[0] = 1
+            with allo.meta_if(j == 1):
+                name: str = "é€😀"
+        with allo.meta_else():
+            local_A[1] = 2
+
+    @df.kernel(mapping=[2], args=[B])
+    def plain(local_B: int32[4]):
+        p = df.get_pid()
+        local_B[p] = p
+
+    @df.kernel(mapping=[2], args=[B])
+    def unknown(local_B: int32[4]):
+        p = df.get_pid()
+        with allo.meta_if(p == UNDEFINED):
+            local_B[p] = p
+"""
+
+
+def test_nested_branches_are_listed_outermost_first_in_code_points_and_an_unknown_one_is_null():
+    lines = NESTED_BRANCHES.split("\n")
+    graph = graph_of(NESTED_BRANCHES, expand=True)
+    branches = {n.name: n.branches for n in graph.nodes if n.kind == "pe"}
+    outer, nested = branches["k_0_1"]
+    assert [lines[outer.start.line].strip(), lines[nested.start.line].strip()] == [
+        "with allo.meta_if(i == 0):",
+        "with allo.meta_if(j == 1):",
+    ]
+    assert outer.start.line < nested.start.line <= nested.end.line <= outer.end.line
+    # The string's characters are 2, 3 and 4 UTF-8 bytes: the column counts code points, as the model's.
+    assert (nested.end.line, nested.end.column) == (outer.end.line, len(lines[outer.end.line]))
+    assert branches["k_0_0"] == [outer]
+    assert [lines[b.start.line].strip() for b in branches["k_1_0"]] == ["with allo.meta_else():"]
+    assert branches["plain_0"] == branches["plain_1"] == []
+    assert branches["unknown_0"] is branches["unknown_1"] is None
+    data = plain(graph)
+    by_id = {n["id"]: n for n in data["nodes"]}
+    assert by_id["k_0_1"]["branches"] == [
+        [b.start.line, b.start.column, b.end.line, b.end.column] for b in (outer, nested)
+    ]
+    assert by_id["plain_0"]["branches"] == [] and by_id["unknown_0"]["branches"] is None
+    assert by_id["k"]["branches"] is None
+
+
 def test_the_systolic_grid_collapsed_is_one_kernel_with_its_streams_aggregated():
     text = example("systolic_gemm.py")
     graph = graph_of(text)
@@ -212,8 +286,8 @@ def test_the_json_has_the_contracts_keys_and_is_plain_json():
     assert set(data) == {"region", "range", "expanded", "nodes", "edges", "ports", "overlay"}
     node = next(n for n in data["nodes"] if n["id"] == "gemm_1_2")
     assert set(node) == {
-        "id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine", "range", "extent", "parent",
-        "overlay",
+        "id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine", "branches", "range", "extent",
+        "parent", "overlay",
     }  # fmt: skip
     assert (node["name"], node["kind"], node["pe"], node["mapping"], node["overlay"]) == (
         "gemm_1_2",
@@ -267,6 +341,12 @@ def test_while_a_line_is_half_typed_the_graph_is_the_last_good_analysis_moved_to
     extents = {n.id: n.extent for n in graph.nodes}
     assert all(extents[n.id].end.line == n.extent.end.line + 3 for n in before.nodes if n.extent)
     assert [n.role for n in graph.nodes] == [n.role for n in before.nodes]
+    branches = {n.id: n.branches for n in graph.nodes}
+    assert all(
+        [b.start.line for b in branches[n.id]] == [b.start.line + 3 for b in n.branches]
+        for n in before.nodes
+        if n.branches
+    )
     assert stream_pairs(graph, "fifo_A") == stream_pairs(before, "fifo_A")
     lines = broken.split("\n")
     assert lines[next(n for n in graph.nodes if n.name == "gemm_1_1").role_line].strip() == "with allo.meta_else():"

@@ -12,7 +12,7 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
 ```
 {"region": name, "range": R, "expanded": bool,
  "nodes": [{"id", "name", "kind", "kernel", "pe", "peCount", "mapping", "role", "roleLine",
-            "range": R, "extent": R, "parent", "overlay"}],
+            "branches": [R] or null, "range": R, "extent": R, "parent", "overlay"}],
  "edges": [{"id", "kind", "source", "target", "stream", "index", "depth", "type", "fifos",
             "direction", "range": R, "overlay"}],
  "ports": [{"id", "name", "type", "bundle", "direction", "range": R}],
@@ -36,7 +36,11 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
   not fold; the whole null when there is none).
 - `role`: a PE's `allo.meta_*` branches where `get_pid()` folds (`"meta_elif(j == 0)"`, nested
   ones joined by " / "), null for a PE in no branch or whose branch does not fold, and for every
-  other node; `roleLine`: the 0-based line of the innermost branch.
+  other node; `roleLine`: the 0-based line of the innermost branch. `branches`: a PE's branches
+  as ranges (each kept `with allo.meta_*(...):` statement, its `with` to its body's end,
+  outermost first): [] for a PE in no branch, null when a branch around it does not fold (it may
+  run any) and for every other node. The cursor in a branch is in the PEs that run it (the
+  innermost branch holding the cursor wins); outside every branch, in the whole kernel.
 - `parent`: the node's group, null at the top. Collapsed (the default) a sub-region's node has the
   calling kernel as parent and holds that region's kernels and ports. Expanded (`expand: true`)
   every kernel is a group holding its PEs (a kernel whose PEs are not known, or over 4096, stays a
@@ -64,6 +68,7 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -77,6 +82,7 @@ from allo_lsp.protocol.messages import JobResult
 REGION_GRAPH = "allo/regionGraph"  # the custom request (its params: `{textDocument: {uri}, region?, expand?}`)
 MAX_NODES = 20_000  # a bound on what one answer draws: sub-regions under many PEs multiply
 _DIRECTIONS = {Direction.IN: "in", Direction.OUT: "out", Direction.INOUT: "inout"}
+_LINES = re.compile(r"\r\n?|\n")  # the line breaks `ast` counts (not str.splitlines' form feeds)
 
 
 def document_graph(
@@ -98,6 +104,9 @@ def document_graph(
         for node in graph.nodes:
             node.extent = range_forward(shift, node.extent) if node.extent else None
             node.role_line = shift.forward(node.role_line) if node.role_line is not None else None
+            if node.branches is not None:  # a branch whose lines were edited: not known any more
+                moved = [range_forward(shift, b) for b in node.branches]
+                node.branches = moved if None not in moved else None
     return graph
 
 
@@ -116,7 +125,9 @@ def region_graph(
     if region is None:
         return None
     graph = Graph(region.name, region.range, expand)
-    _Builder(graph, graph_fold.parse(text), expand).region(region, prefix="", parent=None, outer=frozenset())
+    _Builder(graph, graph_fold.parse(text), _LINES.split(text), expand).region(
+        region, prefix="", parent=None, outer=frozenset()
+    )
     graph.ports = [
         Port(f"port:{a.param.name}", a.param.name, _type(a.param), a.bundle, _direction(a.param), a.param.range)
         for a in region.top_signature
@@ -134,8 +145,8 @@ def _direction(param) -> str:
 
 
 class _Builder:
-    def __init__(self, graph: Graph, tree, expand: bool) -> None:
-        self.graph, self.tree, self.expand = graph, tree, expand
+    def __init__(self, graph: Graph, tree, lines: list[str], expand: bool) -> None:
+        self.graph, self.tree, self.lines, self.expand = graph, tree, lines, expand
 
     def add(self, node: Node) -> None:
         self.graph.nodes.append(node)
@@ -193,6 +204,7 @@ class _Builder:
 
     def _pe_node(self, kernel: Kernel, pid: str, name: str, parent: str, index, view, region: str) -> Node:
         role, line = (view.role, view.role_line) if view is not None else (None, None)
+        branches = view.branches if view is not None else None
         return Node(
             pid,
             name,
@@ -207,7 +219,18 @@ class _Builder:
             line,
             region=region,
             extent=_extent(kernel),
+            branches=[self._range(b) for b in branches] if branches is not None else None,
         )
+
+    def _range(self, node) -> Range:
+        """An `ast` node's range in the model's terms (columns in code points, `ast`'s are UTF-8 bytes)."""
+        line, end = node.lineno - 1, node.end_lineno - 1
+
+        def column(row: int, offset: int) -> int:
+            text = self.lines[row] if row < len(self.lines) else ""
+            return len(text.encode()[:offset].decode(errors="ignore"))
+
+        return Range.of(line, column(line, node.col_offset), end, column(end, node.end_col_offset))
 
     def _port_edge(self, param, prefix: str, kernel_id: str, region: Region) -> None:
         kernel = region.kernel(kernel_id[len(prefix) :])

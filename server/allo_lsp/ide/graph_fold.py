@@ -47,6 +47,9 @@ class PeView:
     role: str | None  # the meta branches it keeps, outermost first; None: no meta branch, or unknown
     role_line: int | None  # 0-based line of the innermost branch kept
     uses: list[PeUse] = field(default_factory=list)
+    # The `with allo.meta_*` statements of the branches it keeps, outermost first; None when a
+    # branch did not fold (it may run any of them).
+    branches: list[ast.With] | None = None
 
 
 def parse(text: str) -> ast.Module | None:
@@ -86,7 +89,8 @@ def kernel_pes(region_def: ast.FunctionDef, env: dict[str, Any], kernel: Kernel,
         walker = _Walker(dict(env), streams, index, sites)
         walker.block(found.body, placed=True, in_loop=False)
         role = " / ".join(walker.roles) if walker.roles and not walker.unknown_role else None
-        views.append(PeView(index, role, walker.role_line if role else None, walker.uses))
+        branches = None if walker.unknown_role else walker.branches
+        views.append(PeView(index, role, walker.role_line if role else None, walker.uses, branches))
     return views
 
 
@@ -146,6 +150,7 @@ class _Walker:
         self.env, self.streams, self.index, self.sites = env, streams, index, sites
         self.roles: list[str] = []
         self.role_line: int | None = None
+        self.branches: list[ast.With] = []
         self.unknown_role = False
         self.uses: list[PeUse] = []
 
@@ -182,6 +187,7 @@ class _Walker:
         condition = ast.unparse(call.args[0]) if call.args else ""
         self.roles.append(f"{func}({condition})")
         self.role_line = stmt.lineno - 1
+        self.branches.append(stmt)
         self.block(stmt.body, placed, in_loop)
         return "taken"
 

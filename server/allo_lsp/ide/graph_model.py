@@ -24,6 +24,9 @@ class Node:
     overlay: dict | None = None
     region: str = ""  # the region it belongs to (what a run's figures are keyed by)
     extent: Range | None = None  # the whole definition (decorators to the body's end): the cursor's kernel
+    # A PE's meta branches (each `with allo.meta_*` statement it keeps, outermost first): the cursor's
+    # PEs. [] in none; None when not a PE or a branch does not fold.
+    branches: list[Range] | None = None
 
 
 @dataclass
@@ -84,6 +87,7 @@ class Graph:
                     "roleLine": n.role_line,
                     "range": r(n.range),
                     "extent": r(n.extent),
+                    "branches": [r(b) for b in n.branches] if n.branches is not None else None,
                     "parent": n.parent,
                     "overlay": n.overlay,
                 }
