@@ -176,3 +176,13 @@ def test_hostile_values_are_one_line_not_a_traceback(tmp_path, value, needle):
     path = design(tmp_path)
     out = sweep(f"{path}::top", "--set", value)
     assert out.returncode == 2 and "Traceback" not in out.stderr and needle in out.stderr, out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("nesting", ["x = " + "(" * 5000 + "1" + ")" * 5000, "x = " + "-" * 100_000 + "1"])
+def test_a_design_nested_past_the_parsers_depth_is_a_point_error(nesting):
+    source = f"M = 4\n{nesting}\n"
+    with pytest.raises(PointError, match="the design cannot be parsed"):
+        apply_constants(source, {"M": 8})
+    from allo_lsp.jobs.points import module_constants
+
+    assert module_constants(source) == {}

@@ -25,7 +25,7 @@ def apply_constants(source: str, constants: dict) -> str:
     given the point's value. A name no module-level assignment binds is a PointError."""
     if not constants:
         return source
-    tree = ast.parse(source)
+    tree = _parse(source)
     lines = source.splitlines(keepends=True)
     edits: list[tuple[ast.expr, object]] = []
     found = set()
@@ -42,6 +42,17 @@ def apply_constants(source: str, constants: dict) -> str:
         text = "".join(lines)
         lines = (text[:start] + repr(value) + text[end:]).splitlines(keepends=True)
     return "".join(lines)
+
+
+def _parse(source: str) -> ast.Module:
+    """The design's syntax tree; a design that does not parse, or nests past the parser's depth
+    (which raises RecursionError or MemoryError, not SyntaxError), is a PointError."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise PointError(
+            f"the design cannot be parsed, so no constant can be set in it: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _module_bindings(tree: ast.Module):
@@ -75,8 +86,8 @@ def module_constants(source: str) -> dict:
     literal number, string or boolean (`P0 = 4`, `M, N = 8, 8`), with its value in the text.
     A file that does not parse has none."""
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+        tree = _parse(source)
+    except PointError:
         return {}
     return {
         name: value.value
