@@ -281,3 +281,29 @@ async def test_hostile_values_are_refused_with_a_message(sweep_client, tmp_path)
     ):
         answer = await _sweep(sweep_client, uri, "top", sets)
         assert answer["status"] == "error" and needle in answer["message"], answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '["a", "list"]',
+        '{"jobs": [{"job_id": "1", "points": "many", "settings": {"x": 1}}]}',
+    ],
+    ids=["deep", "list", "ill-typed entry"],
+)
+async def test_a_hostile_registry_of_cluster_jobs_does_not_fail_the_first_lens_request(sweep_client, tmp_path, text):
+    """The first lens request re-attaches to the jobs the registry records: a registry no server
+    wrote made it fail (RecursionError, AttributeError) and the jobs recorded were ignored."""
+    from allo_lsp.jobs.registry import FILE
+
+    if not sweep_client.storage_given:
+        pytest.skip("the registry is read alike from either storage: run once")
+    os.makedirs(GIVEN, exist_ok=True)
+    with open(os.path.join(GIVEN, FILE), "w") as f:
+        f.write(text)
+    path = design(tmp_path, name=f"hostile_{abs(hash(text)) % 10**6}.py")
+    uri = sweep_client.editor.open(path.read_text(), path=path)
+    await sweep_client.editor.diagnostics(uri)
+    titles = await sweep_client.editor.lens_titles(uri)
+    assert "⚙ Synthesize" in titles and "▶ Simulate" in titles, titles
