@@ -1,0 +1,383 @@
+"""The Allo type of every expression of a kernel body, as Allo's type inference gives it
+(`allo/ir/infer.py`, `TypeInferer`), with the build errors it raises on the way.
+
+Works on the standard library's `ast` of one kernel (`ast.FunctionDef`), so the analysis (hovers,
+inlay hints, build errors, pitfalls) and the reference executor (which computes in these types)
+share it; nothing runs. What the caller knows of the world comes in an `Environment`: the
+kernel's parameters, the module's constants, the region's streams, how to read an annotation.
+A name or call this module cannot type is left untyped (None), never guessed.
+
+Allo's rules that surprise, each mirrored where it is applied:
+- an untyped local takes the type of its first assignment; later assignments are cast to it;
+- names are block scoped: one bound inside an `if`, `for`, `while` or `with allo.meta_*` body is
+  unknown after it (`ASTContext.block_scope_guard`; `Unsupported Name` at the build);
+- loop variables are `index`; a module-level int constant is `int32`, a float one `float32`;
+  `get_pid()` values are module-level ints (`visit_Assign`'s special case), so `int32` too;
+- a comparison is typed by its operands' common type, not `bool` (`visit_Compare`);
+- a bit get `x[i]` is `UInt(1)`; a bit slice `x[lo:hi]` is `UInt(hi - lo)` when the difference is
+  a number symbolically, every name a symbol (`visit_symbol`), else `UInt(32)` with Allo's
+  warning `Cannot infer the bitwidth of the slice` (`x[0:N]` with a module-level `N` is that case);
+- `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule; another builtin
+  (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
+  scalars (`allo.exp(x)`) has its first argument's type.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from allo_lsp.protocol.typing_rules import (
+    BOOL,
+    FLOAT32,
+    INDEX,
+    INT32,
+    Ty,
+    TypingError,
+    UInt,
+    binary,
+    literal_type,
+    result_type,
+    unary_type,
+)
+
+_BINOPS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+}
+SLICE_WARNING = "Cannot infer the bitwidth of the slice, use UInt(32) as default"
+
+
+@dataclass(frozen=True)
+class Value:
+    """A typed expression: its element type and its shape (`()` for a scalar)."""
+
+    ty: Ty
+    shape: tuple = ()
+
+
+@dataclass
+class Environment:
+    """What a kernel body sees besides its own locals."""
+
+    params: dict[str, Value] = field(default_factory=dict)
+    constants: dict[str, object] = field(default_factory=dict)  # module-level: int, float, or a Ty
+    streams: dict[str, Value] = field(default_factory=dict)  # name -> element type (arrays of streams too)
+    annotation: Callable[[ast.expr], Value | None] = lambda node: None
+    is_allo: Callable[[str], bool] = lambda name: name in ("allo", "df")
+
+
+@dataclass(frozen=True)
+class Problem:
+    node: ast.AST
+    message: str
+    error: bool  # True: Allo's build stops; False: Allo warns and goes on
+
+
+class KernelTypes:
+    """Types `fn`'s body. `of(node)` is an expression's Value (None: not typed), `locals` each
+    untyped local's inferred type by its first binding node, `problems` what Allo would say."""
+
+    def __init__(self, fn: ast.FunctionDef, env: Environment) -> None:
+        self.env = env
+        self._types: dict[int, Value] = {}
+        self.locals: dict[int, tuple[ast.Name, Value]] = {}  # first bindings of untyped locals
+        self.problems: list[Problem] = []
+        self._scopes: list[dict[str, Value]] = [dict(env.params)]
+        self._closed: set[str] = set()  # names whose block has ended
+        self._block(fn.body)
+
+    def of(self, node: ast.AST) -> Value | None:
+        return self._types.get(id(node))
+
+    # -- scopes --------------------------------------------------------------------------
+
+    def _lookup(self, name: str) -> Value | None:
+        for scope in reversed(self._scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def _block(self, stmts: list[ast.stmt], scoped: bool = False) -> None:
+        if scoped:
+            self._scopes.append({})
+        for stmt in stmts:
+            self._statement(stmt)
+        if scoped:
+            self._closed |= set(self._scopes.pop()) - {n for s in self._scopes for n in s}
+
+    # -- statements ----------------------------------------------------------------------
+
+    def _statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.AnnAssign):
+            declared = self.env.annotation(node.annotation)
+            if node.value is not None:
+                self._expr(node.value)
+            if isinstance(node.target, ast.Name) and declared is not None:
+                self._scopes[-1].setdefault(node.target.id, declared)
+                self._set(node.target, declared)
+        elif isinstance(node, ast.Assign):
+            self._assign(node)
+        elif isinstance(node, ast.AugAssign):
+            value = self._expr(node.value)
+            target = self._expr(node.target)
+            if target is not None and value is not None:
+                self._binary(node, node.op, target, value)
+        elif isinstance(node, ast.For):
+            self._expr(node.iter)
+            self._scopes.append({})
+            for target in node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]:
+                if isinstance(target, ast.Name):
+                    self._scopes[-1][target.id] = Value(INDEX)
+                    self._set(target, Value(INDEX))
+            self._block(node.body)
+            self._closed |= set(self._scopes.pop())
+            self._block(node.orelse, scoped=True)
+        elif isinstance(node, (ast.If, ast.While)):
+            self._expr(node.test)
+            self._block(node.body, scoped=True)
+            self._block(node.orelse, scoped=True)
+        elif isinstance(node, ast.With):
+            for item in node.items:
+                self._expr(item.context_expr)
+            self._scopes.append({})
+            for item in node.items:  # `with allo.meta_for(n) as i:` binds an index
+                if isinstance(item.optional_vars, ast.Name):
+                    self._scopes[-1][item.optional_vars.id] = Value(INDEX)
+            self._block(node.body)
+            self._closed |= set(self._scopes.pop())
+        elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
+            self._expr(node.value)
+
+    def _assign(self, node: ast.Assign) -> None:
+        if _is_pid_call(node.value, self.env):
+            targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
+            for target in targets:
+                if isinstance(target, ast.Name):  # a module-level int of the PE: int32
+                    self._scopes[-1][target.id] = Value(INT32)
+                    self._set(target, Value(INT32))
+            return
+        value = self._expr(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                known = self._lookup(target.id)
+                if known is None and value is not None:
+                    self._scopes[-1][target.id] = value
+                    self.locals[id(target)] = (target, value)
+                    self._set(target, value)
+                elif known is not None:
+                    self._set(target, known)
+            else:
+                self._expr(target)
+
+    # -- expressions ---------------------------------------------------------------------
+
+    def _set(self, node: ast.AST, value: Value | None) -> Value | None:
+        if value is not None:
+            self._types[id(node)] = value
+        return value
+
+    def _expr(self, node: ast.expr) -> Value | None:
+        return self._set(node, self._infer(node))
+
+    def _infer(self, node: ast.expr) -> Value | None:
+        if isinstance(node, ast.Constant):
+            return Value(literal_type(node.value)) if isinstance(node.value, (int, float)) else None
+        if isinstance(node, ast.Name):
+            return self._name(node)
+        if isinstance(node, ast.BinOp):
+            left, right = self._expr(node.left), self._expr(node.right)
+            return self._binary(node, node.op, left, right) if left and right else None
+        if isinstance(node, ast.UnaryOp):
+            operand = self._expr(node.operand)
+            if isinstance(node.op, ast.Not):
+                return Value(BOOL)
+            return Value(unary_type(operand.ty), operand.shape) if operand else None
+        if isinstance(node, ast.Compare):
+            left = self._expr(node.left)
+            rights = [self._expr(c) for c in node.comparators]
+            if left is None or rights[0] is None or len(rights) != 1:
+                return None
+            return self._typed(node, lambda: Value(result_type("cmp", left.ty, rights[0].ty)))
+        if isinstance(node, ast.BoolOp):
+            for v in node.values:
+                self._expr(v)
+            return Value(BOOL)
+        if isinstance(node, ast.IfExp):
+            self._expr(node.test)
+            body, orelse = self._expr(node.body), self._expr(node.orelse)
+            if body is None or orelse is None:
+                return None
+            return self._typed(node, lambda: Value(result_type("select", body.ty, orelse.ty), body.shape))
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self._expr(child)
+        return None
+
+    def _name(self, node: ast.Name) -> Value | None:
+        found = self._lookup(node.id)
+        if found is not None:
+            return found
+        if node.id in self.env.streams:
+            return None
+        constant = self.env.constants.get(node.id)
+        if isinstance(constant, bool) or isinstance(constant, int):
+            return Value(INT32)
+        if isinstance(constant, float):
+            return Value(FLOAT32)
+        if isinstance(constant, Ty):
+            return Value(INDEX)  # `visit_Name`: a global Allo type reads as an index
+        if node.id in self._closed and isinstance(node.ctx, ast.Load):
+            self.problems.append(Problem(node, f"Unsupported Name `{node.id}`", True))
+        return None
+
+    def _typed(self, node: ast.AST, compute: Callable[[], Value]) -> Value | None:
+        try:
+            return compute()
+        except TypingError as exc:
+            self.problems.append(Problem(node, str(exc), True))
+            return None
+
+    def _binary(self, node: ast.AST, op: ast.operator, left: Value, right: Value) -> Value | None:
+        symbol = _BINOPS.get(type(op))
+        if symbol is None:
+            return None
+        shape = left.shape or right.shape
+        return self._typed(node, lambda: Value(binary(symbol, left.ty, right.ty)[0], shape))
+
+    def _subscript(self, node: ast.Subscript) -> Value | None:
+        base = node.value
+        value = None if _stream_name(base, self.env) is not None else self._expr(base)
+        if value is None:  # an element of a stream array, or something not typed
+            if not isinstance(node.slice, ast.Slice):
+                self._expr(node.slice)
+            return None
+        if value.shape:
+            indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for index in indices:
+                if not isinstance(index, ast.Slice):
+                    self._expr(index)
+            if any(isinstance(i, ast.Slice) for i in indices):
+                return None  # a slice of an array: its shape is not followed here
+            return Value(value.ty, tuple(value.shape[len(indices) :]))
+        if value.ty.cls not in ("int", "uint"):
+            self.problems.append(Problem(node, "Can only access bit (slice) for integers", True))
+            return None
+        if isinstance(node.slice, ast.Slice):
+            for bound in (node.slice.lower, node.slice.upper):
+                if bound is not None:
+                    self._expr(bound)
+            width = _difference(node.slice.upper, node.slice.lower)
+            if width is None:
+                self.problems.append(Problem(node, SLICE_WARNING, False))
+                return Value(UInt(32))
+            if width <= 0:
+                self.problems.append(Problem(node, "upper bound must be greater than lower bound", True))
+                return None
+            return Value(UInt(width))
+        self._expr(node.slice)
+        return Value(BOOL)  # one bit: `uint1`
+
+    def _call(self, node: ast.Call) -> Value | None:
+        func = node.func
+        args = [self._expr(a) for a in node.args]
+        if isinstance(func, ast.Attribute):
+            stream = _stream_name(func.value, self.env)
+            if stream is not None:
+                if isinstance(func.value, ast.Subscript):
+                    self._expr(func.value)
+                return self.env.streams[stream] if func.attr == "get" else None
+            owner = func.value
+            if isinstance(owner, ast.Name) and self.env.is_allo(owner.id):
+                if args and all(a is not None and not a.shape for a in args):
+                    return args[0]  # an element-wise library call: its first argument's type
+                return None
+            self._expr(owner)
+            return None
+        if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
+            if func.id in ("float", "int"):
+                return Value(FLOAT32 if func.id == "float" else INT32)
+            if func.id in ("min", "max") and len(args) == 2 and all(args):
+                return self._typed(node, lambda: Value(result_type("select", args[0].ty, args[1].ty), args[0].shape))
+            if func.id in _BUILTINS:
+                self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
+        return None
+
+
+# Python's builtins Allo's `visit_Call` has no case for (a kernel that calls one does not build).
+_BUILTINS = frozenset(
+    "abs all any bin bool chr divmod enumerate filter format hash hex iter len list map ord pow print "
+    "reversed round sorted str sum tuple zip".split()
+)
+
+
+def _is_pid_call(node: ast.expr, env: Environment) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get_pid"
+        and isinstance(node.func.value, ast.Name)
+        and env.is_allo(node.func.value.id)
+    )
+
+
+def _stream_name(node: ast.expr, env: Environment) -> str | None:
+    """The stream `node` names: `s`, or an element of a stream array `fifo[i, j]`."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) and node.id in env.streams else None
+
+
+def _linear(node: ast.expr | None) -> tuple[int, dict[str, int]] | None:
+    """`node` as constant + sum of coefficient x name, every name a symbol, as Allo's
+    `visit_symbol` reads it (sympy symbols); None for anything else."""
+    if node is None:
+        return 0, {}
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value, {}
+    if isinstance(node, ast.Name):
+        return 0, {node.id: 1}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _linear(node.operand)
+        return (-inner[0], {k: -v for k, v in inner[1].items()}) if inner else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = _linear(node.left), _linear(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            if left[1] and right[1]:
+                return None
+            scale, other = (left[0], right) if not left[1] else (right[0], left)
+            return other[0] * scale, {k: v * scale for k, v in other[1].items()}
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        names = dict(left[1])
+        for k, v in right[1].items():
+            names[k] = names.get(k, 0) + sign * v
+        return left[0] + sign * right[0], names
+    return None
+
+
+def _difference(upper: ast.expr | None, lower: ast.expr | None) -> int | None:
+    """`upper - lower` when it is a number whatever the symbols are, else None."""
+    hi, lo = _linear(upper), _linear(lower)
+    if hi is None or lo is None or upper is None:
+        return None
+    names = dict(hi[1])
+    for k, v in lo[1].items():
+        names[k] = names.get(k, 0) - v
+    return hi[0] - lo[0] if not any(names.values()) else None

@@ -1,0 +1,181 @@
+"""The Allo type of each expression of a kernel body (`allo/ir/infer.py`, a098603f), and the build
+errors and warnings Allo's type inference gives. In the cases, `# => TYPE` at the end of an
+assignment names the type Allo gives its value (the right-hand side), in Allo's printed names."""
+
+import ast
+import textwrap
+
+import pytest
+from allo_lsp.protocol.kernel_types import SLICE_WARNING, Environment, KernelTypes, Value
+from allo_lsp.protocol.typing_rules import FLOAT32, INT32, Fixed, Int, Ty, UInt
+
+_NAMES = {"int8": Int(8), "int16": Int(16), "int32": INT32, "uint8": UInt(8), "float32": FLOAT32}
+
+
+def _annotation(node: ast.expr) -> Value | None:
+    """`int8`, `int32[8]`, `Fixed(8, 2)`: enough of Allo's annotations for these tests."""
+    if isinstance(node, ast.Name):
+        return Value(_NAMES[node.id]) if node.id in _NAMES else None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        dims = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return Value(_NAMES[node.value.id], tuple(d.value for d in dims))
+    if isinstance(node, ast.Call) and node.func.id == "Fixed":
+        return Value(Fixed(*(a.value for a in node.args)))
+    return None
+
+
+def typed(source: str, **env) -> tuple[KernelTypes, ast.FunctionDef, list[str]]:
+    source = textwrap.dedent(source)
+    fn = ast.parse(source).body[0]
+    params = {a.arg: _annotation(a.annotation) for a in fn.args.args}
+    environment = Environment(params=params, annotation=_annotation, **env)
+    return KernelTypes(fn, environment), fn, source.splitlines()
+
+
+def expected_and_actual(source: str, **env):
+    types, fn, lines = typed(source, **env)
+    pairs = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and "# => " in lines[node.lineno - 1]:
+            want = lines[node.lineno - 1].split("# => ")[1].strip()
+            got = types.of(node.value)
+            pairs.append(
+                (f"{ast.unparse(node.value)}: {want}", f"{ast.unparse(node.value)}: {got.ty if got else 'untyped'}")
+            )
+    return sorted(pairs)
+
+
+CASES = {
+    "locals": """
+        def k(a: int8[8], out: int32[8]):
+            for i in range(8):
+                x = a[i]  # => i8
+                x = x + 100  # => i33
+                acc = 0  # => i32
+                y = acc + 0.5  # => f32
+                out[i] = x
+    """,
+    "operators": """
+        def k(a: int8[8], b: int8[8], u: uint8[8], v: uint8[8]):
+            for i in range(8):
+                p = a[i] * b[i]  # => i16
+                d = u[i] - v[i]  # => ui9
+                q = a[i] / 3  # => i8
+                r = a[i] % 3  # => i32
+                s = 1 << 35  # => i32
+                f = float(a[i])  # => f32
+                m = max(a[i], u[i])  # => i9
+                c = a[i] < u[i]  # => i9
+                w = u[i] // 2  # => i8
+    """,
+    "bits": """
+        def k(a: int32[8], out: int32[8]):
+            for i in range(8):
+                w = a[i]  # => i32
+                b = w[3]  # => ui1
+                nib = w[4:8]  # => ui4
+                moving = w[i:i + 4]  # => ui4
+                n = -w  # => i32
+    """,
+    "loop variables and pids": """
+        def k(a: int32[8]):
+            pi, pj = df.get_pid()
+            for i in range(8):
+                t = i * 2  # => i64
+                u = pi + 1  # => i33
+                g = N * 2  # => i64
+    """,
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_types(name):
+    pairs = expected_and_actual(CASES[name], constants={"N": 8})
+    assert [want for want, _ in pairs] == [got for _, got in pairs]
+
+
+def test_a_slice_bounded_by_a_module_constant_warns_as_allo_does():
+    types, _, _ = typed(
+        """
+        def k(a: int32[8]):
+            w = a[0]
+            x = w[0:N]
+        """,
+        constants={"N": 8},
+    )
+    assert [(p.message, p.error) for p in types.problems] == [(SLICE_WARNING, False)]
+    (_, value), *_ = [v for v in types.locals.values() if v[0].id == "x"]
+    assert value.ty == UInt(32)
+
+
+def test_a_name_bound_in_a_block_is_unknown_after_it():
+    types, _, _ = typed(
+        """
+        def k(a: int32[8], out: int32[8]):
+            for i in range(8):
+                if a[i] > 0:
+                    last = a[i]
+                out[i] = last
+            out[0] = last
+        """
+    )
+    assert [(p.message, p.error, p.node.lineno) for p in types.problems] == [
+        ("Unsupported Name `last`", True, 6),
+        ("Unsupported Name `last`", True, 7),
+    ]
+
+
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        ("abs(a[0])", "Unsupported function call abs"),
+        ("u[0] // u[1]", "Allo cannot build `//` on ui8"),  # u // 2 is i8 (div_rule) and builds
+        ("f[0] << 2", "Typing rule is not defined with input types (f32, i32)"),
+    ],
+)
+def test_build_errors(expression, message):
+    types, _, _ = typed(
+        f"""
+        def k(a: int32[8], u: uint8[8], f: float32[8]):
+            x = {expression}
+        """
+    )
+    assert [p.message for p in types.problems if p.error] == [
+        message.replace("ui8", "ui8 (build_general_binop has no such operation)") if "//" in message else message
+    ]
+
+
+def test_a_stream_get_has_the_stream_element_type():
+    types, fn, _ = typed(
+        """
+        def k(out: int32[8]):
+            v = s.get()
+            w = fifo[0, 1].get()
+        """,
+        streams={"s": Value(Int(16)), "fifo": Value(UInt(8))},
+    )
+    assert [str(v.ty) for _, v in types.locals.values()] == ["i16", "ui8"]
+
+
+def test_the_untyped_local_keeps_its_first_type():
+    types, _, _ = typed(
+        """
+        def k(a: int8[8]):
+            acc = 0
+            for i in range(8):
+                acc = acc + a[i] * 0.5
+        """
+    )
+    assert [(n.id, str(v.ty)) for n, v in types.locals.values()] == [("acc", "i32")]
+    assert not types.problems
+
+
+def test_an_unknown_name_is_left_untyped_not_guessed():
+    types, fn, _ = typed(
+        """
+        def k(a: int32[8]):
+            x = mystery + 1
+        """
+    )
+    assert not types.locals and not types.problems
+    assert Ty("int", 32) == INT32
