@@ -114,7 +114,7 @@ async def test_failures_leave_a_diagnostic_at_the_line(job_editor, tmp_path, beh
     line = line_of(path, needle)
     assert (result["cause"], result["line"]) == (cause, line)
     title = next(t for t in await job_editor.lens_titles(uri) if t.startswith(lens))
-    assert title == f"{lens}: ✗ {cause} line {line}"
+    assert title == f"{lens}: ✗ {cause} line {line} · allo"  # the backend that ran it
     await run_problems(job_editor, uri)
     (diag,) = job_editor.run_diagnostics(uri)
     assert diag.range.start.line == line - 1 and diag.code == cause

@@ -143,4 +143,6 @@ async def test_a_deadlocked_reference_run_is_drawn_on_the_graph(job_editor, tmp_
     assert (tap["source"], tap["target"]) == ("producer_0", None)
     (wait,) = tap["overlay"]["run"]["blocked"]
     assert (wait["occupancy"], wait["depth"]) == (4, 4)
-    assert tap["overlay"]["run"]["sizedDepth"] == 16
+    # A deeper `tap` completes but leaves its 16 elements unread: an imbalance, no depth offered
+    # (tests/lsp/test_fifo_leftover.py: a balanced deadlock's depth).
+    assert tap["overlay"]["run"]["sizedDepth"] is None

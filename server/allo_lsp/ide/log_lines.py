@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass
 
 from allo_lsp.ide.fifo_run import unread, unread_words
-from allo_lsp.protocol.messages import CANCELLED, DETAIL_LIMIT, PASSED, RUN, SIMULATE, JobResult, bounded
+from allo_lsp.ide.outcomes import ran_on
+from allo_lsp.protocol.messages import CANCELLED, DETAIL_LIMIT, PASSED, JobResult, bounded
 from allo_lsp.protocol.vocabulary import LOG_LEVELS, SECTION
 
 ERROR, WARN, INFO, DEBUG = LOG_LEVELS
@@ -43,7 +44,7 @@ def job_lines(outcome: JobResult, file: str, kind: str) -> list[LogLine]:
     message when the line cut it, and its output."""
     where = f"{os.path.basename(file) or file}::{outcome.target}"
     seconds = f", {_duration(outcome.duration_s)}" if outcome.duration_s else ""
-    backend = f", {outcome.backend}" if kind in (SIMULATE, RUN) and outcome.backend else ""
+    backend = f", {ran_on(outcome, kind)}" if ran_on(outcome, kind) else ""
     message = outcome.message.strip()
     headline = bounded(message.splitlines()[0], _HEADLINE) if message else ""
     left = unread(outcome) if outcome.status == PASSED else []

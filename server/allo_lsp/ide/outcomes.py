@@ -44,8 +44,16 @@ def lens_title_after(label: str, kind: str, outcome: JobResult) -> str:
     report = details_as(outcome.details, SynthesisDetails).report if outcome.status == PASSED else None
     if kind == SYNTHESIZE and report:
         return lens_title(report)
-    backend = f" · {outcome.backend}" if kind in (SIMULATE, RUN) and outcome.backend else ""
-    return f"{label}: {outcome_title(outcome)}{backend}"
+    backend = ran_on(outcome, kind)
+    return f"{label}: {outcome_title(outcome)}" + (f" · {backend}" if backend else "")
+
+
+def ran_on(outcome: JobResult, kind: str) -> str | None:
+    """The backend that ran a simulation or a test (None: another kind, whose backend is Allo's
+    alone, or a job that never reached one: cancelled, refused before it started, `auto` still)."""
+    if kind in (SIMULATE, RUN) and outcome.status != CANCELLED and outcome.backend in _BACKEND_WORDS:
+        return outcome.backend
+    return None
 
 
 def outcome_title(outcome: JobResult) -> str:
@@ -73,7 +81,7 @@ def last_simulation_markdown(outcomes: Iterable[JobResult], region: str) -> str:
     """The hover's line on the newest simulation of `region` and the backend that ran it."""
     last = None
     for outcome in outcomes:
-        if outcome.target == region and isinstance(outcome.details, SimulateDetails) and outcome.backend:
+        if outcome.target == region and isinstance(outcome.details, SimulateDetails) and ran_on(outcome, SIMULATE):
             last = outcome
     if last is None:
         return ""
