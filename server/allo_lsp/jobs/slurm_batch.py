@@ -12,17 +12,16 @@ then Vitis HLS), writes the outcome atomically, and exits non-zero when synthesi
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
 import shlex
 import shutil
 import sys
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 
 from allo_lsp.jobs.environment import PACKAGE_ROOT, SetupError
 from allo_lsp.jobs.points import Point
+from allo_lsp.jobs.storage import write_json
 from allo_lsp.jobs.synthesis import device_error
 from allo_lsp.protocol.job_values import name_error
 from allo_lsp.protocol.messages import PASSED, SYNTHESIZE, JobResult
@@ -62,29 +61,6 @@ class BatchSpec:
             data = json.load(f)
         data["points"] = [Point(**p) for p in data.get("points", [])]
         return BatchSpec(**data)
-
-
-@contextmanager
-def locked(path: str):
-    """An advisory lock of `path` (on `path`.lock) for a read-modify-write of the file by
-    several servers of one workspace; its directory made if need be."""
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    with open(path + ".lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def write_json(path: str, data) -> None:
-    """Written whole or not at all (a reader never sees half a file, whoever dies when)."""
-    partial = f"{path}.{os.getpid()}.partial"
-    with open(partial, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(partial, path)
 
 
 def point_dir(job_dir: str, index: int) -> str:
