@@ -9,7 +9,7 @@ from pathlib import Path
 from allo_lsp.analysis import Options, ParseCache, analyze
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.ide.code_actions import disable_actions
-from allo_lsp.ide.fix_all import KIND, apply_edits, changed_span, fix_all, fix_all_actions, fixable, wanted
+from allo_lsp.ide.fix_all import KIND, _one_pass, apply_edits, changed_span, fix_all, fix_all_actions, fixable, wanted
 from paths import EXAMPLES
 
 MAPPING = (EXAMPLES / "pitfall_mapping_order.py").read_text()  # ADF011: a safe fix
@@ -170,3 +170,11 @@ def test_fixes_that_undo_each_other_stop_at_a_text_seen_before():
     text = (FIXES / "ADF005_older_builds_cannot_follow.py").read_text()
     fixed = fix_all(text, Options(), unsafe=True)
     assert fixed.applied == 1 and "def top(A: int32[M], C: int32[M]):" in fixed.text
+
+
+def test_a_round_takes_fixes_of_different_kernels_and_defers_a_second_fix_of_one_def():
+    two_kernels = MAPPING.replace("@df.kernel(mapping=[1], args=[B])", "@df.kernel(args=[B], mapping=[1])")
+    assert _one_pass(two_kernels, analyze(two_kernels), unsafe=False)[1] == 2  # one round, as before
+    text = (FIXES / "ADF003_scalar_and_order_hazard.py").read_text()
+    assert {p.code for p in analyze(text).problems} >= {"ADF002", "ADF003"}
+    assert _one_pass(text, analyze(text), unsafe=True)[1] == 1  # the reorder; the scalar fix waits

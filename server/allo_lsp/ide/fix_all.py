@@ -3,13 +3,14 @@
 
 Only safe fixes unless asked (`Fix.safe`); display-only fixes never (`Fix.display_only`). A fix's
 edits are computed on the text of its round, so the fixes of one round must not change what
-another one read: they never overlap, and they touch disjoint top-level statements, unless both
-are a single edit (the reorder and the scalar fix of one region both edit its `def` and its
-calls: applied together, the scalar's `[1]` landed on the parameter the reorder put in its
-place). The others wait: the file is analysed again and the next round fixes what is left, up to
-`MAX_PASSES`, stopping when a round gives back a text already seen (two fixes that undo each
-other). A round whose result has more syntax errors than its input is not kept: a fix never
-breaks the file.
+another one read: they never overlap, and they touch disjoint units (the innermost function
+holding an edit: a kernel, a region's own lines, a test function; else the top-level statement),
+unless both are a single edit. The reorder and the scalar fix of one region both edit its `def`
+and its calls: applied together, the scalar's `[1]` landed on the parameter the reorder put in
+its place. Moving `mapping=` first in ten kernels of one region is one round. The others wait:
+the file is analysed again and the next round fixes what is left, up to `MAX_PASSES`, stopping
+when a round gives back a text already seen (two fixes that undo each other). A round whose
+result has more syntax errors than its input is not kept: a fix never breaks the file.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from allo_lsp.ide.code_actions import available_fixes
 from allo_lsp.ide.fixes.source import Source
 from allo_lsp.ide.types import CodeAction, TextEdit
 
-MAX_PASSES = 32  # a round per fix of one statement; a bound, whatever the fixes do
+MAX_PASSES = 32  # a round per fix of one unit; a bound, whatever the fixes do
 KIND = "source.fixAll.allo-lsp"
 TITLE = "Fix all auto-fixable problems (allo-lsp)"
 
@@ -77,7 +78,7 @@ def _one_pass(text: str, analysis: Analysis, unsafe: bool) -> tuple[list[TextEdi
     source = Source.of(text)
     taken: list[TextEdit] = []
     groups: list[tuple[TextEdit, ...]] = []
-    claimed: list[tuple[set[int], bool]] = []  # each taken fix's statements, and whether it is one edit
+    claimed: list[tuple[set[tuple[int, int]], bool]] = []  # each taken fix's units, and whether it is one edit
     count = 0
     for _, fix, edits in available_fixes(text, analysis, analysis.problems):
         if fix.display_only or not (fix.safe or unsafe):
@@ -85,14 +86,14 @@ def _one_pass(text: str, analysis: Analysis, unsafe: bool) -> tuple[list[TextEdi
         if edits in groups:
             count += 1
             continue
-        statements = {source.statement_at(line) for e in edits for line in (e.range.start.line, e.range.end.line)}
+        units = {source.unit_at(line) for e in edits for line in (e.range.start.line, e.range.end.line)}
         single = len(edits) == 1
-        if any(statements & other and not (single and alone) for other, alone in claimed):
+        if any(units & other and not (single and alone) for other, alone in claimed):
             continue
         if not any(_overlap(a.range, b.range) for a in edits for b in taken):
             taken += edits
             groups.append(edits)
-            claimed.append((statements, single))
+            claimed.append((units, single))
             count += 1
     return taken, count
 

@@ -8,7 +8,6 @@ of those lines is unavailable rather than wrong.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from typing import TypeVar
@@ -52,7 +51,8 @@ class Source:
             self._starts.append(offset)
             offset += len(line) + 1
         self._functions: dict[Range, cst.FunctionDef] | None = None
-        self._statement_starts: list[int] | None = None
+        self._units: list[tuple[int, int]] | None = None
+        self._spanning: dict[Range, list[cst.CSTNode]] | None = None
 
     @staticmethod
     def of(text: str) -> Source | None:
@@ -87,15 +87,21 @@ class Source:
         if any(line in self.set_aside for line in range(r.start.line, r.end.line + 1)):
             raise Unavailable("range on a line the parser set aside")
 
-    def statement_at(self, line: int) -> int:
-        """The index of the top-level statement `line` belongs to, its decorators included (the
-        lines after it, up to the next one, count as its); -1 before the first."""
-        if self._statement_starts is None:
-            self._statement_starts = [
-                min([self.range(s).start.line] + [self.range(d).start.line for d in getattr(s, "decorators", ())])
-                for s in self.module.body
-            ]
-        return bisect.bisect_right(self._statement_starts, line) - 1
+    def unit_at(self, line: int) -> tuple[int, int]:
+        """The innermost function (a kernel, a region, a test; decorators included) that holds
+        `line`, else the top-level statement, as its first and last line: what one fix of a
+        fix-all round may change without another one of the round reading it."""
+        if self._units is None:
+            functions = [node for node in self.positions if isinstance(node, cst.FunctionDef)]
+            functions += [s for s in self.module.body if not isinstance(s, cst.FunctionDef)]
+            self._units = sorted(self._lines_of(node) for node in functions)
+        holding = [u for u in self._units if u[0] <= line <= u[1]]
+        return max(holding) if holding else (line, line)  # the innermost starts last
+
+    def _lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        decorators = getattr(node, "decorators", ())
+        first = min([self.range(node).start.line] + [self.range(d).start.line for d in decorators])
+        return first, self.range(node).end.line
 
     # -- finding nodes ----------------------------------------------------------------------
 
@@ -112,8 +118,12 @@ class Source:
 
     def find(self, kind: type[N], r: Range) -> N:
         """The node of type `kind` spanning exactly `r`."""
-        for node in self.positions:
-            if isinstance(node, kind) and self.range(node) == r:
+        if self._spanning is None:  # one walk for every fix of the text (fix-all asks for each problem)
+            self._spanning = {}
+            for node in self.positions:
+                self._spanning.setdefault(self.range(node), []).append(node)
+        for node in self._spanning.get(r, ()):
+            if isinstance(node, kind):
                 return node
         raise Unavailable(f"no {kind.__name__} at the model's position (stale analysis?)")
 
