@@ -12,6 +12,7 @@ import pytest
 from allo_lsp.jobs.points import PointError, apply_constants
 from allo_lsp.jobs.sweep import Row, SweepError, mark_pareto, parse_sets, points_of
 from designs import design
+from hostile_vitis import huge_lut_path
 from paths import STANDIN
 
 
@@ -106,26 +107,6 @@ def test_the_pareto_front_is_the_points_nothing_beats():
     assert [r.pareto for r in mark_pareto(rows)] == [True, True, False, True, False]
 
 
-def _vitis_with_a_huge_lut(tmp_path) -> dict:
-    """A vitis_hls before the stand-in on PATH: the stand-in's run, then, for the points at a
-    5 ns clock, its report's first LUT figure made 400 digits (no float holds it)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    wrapper = folder / "vitis_hls"
-    wrapper.write_text(
-        f"#!{sys.executable}\n"
-        "import glob, re, subprocess, sys\n"
-        f"code = subprocess.call([{str(STANDIN / 'bin' / 'vitis_hls')!r}, *sys.argv[1:]])\n"
-        "if 'period 5 ' in open('run.tcl').read():\n"
-        "    for path in glob.glob('**/csynth.xml', recursive=True):\n"
-        "        text = open(path).read()\n"
-        "        open(path, 'w').write(re.sub(r'<LUT>\\d+</LUT>', '<LUT>' + '9' * 400 + '</LUT>', text, count=1))\n"
-        "sys.exit(code)\n"
-    )
-    wrapper.chmod(0o755)
-    return {"PATH": f"{folder}{os.pathsep}{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-
-
 def test_a_point_whose_report_has_an_unreadable_figure_keeps_its_row_and_the_others_theirs(tmp_path):
     """400 digits in one point's LUT raised OverflowError out of that point: the sweep lost its
     whole table, and the other points' tasks, cancelled while starting Vitis, hung the CLI
@@ -139,7 +120,7 @@ def test_a_point_whose_report_has_an_unreadable_figure_keeps_its_row_and_the_oth
         "M=8,16",
         "--format",
         "json",
-        env=_vitis_with_a_huge_lut(tmp_path),
+        env={"PATH": huge_lut_path(tmp_path / "bin", f"{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}")},
     )
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr

@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -13,6 +14,7 @@ from allo_lsp.jobs.registry import Registry, Submitted
 from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
 from designs import design, fake_llvm_build_dir
 from editor import Editor, make_client
+from hostile_vitis import huge_lut_path
 from lsprotocol import types as lsp
 from paths import STANDIN
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -67,6 +69,24 @@ async def hanging_client(lsp_client: LanguageClient):
     lsp_client.editor = Editor(lsp_client, "visual_studio_code")
     lsp_client.set_configuration(
         {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 120}, section="alloDataflow"
+    )
+    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=client_capabilities("visual_studio_code")))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(
+        server_command=[sys.executable, "-m", "allo_lsp", "serve"],
+        client_factory=make_client,
+        # A Vitis whose reports at a 5 ns clock have a 400-digit LUT (tests/hostile_vitis.py).
+        server_env={**_env(), "PATH": huge_lut_path(Path(ROOT) / "huge-lut-bin", _env()["PATH"])},
+    )
+)
+async def huge_lut_client(lsp_client: LanguageClient):
+    lsp_client.editor = Editor(lsp_client, "visual_studio_code")
+    lsp_client.set_configuration(
+        {"debounceMs": 50, "llvmBuildDir": fake_llvm_build_dir(), "timeout": 60}, section="alloDataflow"
     )
     await lsp_client.initialize_session(lsp.InitializeParams(capabilities=client_capabilities("visual_studio_code")))
     yield
@@ -307,3 +327,17 @@ async def test_a_hostile_registry_of_cluster_jobs_does_not_fail_the_first_lens_r
     await sweep_client.editor.diagnostics(uri)
     titles = await sweep_client.editor.lens_titles(uri)
     assert "⚙ Synthesize" in titles and "▶ Simulate" in titles, titles
+
+
+async def test_a_point_with_an_unreadable_report_figure_is_one_row_the_others_stand(huge_lut_client, tmp_path):
+    """A 400-digit LUT in one point's report raised OverflowError out of the sweep: the editor's
+    whole table was lost (-32603). Now that point passes with its LUT unreadable (no LUT% in its
+    row, listed under its report's `unreadable`), and the other point's row is whole."""
+    _, uri = await _open(huge_lut_client, tmp_path)
+    answer = await _sweep(huge_lut_client, uri, "top", ["clock=5,3.33"])
+    assert answer["status"] == "passed", answer["message"]
+    huge, plain = answer["rows"]
+    assert (huge["status"], plain["status"]) == ("passed", "passed")
+    assert "LUT" not in huge["resources"] and plain["resources"]["LUT"] == 0.32
+    assert huge["latency"] == plain["latency"] == 3624
+    assert [u["figure"] for u in huge["report"]["unreadable"]] == ["resources.LUT.used"]
