@@ -341,3 +341,18 @@ async def test_a_point_with_an_unreadable_report_figure_is_one_row_the_others_st
     assert "LUT" not in huge["resources"] and plain["resources"]["LUT"] == 0.32
     assert huge["latency"] == plain["latency"] == 3624
     assert [u["figure"] for u in huge["report"]["unreadable"]] == ["resources.LUT.used"]
+
+
+async def test_the_editors_point_limit_is_its_setting(tmp_path):
+    """alloDataflow.sweep.maxPoints = 3: a 4-point sweep is refused naming it, before any job."""
+    from allo_lsp.jobs.sweep_editor import command
+    from allo_lsp.settings import Settings
+
+    path = design(tmp_path)
+    settings = Settings(sweep_max_points=3, trusted=True)
+    answer = await command(
+        str(path), "top", path.read_text(), (["M=4,8", "N=4,8"],), settings, str(tmp_path), lambda cancel: None
+    )
+    assert answer["status"] == "error" and answer["rows"] == []
+    assert answer["message"].startswith("a sweep of 4 points is more than the 3 allowed (alloDataflow.sweep.maxPoints")
+    assert not (tmp_path / "pid.txt").exists()
