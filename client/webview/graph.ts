@@ -2,11 +2,13 @@
 // The extension sends the region's graph; this lays it out (ELK, in this page: no worker, no
 // remote content), draws it (render.ts), and answers clicks with messages the extension acts on:
 // reveal a node's or an edge's declaration, expand or collapse the PEs, export the SVG, set a
-// FIFO's depth and re-run. Pan with a drag, zoom with the wheel, Fit to see it all.
+// FIFO's depth and re-run. Pan with a drag, zoom with the wheel, Fit to see it all (at a readable
+// scale: view.ts).
 import ELK from "elkjs/lib/elk.bundled.js";
 import { DrawnNode, toElk } from "../src/graph/elkGraph";
 import { RegionGraph } from "../src/graph/graphModel";
-import { renderSvg } from "../src/graph/render";
+import { ElementPath, exportSvg, Painter, renderSvg } from "../src/graph/render";
+import { fitView } from "../src/graph/view";
 
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
@@ -45,11 +47,7 @@ function fit(): void {
     if (!laidOut) {
         return;
     }
-    const box = canvas.getBoundingClientRect();
-    const w = laidOut.width ?? 1;
-    const h = laidOut.height ?? 1;
-    const k = Math.min((box.width - 24) / w, (box.height - 24) / h, 1.5);
-    view = { k, x: (box.width - w * k) / 2, y: (box.height - h * k) / 2 };
+    view = fitView(canvas.getBoundingClientRect(), laidOut.width ?? 1, laidOut.height ?? 1);
     moved = false;
     applyView();
 }
@@ -199,36 +197,56 @@ document.getElementById("zoomIn")!.addEventListener("click", () => zoom(1.25, ..
 document.getElementById("zoomOut")!.addEventListener("click", () => zoom(0.8, ...centre()));
 expandButton.addEventListener("click", () => vscode.postMessage({ type: "expand", expanded: !expanded }));
 
-/** The SVG as a file: the theme's colours written into it (outside the webview there are no CSS variables). */
-function exportSvg(): string {
-    const svg = canvas.querySelector("svg")!;
-    const copy = svg.cloneNode(true) as SVGSVGElement;
-    const originals = svg.querySelectorAll("*");
-    const copies = copy.querySelectorAll("*");
-    const properties = ["fill", "stroke", "stroke-width", "stroke-dasharray", "font-family", "font-size", "font-weight", "opacity"];
-    originals.forEach((el, i) => {
-        const computed = getComputedStyle(el);
-        for (const p of properties) {
-            const value = computed.getPropertyValue(p);
-            if (value) {
-                copies[i].setAttribute(p, value);
-            }
+// What a file's shapes and texts need of the theme (the rest is geometry, in the markup).
+const SHAPE = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "opacity"];
+const TEXT = ["fill", "font-family", "font-size", "font-weight"];
+const PAINTED: Record<string, string[]> = { rect: SHAPE, circle: SHAPE, path: SHAPE, text: TEXT };
+const GENERIC_FONTS = /\b(monospace|sans-serif|serif|system-ui)\b/;
+
+/**
+ * The theme's values for an element of the drawing: the computed style of a stand-in with the same
+ * tags and classes, built in a hidden corner of this page (so graph.css and the theme's variables
+ * apply), read once per path.
+ */
+function themePainter(): Painter {
+    const probe = document.getElementById("probe")!;
+    const cache = new Map<string, Record<string, string>>();
+    return (path: ElementPath) => {
+        const properties = PAINTED[path[path.length - 1].tag];
+        if (!properties) {
+            return {};
         }
-        copies[i].removeAttribute("class");
-    });
-    copy.querySelector("g.viewport")?.removeAttribute("transform");
-    const width = String(Math.ceil((laidOut?.width ?? 0) + 2));
-    const height = String(Math.ceil((laidOut?.height ?? 0) + 2));
-    copy.setAttribute("width", width);
-    copy.setAttribute("height", height);
-    copy.setAttribute("viewBox", `0 0 ${width} ${height}`);
-    const background = getComputedStyle(document.body).backgroundColor;
-    copy.insertAdjacentHTML("afterbegin", `<rect width="100%" height="100%" fill="${background}"/>`);
-    return new XMLSerializer().serializeToString(copy);
+        const key = JSON.stringify(path);
+        let found = cache.get(key);
+        if (!found) {
+            let parent: Element = probe;
+            for (const step of path) {
+                const el = document.createElementNS("http://www.w3.org/2000/svg", step.tag);
+                el.setAttribute("class", step.classes.join(" "));
+                parent = parent.appendChild(el);
+            }
+            const computed = getComputedStyle(parent);
+            found = {};
+            for (const p of properties) {
+                const value = computed.getPropertyValue(p);
+                if (value) {
+                    found[p] = value;
+                }
+            }
+            // The editor's font by name, and a generic family where it is not installed.
+            if (found["font-family"] && !GENERIC_FONTS.test(found["font-family"])) {
+                found["font-family"] += ", monospace";
+            }
+            probe.replaceChildren();
+            cache.set(key, found);
+        }
+        return found;
+    };
 }
+
 document.getElementById("export")!.addEventListener("click", () => {
-    if (canvas.querySelector("svg")) {
-        vscode.postMessage({ type: "export", svg: exportSvg() });
+    if (laidOut) {
+        vscode.postMessage({ type: "export", svg: exportSvg(laidOut!, themePainter(), getComputedStyle(document.body).backgroundColor) });
     }
 });
 window.addEventListener("resize", () => {

@@ -30,6 +30,8 @@ export interface GraphNode {
     range?: LspRange | null;
     /** The whole definition (decorators to the body's end) of a kernel (its PEs share it) or a sub-region; none for a port. */
     extent?: LspRange | null;
+    /** A PE's `meta_*` branches (each kept `with` statement, outermost first): [] in none, null where one does not fold (it may run any). */
+    branches?: LspRange[] | null;
     /** The node it is drawn inside (a PE's kernel when expanded, a sub-region's kernels); none at the top. */
     parent?: string | null;
     overlay?: Overlay | null;
@@ -112,4 +114,29 @@ export function highlighted(graph: RegionGraph, node: GraphNode | undefined): st
     }
     const kernel = node.kind === "kernel" ? node.name : undefined;
     return graph.nodes.filter((n) => n.id === node.id || (kernel !== undefined && n.kind === "pe" && n.kernel === kernel)).map((n) => n.id);
+}
+
+const same = (a: LspRange, b: LspRange) => size(a) === size(b) && a.start.line === b.start.line && a.start.character === b.start.character;
+
+/**
+ * The ids the cursor at `position` highlights. In a kernel's `meta_*` branch (the innermost of its
+ * PEs' `branches` holding the cursor): the PEs that run that branch, and those whose branch does
+ * not fold (they may); elsewhere in the kernel, or collapsed (no PE drawn), the kernel and its PEs.
+ */
+export function highlightedAt(graph: RegionGraph, position: LspPosition): string[] {
+    const node = nodeAt(graph, position);
+    if (node?.kind !== "kernel") {
+        return highlighted(graph, node);
+    }
+    const pes = graph.nodes.filter((n) => n.kind === "pe" && n.kernel === node.name);
+    let branch: LspRange | undefined;
+    for (const b of pes.flatMap((pe) => pe.branches ?? [])) {
+        if (contains(b, position) && (!branch || size(b) < size(branch))) {
+            branch = b;
+        }
+    }
+    if (!branch) {
+        return highlighted(graph, node);
+    }
+    return pes.filter((pe) => !pe.branches || pe.branches.some((b) => same(b, branch))).map((pe) => pe.id);
 }

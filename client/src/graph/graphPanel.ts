@@ -28,7 +28,7 @@ import { explicitTarget, isUnknownCommand, LensLike, pickTarget } from "../commo
 import { REGION_LENSES, SHOW_GRAPH, withGraphLenses } from "./graphLenses";
 import { executeCommand, registerCommand } from "../common/vscodeapi";
 import { escapeXml } from "./render";
-import { highlighted, isRegionGraph, LspRange, nodeAt, RegionGraph } from "./graphModel";
+import { highlightedAt, isRegionGraph, LspRange, RegionGraph } from "./graphModel";
 import { graphHtml } from "./webviewHtml";
 
 export const GRAPH_REQUEST = "allo/regionGraph";
@@ -197,9 +197,9 @@ export class GraphPanels implements Disposable {
         void p.panel.webview.postMessage({ type: "graph", graph: answer, expanded: p.expanded, highlight: ids });
     }
 
-    /** The ids of the nodes under `position`: the kernel whose definition (the graph's extents) holds it, and its PEs. */
+    /** The ids of the nodes under `position`: the kernel whose definition holds it and its PEs, or the PEs of its meta branch there. */
     private highlighted(p: Panel, position: Position | undefined): string[] {
-        return p.graph && position ? highlighted(p.graph, nodeAt(p.graph, { line: position.line, character: position.character })) : [];
+        return p.graph && position ? highlightedAt(p.graph, { line: position.line, character: position.character }) : [];
     }
 
     private rangeOf(p: Panel, id: string): LspRange | undefined {

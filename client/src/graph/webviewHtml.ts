@@ -39,6 +39,7 @@ export function graphHtml(cspSource: string, script: string, style: string, titl
 <span id="status" role="status">Laying out…</span>
 </div>
 <div id="canvas" aria-label="Dataflow graph"></div>
+<div id="probe" aria-hidden="true"></div>
 <script nonce="${n}" src="${script}"></script>
 </body>
 </html>`;

@@ -6,11 +6,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import ELK from "elkjs/lib/elk.bundled.js";
 import { allEdges, allNodes, DrawnNode, toElk } from "../graph/elkGraph";
-import { GraphEdge, GraphNode, highlighted, isRegionGraph, nodeAt, RegionGraph } from "../graph/graphModel";
+import { GraphEdge, GraphNode, highlighted, highlightedAt, isRegionGraph, nodeAt, RegionGraph } from "../graph/graphModel";
 import { withGraphLenses } from "../graph/graphLenses";
 import { LABEL_CHAR_WIDTH } from "../graph/gridLayout";
 import { edgeStyle, nodeStyle, wrapped } from "../graph/overlay";
-import { renderSvg } from "../graph/render";
+import { ElementPath, exportSvg, renderSvg } from "../graph/render";
+import { fitView, MIN_LABEL_PX, SMALLEST_FONT_PX } from "../graph/view";
 import { contentSecurityPolicy, graphHtml } from "../graph/webviewHtml";
 import { LensLike } from "../common/targets";
 
@@ -302,7 +303,61 @@ test("the SVG has one shape per node and edge, ids for clicks, names escaped, no
     assert.ok(!/style="/.test(svg), "no inline style: the webview's CSP forbids it");
     assert.ok(svg.indexOf('data-id="gemm"') < svg.indexOf('data-id="gemm_0_0"'), "a group is drawn under its children");
     assert.ok(!/^<svg [^>]*viewBox/.test(svg), "in the webview the viewport's transform alone scales it");
-    assert.match(renderSvg(await layout(graph), true), /^<svg [^>]*width="[\d.]+" height="[\d.]+" viewBox="0 0 [\d.]+ [\d.]+"/);
+    assert.match(renderSvg(await layout(graph), true), /^<svg [^>]*width="[\d.]+" height="[\d.]+" viewBox="-?[\d.]+ -?[\d.]+ [\d.]+ [\d.]+"/);
+});
+
+/** The numbers of an attribute of each `tag` element of an SVG text (a file's own reading, no DOM). */
+function attributes(svg: string, tag: string): Record<string, string>[] {
+    return [...svg.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, "g"))].map((m) => Object.fromEntries([...m[1].matchAll(/([\w:-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]])));
+}
+
+test("Export SVG: the whole graph in its own coordinates (its box as the viewBox, no view transform), the theme's values written on each shape, no class left", async () => {
+    const laid = await layout(fixture("systolic_top_expanded.json"));
+    const seen: ElementPath[] = [];
+    const paint = (path: ElementPath): Record<string, string> => {
+        seen.push(structuredClone(path));
+        const own = path[path.length - 1];
+        const pe = path.some((p) => p.classes.includes("kind-pe"));
+        return own.tag === "text" ? { fill: "#123456", "font-family": "Fira Code, monospace" } : own.tag === "rect" ? { fill: pe ? "#eeeeee" : "#ffffff", stroke: "#0000ff" } : {};
+    };
+    const svg = exportSvg(laid, paint, "#fafafa");
+    assert.match(svg, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width/);
+    assert.ok(!/transform=/.test(svg), "no transform: not the view's pan and zoom, nor any other");
+    assert.ok(!/class=/.test(svg), "no class: a file has no stylesheet");
+    const root = attributes(svg, "svg")[0];
+    const [x0, y0, w, h] = root.viewBox.split(" ").map(Number);
+    assert.deepEqual([Number(root.width), Number(root.height)], [w, h], "drawn at scale 1");
+    const rects = attributes(svg, "rect").map((a) => ({ fill: a.fill, stroke: a.stroke, x: Number(a.x), y: Number(a.y), w: Number(a.width), h: Number(a.height) }));
+    assert.deepEqual([rects[0].x, rects[0].y, rects[0].w, rects[0].h, rects[0].fill], [x0, y0, w, h, "#fafafa"], "the background fills the viewBox");
+    const nodes = rects.slice(1);
+    assert.equal(nodes.length, allNodes(laid).length, "one box per node");
+    for (const b of nodes) {
+        assert.ok(b.x >= x0 && b.y >= y0 && b.x + b.w <= x0 + w && b.y + b.h <= y0 + h, `a box inside the viewBox: ${JSON.stringify(b)}`);
+        assert.equal(b.stroke, "#0000ff");
+    }
+    // The viewBox is the drawing's box: every node's name in it, and no more than a margin around.
+    const texts = attributes(svg, "text");
+    assert.ok(texts.every((t) => Number(t.x) >= x0 && Number(t.x) < x0 + w && Number(t.y) > y0 && Number(t.y) <= y0 + h));
+    assert.ok(texts.every((t) => t.fill === "#123456" && t["font-family"] === "Fira Code, monospace"), "fonts named");
+    assert.equal(Math.min(...nodes.map((b) => b.x)) - x0, 8, "a margin of 8 on the left");
+    assert.ok(!svg.includes('class="hit"') && attributes(svg, "path").length === allEdges(laid).length + 1, "each edge's line (and the arrowhead), not the click targets");
+    assert.equal(nodes.filter((b) => b.fill === "#eeeeee").length, 36, "a PE's box painted as a PE's: the painter sees its ancestors' classes");
+    assert.ok(seen.some((p) => p[0].tag === "svg" && p[0].classes.includes("graph")), "the path starts at the svg.graph the theme's rules match");
+});
+
+test("Fit beside the code keeps the labels readable: never below 9 px, the start of the graph in view; a graph that fits is drawn whole, centred", async () => {
+    const laid = await layout(fixture("systolic_top_expanded.json"));
+    const [width, height] = [laid.width!, laid.height!];
+    const beside = { width: 480, height: 760 }; // half of a laptop's screen
+    const narrow = fitView(beside, width, height);
+    assert.ok(narrow.k * SMALLEST_FONT_PX >= MIN_LABEL_PX, `the smallest label at ${(narrow.k * SMALLEST_FONT_PX).toFixed(1)} px`);
+    assert.ok(width * narrow.k > beside.width, "the grid does not fit whole: the rest is a drag away");
+    assert.equal(narrow.x, 12, "its left (the inputs) in view");
+    const wide = fitView({ width: 4000, height: 3000 }, width, height);
+    assert.ok(wide.k > narrow.k && wide.k <= 1.5);
+    assert.ok(Math.abs(wide.x - (4000 - width * wide.k) / 2) < 1e-9 && Math.abs(wide.y - (3000 - height * wide.k) / 2) < 1e-9, "centred");
+    const small = fitView(beside, 300, 200);
+    assert.ok(small.x > 12 && small.y > 12 && 300 * small.k <= beside.width, "a small graph whole, centred");
 });
 
 test("a large grid: no ELK edge labels (their cost), the names written at the edges' middles", async () => {
@@ -379,6 +434,24 @@ test("the cursor's node: the kernel whose definition (the server's extent) holds
     assert.equal(nodeAt(nested, { line: 25, character: 0 })?.id, "w/inner");
     assert.equal(nodeAt(nested, { line: 35, character: 8 })?.id, "w");
     assert.equal(nodeAt({ ...nested, nodes: [{ ...nested.nodes[0], extent: undefined }] }, { line: 34, character: 8 })?.id, "w", "no extent (an older server): the name alone");
+});
+
+test("the cursor in a meta_* branch highlights the PEs that run it; elsewhere in the kernel, or collapsed, the whole kernel", () => {
+    const graph = fixture("systolic_top_expanded.json"); // examples/systolic_gemm.py
+    const pes = graph.nodes.filter((n) => n.kind === "pe");
+    const ids = (pick: (i: number, j: number) => boolean) => pes.filter((n) => pick(n.pe![0], n.pe![1])).map((n) => n.id);
+    assert.deepEqual(highlightedAt(graph, { line: 52, character: 16 }), ids((i, j) => i > 0 && i < 5 && j > 0 && j < 5), "`c += a * b` in meta_else: the 16 compute PEs");
+    assert.deepEqual(highlightedAt(graph, { line: 47, character: 8 }), ids((i, j) => i > 0 && i < 5 && j > 0 && j < 5), "on its `with`");
+    assert.deepEqual(highlightedAt(graph, { line: 31, character: 12 }), ids((i, j) => (i === 0 || i === 5) && (j === 0 || j === 5)), "`pass` in the meta_if: the corners");
+    assert.deepEqual(highlightedAt(graph, { line: 35, character: 16 }), ids((i, j) => j === 0 && i > 0 && i < 5), "in meta_elif(j == 0): column 0's loaders");
+    assert.deepEqual(highlightedAt(graph, { line: 28, character: 8 }), ["gemm", ...pes.map((n) => n.id)], "`i, j = df.get_pid()`, outside every branch: the kernel and its PEs");
+    assert.deepEqual(highlightedAt(graph, { line: 58, character: 0 }), [], "outside the kernel");
+    // A PE whose branch does not fold may run any: it stays lit; an older server (no branches): the kernel.
+    const unknown = { ...graph, nodes: graph.nodes.map((n) => (n.id === "gemm_0_0" ? { ...n, branches: null } : n)) };
+    assert.deepEqual(highlightedAt(unknown, { line: 52, character: 16 }), ["gemm_0_0", ...ids((i, j) => i > 0 && i < 5 && j > 0 && j < 5)]);
+    const older = { ...graph, nodes: graph.nodes.map(({ branches, ...n }) => n) };
+    assert.equal(highlightedAt(older, { line: 52, character: 16 }).length, 37);
+    assert.deepEqual(highlightedAt(fixture("systolic_top.json"), { line: 52, character: 16 }), ["gemm"], "collapsed: the kernel stands for its PEs");
 });
 
 test("a Graph lens beside each region's first lens, none twice, none when the server sends its own", () => {
