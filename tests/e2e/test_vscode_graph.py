@@ -20,7 +20,17 @@ def graph_counts(path, expand: bool) -> dict:
     assert done.returncode == 0, done.stderr
     graph = json.loads(done.stdout)
     drawn = {n["id"] for n in graph["nodes"]}
+    lines = path.read_text().split("\n")
+    meta_if = [i for i, line in enumerate(lines) if "with allo.meta_if(i in {0, M + 1}" in line]
+    corner = meta_if[0] + 1 if meta_if else -1  # the systolic corners' `pass`
     return {
+        # The PEs whose meta_if branch holds the corners' `pass` line (the server's branches).
+        "cornerPes": sorted(
+            n["id"]
+            for n in graph["nodes"]
+            if any(b["start"]["line"] <= corner <= b["end"]["line"] for b in n.get("branches") or [])
+        ),
+        "computePes": sum(1 for n in graph["nodes"] if n.get("role") == "meta_else()"),
         "nodes": len(graph["nodes"]),
         "edges": sum(1 for e in graph["edges"] if {e["source"], e["target"]} - {None} <= drawn),
         "kernelAndPes": 1 + sum(1 for n in graph["nodes"] if n["kind"] == "pe" and n["kernel"] == "gemm"),
@@ -48,6 +58,7 @@ def expected(tmp_path) -> dict:
 def test_the_dataflow_graph_in_vscode(vsix, tmp_path):
     counts = expected(tmp_path)
     assert counts["expanded"]["kernelAndPes"] == 37, "the example is a 6 x 6 grid"
+    assert counts["expanded"]["cornerPes"] == ["gemm_0_0", "gemm_0_5", "gemm_5_0", "gemm_5_5"]
     # Synthesis (the report view's step) runs the stand-in Vitis HLS of tests/standin/bin, put on
     # the PATH of the tool's command through the launcher prefix (the extension host's PATH is the
     # login shell's, not this process's).

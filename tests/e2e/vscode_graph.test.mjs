@@ -2,10 +2,11 @@
 // Graph lens of examples/systolic_gemm.py opens the webview, whose nodes and edges are counted in
 // its DOM against the server's own graph (`allo-lsp graph`, ALLO_E2E_EXPECTED); Expand PEs draws
 // the 36 PEs (timed); a click on a PE moves the editor's cursor to its kernel; the cursor in the
-// kernel highlights it; an edit of the grid's size redraws it (256 PEs, timed); the deadlock
+// kernel highlights it; Fit beside the code keeps labels >= 9 px; the cursor in a meta_* branch
+// highlights the PEs that run it; an edit of the grid's size redraws it (256 PEs, timed); the deadlock
 // example simulated on the reference executor marks its blocked PEs and full FIFO, and its edge's
 // "set depth to 16 and re-run" fixes the declaration and runs again; Export SVG writes a file
-// through the save dialog; screenshots in the dark, light and high contrast themes. Run by
+// through the save dialog (its own coordinates: no view transform, the drawing's viewBox); screenshots in the dark, light and high contrast themes. Run by
 // tests/e2e/test_vscode_graph.py.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -134,10 +135,10 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         const kernel = find("systolic_gemm.py", "def gemm(");
         await graphFrame().locator('svg.graph .node[data-id="gemm_2_3"] rect').click();
         await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${kernel.line},` }).waitFor({ timeout: 15 * SECOND });
-        // In the kernel's body (the line of its inner PEs' multiply, far from its `def`): the kernel
+        // In the kernel's body outside its meta branches (`get_pid()`, below its `def`): the kernel
         // and its PEs highlighted (the graph's extents, not the document's symbols); outside every kernel: none.
-        const body = find("systolic_gemm.py", "c += a * b");
-        await goTo(body.line, body.column);
+        const body = find("systolic_gemm.py", "i, j = df.get_pid()");
+        await goTo(body.line, body.column + 2);
         let lit = 0;
         await waitUntil("the kernel under the cursor (in its body) highlighted", async () => {
             lit = await graphFrame().locator("svg.graph .node.cursor").count();
@@ -150,6 +151,43 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await goTo(1, 1);
         await waitUntil("no highlight outside the kernels", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === 0, 15 * SECOND);
         await shotOfPanel("graph-expanded-light");
+    });
+
+    uiTest("beside the code, Fit keeps every label readable (>= 9 px), the rest a drag away", async () => {
+        await graphFrame().locator("#fit").click();
+        const sizes = await waitUntil("the view fitted", async () => {
+            const measured = await canvas().evaluate((el) => {
+                // A text's drawn size: its font size times the screen's scale of its coordinates.
+                const px = (t) => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize);
+                const labels = [...el.querySelectorAll("svg.graph text")].map(px);
+                const graph = el.querySelector("svg.graph g.viewport").getBoundingClientRect();
+                return { smallest: Math.min(...labels), texts: labels.length, canvas: el.getBoundingClientRect().width, graph: graph.width };
+            });
+            return measured.texts > 0 ? measured : undefined;
+        }, 15 * SECOND);
+        console.log(`Fit beside the code: the canvas ${sizes.canvas.toFixed(0)} px wide, the graph ${sizes.graph.toFixed(0)} px, the smallest of ${sizes.texts} texts ${sizes.smallest.toFixed(1)} px`);
+        assert.ok(sizes.canvas < 800, `the panel beside the editor: ${sizes.canvas} px`);
+        assert.ok(sizes.smallest >= 8.99, `labels readable after Fit: the smallest ${sizes.smallest.toFixed(2)} px`);
+        await shot("graph-beside-code-fit");
+    });
+
+    uiTest("the cursor in a meta_if branch highlights only the PEs that run it; in meta_else the compute PEs", async () => {
+        await focusEditor("systolic_gemm.py");
+        const lit = () => graphFrame().locator("svg.graph .node.cursor").evaluateAll((els) => els.map((e) => e.getAttribute("data-id")).sort());
+        const corner = find("systolic_gemm.py", "with allo.meta_if(i in {0, M + 1}");
+        await goTo(corner.line + 1, corner.column + 4); // its `pass`
+        const corners = await waitUntil("the meta_if's PEs highlighted", async () => {
+            const ids = await lit();
+            return JSON.stringify(ids) === JSON.stringify(EXPECTED.expanded.cornerPes) ? ids : undefined;
+        }, 15 * SECOND);
+        console.log(`cursor in the meta_if branch: ${corners.join(", ")} highlighted`);
+        const multiply = find("systolic_gemm.py", "c += a * b");
+        await goTo(multiply.line, multiply.column);
+        await waitUntil("the meta_else's 16 compute PEs highlighted", async () => (await lit()).length === EXPECTED.expanded.computePes, 15 * SECOND);
+        assert.deepEqual((await lit()).filter((id) => !/^gemm_[1-4]_[1-4]$/.test(id)), [], "the inner PEs alone, not the kernel");
+        await goTo(corner.line + 1, corner.column + 4);
+        await waitUntil("the corners again", async () => (await lit()).length === 4, 15 * SECOND);
+        await shot("graph-meta-if-cursor");
     });
 
     uiTest("an edit of the grid's size redraws the graph (the 256-PE grid timed), the view kept", async () => {
@@ -202,6 +240,12 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
                 root: root.nodeName,
                 namespace: root.namespaceURI,
                 width: Number(root.getAttribute("width")),
+                height: Number(root.getAttribute("height")),
+                viewBox: (root.getAttribute("viewBox") ?? "").split(" ").map(Number),
+                transforms: root.querySelectorAll("[transform]").length,
+                boxes: [...root.querySelectorAll("rect")].map((r) => ["x", "y", "width", "height"].map((a) => Number(r.getAttribute(a)))),
+                fonts: [...new Set([...doc.getElementsByTagName("text")].map((t) => t.getAttribute("font-family")))],
+                vars: /var\(--/.test(svg),
                 texts: [...doc.getElementsByTagName("text")].map((t) => t.textContent),
                 classes: root.querySelectorAll("[class]").length,
                 filled: root.querySelectorAll("rect[fill][stroke]").length,
@@ -211,6 +255,17 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         assert.equal(parsed.error, false, "the file parses as XML");
         assert.deepEqual([parsed.root, parsed.namespace], ["svg", "http://www.w3.org/2000/svg"]);
         assert.ok(parsed.width > 100, `its own size: ${parsed.width}`);
+        // In its own coordinates: no transform of the view's (pan, zoom), the viewBox the drawing's
+        // box at scale 1, every box inside it.
+        assert.equal(parsed.transforms, 0, "no transform in the file");
+        const [x0, y0, w, h] = parsed.viewBox;
+        assert.deepEqual([w, h], [parsed.width, parsed.height], `viewBox ${parsed.viewBox}`);
+        const outside = parsed.boxes.filter(([x, y, bw, bh]) => x < x0 || y < y0 || x + bw > x0 + w || y + bh > y0 + h);
+        assert.deepEqual(outside, [], "every node's box inside the viewBox");
+        assert.ok(parsed.boxes.length >= 38, `${parsed.boxes.length} boxes`);
+        assert.equal(parsed.vars, false, "the theme's colours resolved: no CSS variable left");
+        console.log(`exported SVG's viewBox ${parsed.viewBox.join(" ")}; fonts ${parsed.fonts.join(" | ")}`);
+        assert.ok(parsed.fonts.every((f) => f && /monospace|sans-serif|serif/.test(f)), `fonts named: ${parsed.fonts.join(" | ")}`);
         const names = ["gemm", "A", "B", "C", ...Array.from({ length: 36 }, (_, k) => `gemm_${Math.floor(k / 6)}_${k % 6}`)];
         assert.deepEqual(names.filter((n) => !parsed.texts.includes(n)), [], "every node's name in the file");
         assert.ok(parsed.texts.includes("fifo_A[1,2]"), "the streams' names too");
