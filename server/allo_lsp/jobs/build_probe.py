@@ -121,7 +121,8 @@ async def backend_choice(config: JobConfig, backend: str, trusted: bool) -> Back
         return BackendChoice("allo", f"{SECTION}.backend is allo", python, version)
     if version is None:
         return BackendChoice("reference", f"Allo does not import in {python}", python)
-    return BackendChoice("allo", f"Allo {version} with the LLVM build at {llvm}", python, version)
+    named = "Allo" if version == "?" else f"Allo {version}"  # "?": its metadata does not say
+    return BackendChoice("allo", f"{named} with the LLVM build at {llvm}", python, version)
 
 
 def _first_clause(message: str) -> str:
