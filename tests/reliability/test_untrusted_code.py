@@ -16,6 +16,7 @@ from pathlib import Path
 import faults
 import lsp_session
 import pytest
+from allo_lsp.jobs.isolation import RUNNER_PREFIX
 from lsprotocol import types as lsp
 from paths import ROOT
 from waiting import file_poll, reconfigured, until, until_notified
@@ -271,11 +272,12 @@ async def test_no_shell_launches_a_job_and_awkward_file_names_work(tmp_path):
         assert len(starts) >= len(AWKWARD_NAMES)
         for record in starts:
             argv = record["argv"]
-            # Isolated (-I: no working directory on sys.path), the bootstrap, its pipes: no file
-            # names, no request on the command line.
-            assert argv[0] == str(interpreter) and argv[1:4] == ["-I", "-u", "-c"], argv
-            assert argv[5:7] == ["--result-fd", argv[6]] and argv[7] == "--watchdog-fd", argv
-            assert argv[9:] in ([], ["--warm"]), argv
+            # Isolated (-I: no working directory on sys.path), the bootstrap, the runner's
+            # directory (the server's), its pipes: no file names, no request on the command line.
+            assert argv[0] == str(interpreter) and argv[1:5] == ["-I", "-B", "-u", "-c"], argv
+            assert Path(argv[6]).name.startswith(RUNNER_PREFIX), argv
+            assert argv[7:9] == ["--result-fd", argv[8]] and argv[9] == "--watchdog-fd", argv
+            assert argv[11:] in ([], ["--warm"]), argv
             assert record["ppid"] == s.pid, record  # started by the server, not by a shell
     assert not list(home.rglob("pwned*")) and not list(tmp_path.rglob("pwned*"))
 
@@ -407,7 +409,8 @@ async def test_job_directories_are_private_and_removed_whatever_the_outcome(tmp_
             await configure(s, faults.job_settings(2))
             await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("simulate", other, "top"))
         left = [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")]
-        assert left == [], left
+        assert len(left) == 1 and left[0].startswith(RUNNER_PREFIX), left  # the server's, until it ends
+    assert [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")] == []
 
 
 async def test_a_failed_synthesis_leaves_no_directory(tmp_path):
@@ -424,7 +427,8 @@ async def test_a_failed_synthesis_leaves_no_directory(tmp_path):
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("synthesize", broken, "top"))
         assert result["status"] == "error", result
         left = [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")]
-        assert left == [], left
+        assert len(left) == 1 and left[0].startswith(RUNNER_PREFIX), left  # the server's, until it ends
+    assert [p.name for p in tmpdir.iterdir() if p.name.startswith("allo-lsp-")] == []
 
 
 # -- interpreters that are not there -----------------------------------------------------------
