@@ -204,7 +204,10 @@ async def test_cluster_jobs_are_followed_only_in_a_trusted_workspace(tmp_path):
         assert not ran.exists(), ran.read_text()
         await _reconfigure(client, lambda: {**settings, "trusted": True})
         await client.editor.lenses(uri)
-        await until(ran.exists, what="scontrol asked about job 4711", wake=lambda: asyncio.sleep(0.1))
-        assert "4711" in ran.read_text()
+        await until(
+            lambda: ran.exists() and "4711" in ran.read_text(),  # the shell makes the file before it writes
+            what="scontrol asked about job 4711",
+            wake=lambda: asyncio.sleep(0.1),
+        )
     finally:
         await client.shutdown_session()
