@@ -95,7 +95,9 @@ async def test_a_corrupt_store_is_logged_and_written_afresh(tmp_path):
     finally:
         await client.shutdown_session()
     assert view["report"] and view["previous"] is None
-    assert "the synthesis reports kept in" in log_file.read_text() and "unreadable" in log_file.read_text()
+    assert f"{FILE} is unreadable" in log_file.read_text() and "set aside" in log_file.read_text()
+    with open(os.path.join(storage, f"{FILE}.unreadable")) as f:
+        assert f.read() == '{"reports": {"half a'  # kept to look at
     with open(os.path.join(storage, FILE)) as f:
         (entry,) = json.load(f)["reports"].values()  # written afresh, with this run's report
     assert entry["report"] == view["report"]
