@@ -35,7 +35,7 @@ class SweepError(Exception):
     """A sweep that cannot run as asked; the message says what to change."""
 
 
-def parse_value(text: str, name: str = "NAME"):
+def parse_value(text: str, name: str):
     """`4` -> 4, `3.33` -> 3.33, `True`, `"s"`; anything else is the string itself. A value of
     more than `VALUE_LIMIT` characters, or a number that is not finite (`1e999`), is a SweepError."""
     if len(text) > VALUE_LIMIT:
@@ -61,7 +61,7 @@ def parse_sets(sets: list[str], max_points: int = MAX_POINTS) -> dict[str, list]
         if not sep or not name.isidentifier() or not values.strip():
             raise SweepError(f"--set {item[:80]!r}: write NAME=V1,V2,... (a module-level constant, clock or part)")
         if name in texts:
-            raise SweepError(f"--set {name} is given twice: list all its values in one --set")
+            raise SweepError(f"--set {name[:80]} is given twice: list all its values in one --set")
         texts[name] = values.split(",")
     count = math.prod(len(values) for values in texts.values())
     if count > max_points:
