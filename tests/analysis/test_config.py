@@ -187,9 +187,18 @@ def test_twenty_thousand_bad_codes_are_placed_at_once():
 
 
 def test_a_per_file_pattern_that_backtracks_is_matched_in_bounded_time():
-    pattern = "*a" * 3000 + "*b"
+    pattern = "*a" * 499 + "*b"  # the longest pattern read
     found, problems = parse_config(f'[tool.allo-lsp]\nper-file-ignores = {{ "{pattern}" = ["ADF0"] }}\n')
+    assert problems == []
     started = time.monotonic()
     selection = found.selection_for("a" * 9000 + ".py")
     assert time.monotonic() - started < 5
     assert "ADF005" not in selection.ignored
+
+
+def test_a_per_file_pattern_too_long_to_be_a_path_is_a_problem_and_the_others_hold():
+    found, problems = parse_config(
+        f'[tool.allo-lsp]\nper-file-ignores = {{ "{"a" * 1001}" = ["ADF0"], "t/*" = ["ADF0"] }}\n'
+    )
+    assert found.per_file_ignores == (("t/*", ("ADF0",)),)
+    assert [(p.range.start.line, "more than 1000 characters" in p.message) for p in problems] == [(1, True)]

@@ -39,6 +39,7 @@ _SEVERITIES = {s.label: s for s in Severity}
 _AT = re.compile(r" ?\(at line (\d+), column (\d+)\)")
 MAX_PROBLEMS = 100  # then one problem counts the rest: 20,000 bad codes are no list to read
 _SHOWN = 60  # characters of a value quoted in a message
+MAX_PATTERN_CHARS = 1000  # a per-file-ignores pattern; as the workspace's globs (ide/globs.py)
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ def _best(code: str, selectors: list[str]) -> str | None:
 
 
 def _matches(pattern: str, relative_path: str, name: str) -> bool:
+    # Linear in the path: fnmatch makes each `*` and the text after it an atomic group (`*a*a*...b`
+    # on 9,000 a's: 0.1 s), and a pattern is at most MAX_PATTERN_CHARS.
     pattern = pattern.removeprefix("./")
     return fnmatch.fnmatchcase(relative_path, pattern) or fnmatch.fnmatchcase(name, pattern)
 
@@ -135,7 +138,7 @@ class _Reader:
     def config(self, table: dict) -> tuple[Config, list[Problem]]:
         for key in table:
             if key not in KEYS:
-                self._bad(f"unknown key '{key}' in [tool.allo-lsp] (known: {', '.join(KEYS)})", key)
+                self._bad(f"unknown key {_shown(key)} in [tool.allo-lsp] (known: {', '.join(KEYS)})", key)
         fields = {}
         for key in ("select", "extend-select", "ignore"):
             selectors = self._selectors(table[key], key) if key in table else None
@@ -174,10 +177,13 @@ class _Reader:
                 'per-file-ignores must be a table of patterns, like { "tests/*" = ["ADF006"] }', "per-file-ignores"
             )
             return ()
-        return tuple(
-            (pattern, self._selectors(codes, f"per-file-ignores {_shown(pattern)}", f'"{pattern}"') or ())
-            for pattern, codes in value.items()
-        )
+        out = []
+        for pattern, codes in value.items():
+            if len(pattern) > MAX_PATTERN_CHARS:  # its regular expression alone takes 30 ms to compile
+                self._bad(f"per-file-ignores: a pattern of more than {MAX_PATTERN_CHARS} characters", f'"{pattern}"')
+                continue
+            out.append((pattern, self._selectors(codes, f"per-file-ignores {_shown(pattern)}", f'"{pattern}"') or ()))
+        return tuple(out)
 
     def _severities(self, value) -> tuple[tuple[str, Severity], ...]:
         if not isinstance(value, dict):
