@@ -172,3 +172,20 @@ def test_serve_over_tcp_answers_initialize():
 def test_serve_rejects_a_malformed_tcp_address():
     out = run("serve", "--tcp", "2087")
     assert out.returncode == 2 and "HOST:PORT" in out.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    # `allo-lsp check DIR | head -1`: the pipe closes after one line, with far more than a pipe's
+    # buffer (64 KiB) still to write.
+    for i in range(150):
+        (tmp_path / f"order_{i}.py").write_text(ORDER.read_text())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "allo_lsp", "check", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 128 + 13  # as a process ended by SIGPIPE
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr

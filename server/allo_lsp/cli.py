@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 
 from allo_lsp import __version__
@@ -105,6 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv if argv is not None else sys.argv[1:] or ["serve"])
     if args.command == "serve":
         return _serve(args)
+    try:
+        return _command(args, parser)
+    except BrokenPipeError:
+        # The reader stopped early (`allo-lsp check . | head`): no traceback, and stdout pointed
+        # at /dev/null so that the interpreter's own flush at exit does not fail again. The
+        # status is a shell's for a process ended by SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def _command(args, parser: argparse.ArgumentParser) -> int:
     if args.command == "check":
         return _check(args)
     if args.command == "rules":
