@@ -27,8 +27,8 @@ MAX_BRACE_DEPTH = 16  # deeper, a `{` is a character: no glob worth writing nest
 # A longer pattern is passed over: its sets of states grow with it, and no glob or ignore line
 # worth writing is longer (a path's character costs up to a segment's length in states then).
 MAX_PATTERN_CHARS = 1000
-_CACHE_MOVES = 100_000  # moves kept before all are forgotten
-_CACHE_STATES = 1_000_000  # states in the sets kept, as much
+_CACHE_MOVES = 50_000  # moves kept before all are forgotten (an ignore file keeps two automata)
+_CACHE_STATES = 100_000  # states in the sets kept, as much
 
 # The pieces of a pattern: ("char", test), ("star",), ("all",), ("segments",), ("under",),
 # ("alt", [pieces, ...]).
