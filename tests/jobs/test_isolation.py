@@ -10,12 +10,14 @@ import sys
 import tempfile
 import time
 
-from allo_lsp.jobs.isolation import PREFIX, RUNNER_PREFIX, remove_orphaned_dirs, start_time
+from allo_lsp.jobs.isolation import PREFIX, RUNNER_PREFIX, remove_orphaned_dirs, remove_tree, runner_root, start_time
 from allo_lsp.jobs.manager import JobManager
 from allo_lsp.protocol.messages import DETAIL_LIMIT, MESSAGE_LIMIT, RUN
-from designs import alive, design, fake_llvm_build_dir, until_phase
+from allo_lsp.runner.watchdog import descendants
+from designs import alive, design, fake_llvm_build_dir, pids, until_phase
 from paths import EXAMPLES, STANDIN
 from test_manager import spec_for
+from waiting import file_poll, until
 
 PLANTED = "open({marks!r} + '/planted', 'w').write('ran in ' + __import__('os').getcwd())\n"
 
@@ -83,6 +85,32 @@ async def test_concurrent_jobs_leave_one_prestarted_runner(tmp_path):
     while any(alive(p) for p in seen) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert not any(alive(p) for p in seen)
+
+
+async def test_the_runners_copy_holds_the_runner_alone_and_is_made_again_when_removed(tmp_path):
+    """A job imports our runner from a read-only copy of `runner/` and `protocol/` (nothing else
+    of the server's environment); a cleaner of old temporary files may remove it under a server
+    that lives for weeks: the next job makes it again (the runner pre-started from the old one is
+    let go)."""
+    path = design(tmp_path)
+    manager = JobManager(prestart=True)
+    first = await manager.run(spec_for(path, llvm=fake_llvm_build_dir()))
+    assert await manager.prestarting() == 1
+    old = runner_root()
+    assert sorted(os.listdir(old)) == ["allo_lsp"]
+    assert sorted(os.listdir(os.path.join(old, "allo_lsp"))) == ["__init__.py", "__pycache__", "protocol", "runner"]
+    assert {oct(os.stat(os.path.join(old, p)).st_mode & 0o777) for p in ("allo_lsp", "allo_lsp/runner/job.py")} == {
+        "0o500",
+        "0o400",
+    }
+    (watchdog,) = [runner.process.pid for runner in manager._warm.values()]
+    prestarted = await until(lambda: descendants(watchdog), what="the pre-started runner", wake=file_poll)
+    remove_tree(old)
+    second = await manager.run(spec_for(path, llvm=fake_llvm_build_dir()))
+    await manager.close()
+    assert (first.status, second.status) == ("passed", "passed"), (first.message, second.message)
+    assert runner_root() != old and not os.path.exists(old)
+    assert pids(path)[-1] not in prestarted  # a runner of the new copy ran it
 
 
 def test_directories_of_servers_that_are_gone_are_removed(tmp_path):

@@ -91,6 +91,16 @@ def runner_root() -> str:
 
 def _copy_runner() -> str:
     root = tempfile.mkdtemp(prefix=_owned_prefix(RUNNER_PREFIX))
+    atexit.register(remove_tree, root)
+    try:
+        _fill(root)
+    except BaseException:
+        remove_tree(root)  # half a copy (a full disk, say): the next job tries again
+        raise
+    return root
+
+
+def _fill(root: str) -> None:
     package = os.path.join(root, "allo_lsp")
     os.mkdir(package)
     with open(os.path.join(package, "__init__.py"), "w", encoding="utf-8") as f:
@@ -105,8 +115,6 @@ def _copy_runner() -> str:
         for name in files:
             os.chmod(os.path.join(directory, name), 0o400)
         os.chmod(directory, 0o500)
-    atexit.register(remove_tree, root)
-    return root
 
 
 def remove_runner_root() -> None:
