@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from allo_lsp.analysis import deep
 from allo_lsp.analysis.chunks import ParseCache, Positions, combine, parse_chunks, statement_prefix, statement_starts
+from allo_lsp.analysis.expression_types import type_kernels
 from allo_lsp.analysis.extract import extract
 from allo_lsp.analysis.model import FileModel, Partial, Range, SyntaxProblem
 from allo_lsp.analysis.problems import Problem, Severity
@@ -43,6 +44,7 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
             # than Python's default limit allows is walked again with room for it (`deep`).
             model = _deep_model(text, cache)
     model.partial = partial
+    type_kernels(model, text)
     return Analysis(model, options.selection.shown(run_rules(Context(model, options)), text), options)
 
 

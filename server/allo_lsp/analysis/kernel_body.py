@@ -26,6 +26,7 @@ from allo_lsp.analysis.model import (
     StreamUse,
 )
 from allo_lsp.analysis.syntax import dotted, target_names
+from allo_lsp.analysis.types import AlloType, DType
 from allo_lsp.analysis.walk import walk
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 
@@ -58,6 +59,8 @@ def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: C
     kernel.subregions = scanner.subregions
     kernel.local_bindings = scanner.bindings
     kernel.library_calls = scanner.library_calls
+    kernel.constants = scanner.constants
+    kernel.annotations = scanner.annotations
 
 
 def _helper_access(fn: cst.FunctionDef, ctx: Context, scope: Scope, depth: int) -> list[Access]:
@@ -80,6 +83,10 @@ class _Scanner(cst.CSTVisitor):
         self.subregions: list[Region] = []
         self.bindings: list[LocalBinding] = []
         self.library_calls: list[LibraryCall] = []
+        # What the body's typing reads of the world (`expression_types.py`): names folded once.
+        self.constants: dict[str, object] = {}
+        self.annotations: dict[tuple[int, int], AlloType] = {}
+        self._folded: set[str] = set()
         # One level per meta body being visited (the kernel body is the outermost): Allo pairs
         # a meta_elif/meta_else with the last open meta_if of its own level.
         self._levels: list[MetaLevel] = [MetaLevel()]
@@ -133,9 +140,19 @@ class _Scanner(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._store(node.target, also_read=False)
         self._stateful(node.annotation.annotation)
+        self._annotation(node.annotation.annotation)
         if node.value is not None:
             node.value.visit(self)
         return False
+
+    def _annotation(self, annotation: cst.BaseExpression) -> None:
+        """A local's declared type, as the analysis folds every annotation."""
+        if self.kernel is None:
+            return
+        value = self.ctx.evaluator.annotation(annotation, self.scope, self.ctx.line(annotation))
+        if isinstance(value, AlloType) and value.dtype is not None:
+            start = self.ctx.range(annotation).start
+            self.annotations[(start.line, start.column)] = value
 
     def _stateful(self, annotation: cst.BaseExpression) -> None:
         """`x: stateful(T) = ...`, and `x: T @ stateful` of the builds between, removed in 2026
@@ -193,6 +210,11 @@ class _Scanner(cst.CSTVisitor):
             self.access[node.value].reads = True
             self.access[node.value].uses.append(self.ctx.range(node))
             self.access[node.value].every_pe |= not self._meta_branches
+        elif self.kernel is not None and node.value not in self._folded:
+            self._folded.add(node.value)
+            value = self.ctx.evaluator.lookup(node.value, self.scope, self.ctx.line(node))
+            if isinstance(value, (int, float, DType)):  # a bool is an int too
+                self.constants[node.value] = value
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from allo_lsp.analysis.types import AlloType, StreamType
+from allo_lsp.protocol.typing_rules import Ty
 
 
 # Slots: a model holds thousands of positions and ranges; without them each carries a dict.
@@ -133,6 +134,67 @@ class MetaUse:
     range: Range
 
 
+@dataclass(frozen=True, slots=True)
+class TypedExpression:
+    """An expression of a kernel body and the Allo type Allo's inference gives it."""
+
+    range: Range
+    type: Ty
+    shape: tuple = ()  # an array's dimensions, `()` for a scalar
+
+
+@dataclass(frozen=True, slots=True)
+class TypedLocal:
+    """An untyped local at its first binding, typed by it (later assignments are cast to it)."""
+
+    name: str
+    range: Range
+    type: Ty
+
+
+@dataclass(frozen=True, slots=True)
+class TypingProblem:
+    """What Allo's type inference says of the body: `error` stops the build, else a warning."""
+
+    range: Range
+    message: str
+    error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """An operator of the body with its operands' types (`right` None for `~x`, `-x`) and the
+    value of an int literal operand (None where the operand is not one)."""
+
+    range: Range
+    op: str  # "+", "//", "<<", "~", ...
+    left: Ty | None
+    right: Ty | None
+    left_literal: int | None = None
+    right_literal: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TypedPut:
+    """`s.put(value)`: the value's type beside the stream's element type."""
+
+    range: Range  # the value
+    stream: str
+    value: Ty
+    element: Ty
+
+
+@dataclass
+class KernelTyping:
+    """Every typed expression of a kernel body, and what its types say (`expression_types.py`)."""
+
+    expressions: list[TypedExpression] = field(default_factory=list)
+    locals: list[TypedLocal] = field(default_factory=list)
+    problems: list[TypingProblem] = field(default_factory=list)
+    operations: list[Operation] = field(default_factory=list)
+    puts: list[TypedPut] = field(default_factory=list)
+
+
 @dataclass
 class Kernel:
     name: str
@@ -153,6 +215,12 @@ class Kernel:
     captured: dict[str, Access] = field(default_factory=dict)  # region parameters used unbound
     local_bindings: list[LocalBinding] = field(default_factory=list)
     library_calls: list[LibraryCall] = field(default_factory=list)
+    # What the body's typing (`expression_types.py`) needs of the world, folded by the evaluator:
+    # the numbers and Allo types the body reads by name, each local annotation's type by the
+    # annotation's start (line, column); and the typing itself, made once per analysis.
+    constants: dict[str, object] = field(default_factory=dict)
+    annotations: dict[tuple[int, int], AlloType] = field(default_factory=dict)
+    typing: KernelTyping | None = field(default=None, compare=False, repr=False)
 
     @property
     def bindings_known(self) -> bool:

@@ -1,0 +1,178 @@
+"""Each kernel body typed once per analysis, as Allo's type inference types it.
+
+`protocol/kernel_types.py` does the typing on the standard library's `ast`; this module gives it
+the world as the model knows it (the kernel's parameters, its region's streams, the constants and
+local annotations the extraction folded with the analysis' own evaluator) and writes what it
+found into the model (`Kernel.typing`) in the model's positions: hovers, inlay hints and the
+rules read that one typing. A kernel that does not parse or type (a half-typed line) gets an
+empty typing, never an exception.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from allo_lsp.analysis.model import (
+    FileModel,
+    Kernel,
+    KernelTyping,
+    Operation,
+    Range,
+    Region,
+    TypedExpression,
+    TypedLocal,
+    TypedPut,
+    TypingProblem,
+)
+from allo_lsp.analysis.types import AlloType, DType
+from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
+from allo_lsp.protocol.typing_rules import BOOL, INDEX, Ty
+
+_UNARY = {ast.Invert: "~", ast.USub: "-", ast.UAdd: "+"}
+
+
+def type_kernels(model: FileModel, text: str) -> None:
+    """Set `typing` on every kernel of `model` that has none yet (a replayed statement keeps its
+    kernels' typing: same text, same world)."""
+    lines: list[str] | None = None
+    for region in model.regions:
+        for kernel in region.kernels:
+            if kernel.typing is None:
+                lines = lines if lines is not None else text.split("\n")
+                kernel.typing = _typing(kernel, region, lines)
+
+
+def dtype_ty(dtype: DType) -> Ty:
+    if dtype.kind == "bool":
+        return BOOL
+    if dtype.kind == "index":
+        return INDEX
+    return Ty(dtype.kind, dtype.bits, dtype.frac)
+
+
+def _value(t: AlloType | None) -> Value | None:
+    return Value(dtype_ty(t.dtype), tuple(t.shape)) if t is not None and t.dtype is not None else None
+
+
+def _typing(kernel: Kernel, region: Region, lines: list[str]) -> KernelTyping:
+    try:
+        source = _Source(kernel, lines)
+        fn = source.function()
+        if fn is None:
+            return KernelTyping()
+        return _collect(fn, KernelTypes(fn, _environment(kernel, region, source)), source)
+    except (RecursionError, MemoryError, ValueError, TypeError, AttributeError, KeyError, IndexError):
+        return KernelTyping()  # the typer met a shape it does not follow: nothing, not a crash
+
+
+def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment:
+    params = {p.name: v for p in kernel.params if (v := _value(p.type)) is not None}
+    streams = {s.name: v for s in region.streams if s.type is not None and (v := _value(s.type.element)) is not None}
+    constants = {n: dtype_ty(c) if isinstance(c, DType) else c for n, c in kernel.constants.items()}
+
+    def annotation(node: ast.expr) -> Value | None:
+        start = source.range(node).start
+        return _value(kernel.annotations.get((start.line, start.column)))
+
+    return Environment(params, constants, streams, annotation)
+
+
+class _Source:
+    """A kernel's lines parsed with `ast`, and ast's positions (1-based lines from the `def`,
+    UTF-8 byte columns) as the model's (0-based file lines, code points)."""
+
+    def __init__(self, kernel: Kernel, lines: list[str]) -> None:
+        self.first = kernel.range.start.line
+        last = kernel.body_range.end.line if kernel.body_range else self.first
+        self.lines = lines[self.first : last + 1]
+        self.indented = bool(self.lines) and self.lines[0][:1] in (" ", "\t")
+
+    def function(self) -> ast.FunctionDef | None:
+        # An indented `def` parses under an `if` of its own: columns stay the file's.
+        code = ("if 1:\n" if self.indented else "") + "\n".join(self.lines)
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        node = tree.body[0] if tree.body else None
+        if self.indented and isinstance(node, ast.If):
+            node = node.body[0]
+        return node if isinstance(node, ast.FunctionDef) else None
+
+    def _point(self, line: int, column: int) -> tuple[int, int]:
+        index = line - 1 - self.indented
+        text = self.lines[index]
+        if not text.isascii():
+            column = len(text.encode("utf-8")[:column].decode("utf-8", errors="replace"))
+        return self.first + index, column
+
+    def range(self, node: ast.AST) -> Range:
+        start = self._point(node.lineno, node.col_offset)
+        end = self._point(node.end_lineno, node.end_col_offset)
+        return Range.of(*start, *end)
+
+
+def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyping:
+    out = KernelTyping()
+    for node in ast.walk(fn):
+        value = kt.of(node) if isinstance(node, ast.expr) else None
+        if value is not None:
+            out.expressions.append(TypedExpression(source.range(node), value.ty, value.shape))
+        operation = _operation(node, kt, source)
+        if operation is not None:
+            out.operations.append(operation)
+        put = _put(node, kt, source)
+        if put is not None:
+            out.puts.append(put)
+    for name, value in kt.locals.values():
+        out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
+    out.problems = [TypingProblem(source.range(p.node), p.message, p.error) for p in kt.problems]
+    out.expressions.sort(key=lambda e: e.range.start)
+    out.locals.sort(key=lambda t: t.range.start)
+    return out
+
+
+def _ty(kt: KernelTypes, node: ast.AST) -> Ty | None:
+    value = kt.of(node)
+    return value.ty if value is not None and not value.shape else None
+
+
+def _literal(node: ast.AST) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _operation(node: ast.AST, kt: KernelTypes, source: _Source) -> Operation | None:
+    if isinstance(node, (ast.BinOp, ast.AugAssign)):
+        left = node.left if isinstance(node, ast.BinOp) else node.target
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            return None
+        return Operation(
+            source.range(node),
+            op,
+            _ty(kt, left),
+            _ty(kt, node.right if isinstance(node, ast.BinOp) else node.value),
+            _literal(left),
+            _literal(node.right if isinstance(node, ast.BinOp) else node.value),
+        )
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return Operation(source.range(node), _UNARY[type(node.op)], _ty(kt, node.operand), None, _literal(node.operand))
+    return None
+
+
+def _put(node: ast.AST, kt: KernelTypes, source: _Source) -> TypedPut | None:
+    """`s.put(v)` / `s[i].put(v)` of a stream whose element type is known, `v` typed."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "put"):
+        return None
+    owner = node.func.value
+    owner = owner.value if isinstance(owner, ast.Subscript) else owner
+    stream = kt.env.streams.get(owner.id) if isinstance(owner, ast.Name) else None
+    value = _ty(kt, node.args[0]) if len(node.args) == 1 else None
+    if stream is None or stream.shape or value is None:
+        return None
+    return TypedPut(source.range(node.args[0]), owner.id, value, stream.ty)
