@@ -132,3 +132,44 @@ def inn$0er[P0, P1](A: float32[P0, P1], B: float32[P0 * 2]):
 """)
     assert "| 1 | `A` | `float32[P0, P1]` | `memref<P0xP1xf32>` |" in markdown
     assert "| 2 | `B` | `float32[?]` | `memref<?xf32>` |" in markdown
+
+
+TYPED = """
+from allo.ir.types import int8, int32, uint8
+
+M = 8
+
+@df.region()
+def top(A: int8[M], B: int8[M], C: int32[M]):
+    @df.kernel(mapping=[1], args=[A, B, C])
+    def k(a: int8[M], b: int8[M], c: int32[M]):
+        for i in range(M):
+            c[i] = a[i] $1* b[i]
+            d: uint8 = 3
+            c[i] = d $2- d
+            c[i] = a[$3i]
+"""
+
+
+def typed_hover(marker: str) -> str:
+    src = TYPED
+    for other in "123":
+        if other != marker:
+            src = src.replace(f"${other}", "")
+    text, pos = split_cursor(src.replace(f"${marker}", "$0"))
+    result = hover(analyze(text), pos)
+    assert result is not None
+    return result.markdown
+
+
+def test_expression_shows_its_allo_type():
+    # `mul_rule`: int8 * int8 is Int(16), which Allo's messages print as i16.
+    assert typed_hover("1") == "Allo type `Int(16)` (Allo prints `i16`)"
+
+
+def test_unsigned_difference_is_one_bit_wider_and_signed():
+    assert typed_hover("2") == "Allo type `UInt(9)` (Allo prints `ui9`)"  # `add_sub_rule` on two uint8
+
+
+def test_loop_variable_is_an_index():
+    assert typed_hover("3") == "Allo type `index`"

@@ -176,3 +176,22 @@ def _put(node: ast.AST, kt: KernelTypes, source: _Source) -> TypedPut | None:
     if stream is None or stream.shape or value is None:
         return None
     return TypedPut(source.range(node.args[0]), owner.id, value, stream.ty)
+
+
+def type_name(ty: Ty) -> str:
+    """A type as it is written in Allo (`Int(16)`, `UInt(9)`, `Fixed(12, 4)`, `float32`)."""
+    if ty.kind in ("int", "uint"):
+        return f"{'U' * (ty.kind == 'uint')}Int({ty.bits})"
+    if ty.kind in ("fixed", "ufixed"):
+        return f"{'U' * (ty.kind == 'ufixed')}Fixed({ty.bits}, {ty.frac})"
+    if ty.kind in ("float", "bfloat"):
+        return f"{ty.kind}{ty.bits}"
+    return ty.kind
+
+
+def expression_at(kernel: Kernel, pos) -> TypedExpression | None:
+    """The innermost typed expression of `kernel`'s body around `pos`."""
+    around = [e for e in (kernel.typing.expressions if kernel.typing else ()) if e.range.contains(pos)]
+    return min(
+        around, key=lambda e: (e.range.end.line - e.range.start.line, e.range.end, -e.range.start.column), default=None
+    )

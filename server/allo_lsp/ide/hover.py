@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from allo_lsp.analysis import Analysis
+from allo_lsp.analysis.expression_types import expression_at, type_name
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
 from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
@@ -54,6 +55,20 @@ def _hover(analysis: Analysis, pos: Position) -> HoverResult | None:
         markdown = _markdown(hit, analysis)
         if markdown is not None:
             return HoverResult(hit.range, markdown)
+    return _expression(analysis, pos)
+
+
+def _expression(analysis: Analysis, pos: Position) -> HoverResult | None:
+    """An expression of a kernel body: the type Allo's inference gives it."""
+    for region in analysis.model.regions:
+        if not region.def_range.contains(pos):
+            continue
+        for kernel in region.kernels:
+            found = expression_at(kernel, pos) if kernel.body_range and kernel.body_range.contains(pos) else None
+            if found is not None:
+                dims = f"[{', '.join('?' if d is None else str(d) for d in found.shape)}]" if found.shape else ""
+                printed = f" (Allo prints `{found.type}{dims}`)" if str(found.type) != found.type.kind else ""
+                return HoverResult(found.range, f"Allo type `{type_name(found.type)}{dims}`{printed}")
     return None
 
 

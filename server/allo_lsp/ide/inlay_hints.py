@@ -1,10 +1,12 @@
-"""Inlay hints: parameter names at calls of built modules, the PE count after `mapping=[...]`."""
+"""Inlay hints: parameter names at calls of built modules, the PE count after `mapping=[...]`, the
+Allo type of each untyped local of a kernel at its first binding."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from allo_lsp.analysis import Analysis
+from allo_lsp.analysis.expression_types import type_name
 from allo_lsp.analysis.model import Range
 from allo_lsp.ide.synthesis import kernel_hint
 from allo_lsp.ide.types import InlayHint
@@ -34,6 +36,8 @@ def _analysis_hints(analysis: Analysis, window: Range | None) -> list[InlayHint]
                 hints.append(
                     InlayHint(kernel.mapping_range.end, f"{pes} PE{'s' * (pes != 1)}", "type", padding_left=True)
                 )
+            for local in kernel.typing.locals if kernel.typing else ():  # Allo's type of an untyped local
+                hints.append(InlayHint(local.range.end, f": {type_name(local.type)}", "type"))
     for call in analysis.model.calls:
         params = call.region.signature_for(analysis.options.allo_build)
         for i, arg in enumerate(call.args):
