@@ -35,7 +35,7 @@ EXPECTED = {
     "info": [PASSED_LINE, FAILED_LINE],
     "debug": [PASSED_LINE, OUTPUTS[0], FAILED_LINE, OUTPUTS[1]],
 }
-PROBED = "could not tell which order the Allo of"
+PROBED = "the argument-order probe "
 
 
 def probe_lines(editor) -> list[lsp.LogMessageParams]:
@@ -78,7 +78,7 @@ async def test_the_probe_that_could_not_tell_is_logged_once_until_the_settings_c
     (line,) = await until_logged(editor, lambda: probe_lines(editor), "the probe's line")
     # One line, a warning, naming the interpreter and what to set; its outcome is a debug line.
     assert line.type == T.Warning and "\n" not in line.message
-    assert f"the Allo of {sys.executable} " in line.message and "alloDataflow.alloBuild" in line.message
+    assert f"did not run in {sys.executable} " in line.message and "alloDataflow.alloBuild" in line.message
     await until_logged(
         editor,
         lambda: any(

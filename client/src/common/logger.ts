@@ -28,6 +28,7 @@ export function shouldLog(level: Level, setting: Level): boolean {
 
 export function registerLogger(output: LogOutputChannel): Disposable {
     channel = output;
+    hinted = false;
     const read = (): void => {
         threshold = asLevel(getConfiguration("alloDataflow").get("logLevel"));
     };
@@ -41,18 +42,28 @@ export function registerLogger(output: LogOutputChannel): Disposable {
     };
 }
 
+export const HIDDEN_DEBUG_HINT =
+    "alloDataflow.logLevel is debug, but this channel's own level hides debug lines: set it to Debug " +
+    "(the Output panel's gear, or Developer: Set Log Level...) to see them";
+let hinted = false;
+
+/** Once per session: the setting asks for debug lines the channel's own level (Info by default) hides. */
+function hintHiddenDebug(): void {
+    if (!hinted && channel && channel.logLevel > LogLevel.Debug) {
+        hinted = true;
+        channel.info(HIDDEN_DEBUG_HINT);
+    }
+}
+
 function write(level: Level, parts: unknown[]): void {
     if (!shouldLog(level, threshold)) {
         return;
     }
     const text = parts.map((p) => (p instanceof Error ? p.stack ?? p.message : String(p))).join(" ");
-    if (level !== "debug") {
-        channel?.[level](text);
-    } else if (channel && channel.logLevel <= LogLevel.Debug) {
-        channel.debug(text);
-    } else {
-        // The setting asked for debug lines; the channel's own level (Info by default) would hide them.
-        channel?.info(`[debug] ${text}`);
+    // Each level is the channel's own, which tags the line once: `[debug] ...`, never `[info] [debug] ...`.
+    channel?.[level](text);
+    if (level === "debug") {
+        hintHiddenDebug();
     }
     if (toConsole) {
         console[level === "debug" ? "log" : level](`[allo-dataflow] ${text}`);

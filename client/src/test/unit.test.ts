@@ -21,7 +21,7 @@ import {
     Probed,
 } from "../common/interpreters";
 import { serverArgs } from "../common/isolation";
-import { asLevel, clientChannel, commandLine, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
+import { asLevel, clientChannel, commandLine, HIDDEN_DEBUG_HINT, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
 import { withTrust } from "../common/settings";
 import { backendLine, backendText, jobsText } from "../common/status";
 import { changeSettings, EventEmitter, LogLevel } from "./vscode-stub";
@@ -390,9 +390,32 @@ test("logLevel decides what the client and the server (through the client's chan
         assert.deepEqual(lines, ["warn server warning", "error server error"]);
         lines.length = 0;
         changeSettings({ logLevel: "debug" });
-        traceDebug("client debug"); // the channel's own level (Info) would hide a debug line
+        traceDebug("client debug"); // the channel's own level (Info) hides a debug line: it says so, once
         lsp.debug("server debug");
-        assert.deepEqual(lines, ["info [debug] client debug", "info [debug] server debug"]);
+        assert.deepEqual(lines, [`info ${HIDDEN_DEBUG_HINT}`]);
+    } finally {
+        changeSettings({ logLevel: undefined });
+        lsp.dispose();
+        logger.dispose();
+    }
+});
+
+test("a debug line is tagged once, by the channel's own level: never [info] [debug]", () => {
+    const { output, lines, setLevel } = fakeOutput(LogLevel.Debug);
+    const logger = registerLogger(output);
+    const lsp = clientChannel(output);
+    try {
+        changeSettings({ logLevel: "debug" });
+        traceDebug("client debug");
+        lsp.debug("server debug"); // a window/logMessage of type Log
+        lsp.info("server info");
+        assert.deepEqual(lines, ["debug client debug", "debug server debug", "info server info"]);
+        setLevel(LogLevel.Info);
+        lines.length = 0;
+        lsp.debug("hidden");
+        lsp.debug("hidden again");
+        assert.deepEqual(lines, [`info ${HIDDEN_DEBUG_HINT}`]);
+        assert.ok(lines.every((l) => !l.includes("[debug]")));
     } finally {
         changeSettings({ logLevel: undefined });
         lsp.dispose();

@@ -26,6 +26,13 @@ _BUILDS = {
 }
 
 
+# What a probe that could not tell leaves the user with (one sentence, after why it could not).
+_MEANWHILE = (
+    "until it tells, ADF003 warns where the two orders differ. Set "
+    f"{SECTION}.alloBuild to fixed or legacy to say which; the probe runs again when the settings change"
+)
+
+
 @dataclass(frozen=True)
 class LogLine:
     level: str  # one of LOG_LEVELS
@@ -69,15 +76,7 @@ def probe_lines(python: str, found: str | None, outcome: JobResult) -> list[LogL
     if found in _BUILDS:
         lines = [LogLine(INFO, f"allo-lsp: the Allo of {python} {_BUILDS[found]}")]
     else:
-        why = bounded((outcome.message.strip().splitlines() or [outcome.status])[0], _HEADLINE)
-        lines = [
-            LogLine(
-                WARN,
-                f"allo-lsp: could not tell which order the Allo of {python} compiles top arguments in "
-                f"({outcome.status}: {why}): ADF003 warns where the two orders differ; set {SECTION}.alloBuild "
-                "to fixed or legacy to say which. Not probed again until the settings change",
-            )
-        ]
+        lines = [LogLine(WARN, f"allo-lsp: the argument-order probe {_why_unknown(python, outcome)}; {_MEANWHILE}")]
     detail = "\n".join(filter(None, (outcome.message.strip(), (outcome.details.log or "").strip())))
     lines.append(
         LogLine(
@@ -87,3 +86,11 @@ def probe_lines(python: str, found: str | None, outcome: JobResult) -> list[LogL
         )
     )
     return lines
+
+
+def _why_unknown(python: str, outcome: JobResult) -> str:
+    """Why the probe did not tell: it ran but its MLIR did not show the order, or it did not run."""
+    if outcome.status == PASSED:
+        return f"ran in {python}, but its MLIR does not show in which order top arguments are compiled"
+    why = bounded((outcome.message.strip().splitlines() or [outcome.status])[0], _HEADLINE)
+    return f"did not run in {python} ({outcome.status}: {why})"

@@ -148,6 +148,15 @@ class Protocol(LanguageServerProtocol):
         for msg_id in [k for k, f in self._request_futures.items() if f.done()]:
             self._request_futures.pop(msg_id, None)
 
+    def _handle_cancel_notification(self, msg_id) -> None:
+        """A cancel of a request already answered is normal (VS Code cancels every hover or
+        symbol request the user moved away from, often after its answer): a debug line, where
+        pygls (2.1) warned once per cancel and the warnings were most of the user's log."""
+        if msg_id not in self._request_futures:
+            log.debug("$/cancelRequest for %s, already answered", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
+
     def when_cancelled(self, callback) -> None:
         """`callback()` once the client cancels the request being handled (`$/cancelRequest`):
         pygls answers it "cancelled" but lets the handler's coroutine run on (pygls 2.1,
