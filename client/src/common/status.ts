@@ -28,12 +28,18 @@ export class Status implements Disposable {
         this.server.busy = state === "starting";
         this.server.severity = state === "error" ? LanguageStatusSeverity.Error
             : state === "not installed" ? LanguageStatusSeverity.Warning : LanguageStatusSeverity.Information;
-        this.server.text = state === "not installed" ? "Allo: language server not installed" : `Allo: ${state}`;
-        this.server.detail = detail;
-        // Waiting for the user's yes: the item itself offers the install, not only the notification.
-        this.server.command = state === "not installed"
-            ? { title: "Install", command: INSTALL_COMMAND }
-            : { title: "Show Output", command: "alloDataflow.showOutput" };
+        if (state === "not installed") {
+            // Waiting for the user's yes: the item itself offers the install, not only the notification.
+            // The hover writes text, detail and action on one line: a long detail pushed Install
+            // off-screen, so the whole explanation is the action's tooltip.
+            this.server.text = "Allo: server not installed";
+            this.server.detail = "";
+            this.server.command = { title: "Install", command: INSTALL_COMMAND, tooltip: detail || undefined };
+        } else {
+            this.server.text = `Allo: ${state}`;
+            this.server.detail = detail;
+            this.server.command = { title: "Show Output", command: "alloDataflow.showOutput" };
+        }
     }
 
     /** Shows a running job until the returned function is called. */

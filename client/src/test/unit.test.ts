@@ -23,8 +23,8 @@ import {
 import { serverArgs } from "../common/isolation";
 import { asLevel, clientChannel, commandLine, HIDDEN_DEBUG_HINT, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
 import { withTrust } from "../common/settings";
-import { backendLine, backendText, jobsText } from "../common/status";
-import { changeSettings, EventEmitter, LogLevel } from "./vscode-stub";
+import { backendLine, backendText, INSTALL_COMMAND, jobsText, Status } from "../common/status";
+import { changeSettings, EventEmitter, languages, LogLevel, window as stubWindow } from "./vscode-stub";
 import {
     explicitTarget,
     fileName,
@@ -344,6 +344,25 @@ test("the job's status item says what the running lens says", () => {
     assert.match(RUNNING_TITLE, /running… \(click to cancel\)/);
     assert.match(jobsText(["top simulate", "test_top run"]).text, /Allo: 2 jobs running…$/);
     assert.equal(fileName("file:///w/my%20designs/top.py"), "top.py");
+});
+
+test("the 'not installed' status keeps its Install action in view: a short line, the explanation in the action's tooltip", () => {
+    const item: Record<string, any> = { dispose() {} };
+    Object.assign(languages, { createLanguageStatusItem: () => item });
+    Object.assign(stubWindow, { createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }) });
+    const status = new Status();
+    try {
+        const why = "The Allo language server (allo_lsp) is not installed in /usr/bin/python3. Install it into a private " +
+            "environment of this extension? (Its dependencies come from the wheels this extension carries, no network needed.)";
+        status.setServer("not installed", why);
+        // VS Code writes text, detail and the action on one line of the hover (about 40 characters are seen).
+        assert.ok(`${item.text} ${item.detail}`.length <= 40, `${item.text} ${item.detail}`);
+        assert.deepEqual(item.command, { title: "Install", command: INSTALL_COMMAND, tooltip: why });
+        status.setServer("running");
+        assert.deepEqual([item.text, item.detail, item.command.title], ["Allo: running", "", "Show Output"]);
+    } finally {
+        status.dispose();
+    }
 });
 
 test("logLevel: what is written at each setting; anything else is info", () => {
