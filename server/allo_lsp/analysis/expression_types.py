@@ -25,7 +25,7 @@ from allo_lsp.analysis.model import (
     TypingProblem,
 )
 from allo_lsp.analysis.types import AlloType, DType
-from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_types import _BINOPS, SLICE_WARNING, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import BOOL, INDEX, Ty
 
 _UNARY = {ast.Invert: "~", ast.USub: "-", ast.UAdd: "+"}
@@ -124,11 +124,55 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
         put = _put(node, kt, source)
         if put is not None:
             out.puts.append(put)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and owner.id == "allo":
+                out.calls.append((node.func.attr, source.range(node.func)))
     for name, value in kt.locals.values():
         out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
-    out.problems = [TypingProblem(source.range(p.node), p.message, p.error) for p in kt.problems]
+    out.problems = [TypingProblem(source.range(p.node), p.message, p.error, _kind(p.message)) for p in kt.problems]
+    out.problems += _steps(fn, kt, source)
+    out.problems.sort(key=lambda p: p.range.start)
     out.expressions.sort(key=lambda e: e.range.start)
     out.locals.sort(key=lambda t: t.range.start)
+    return out
+
+
+# What kind of build error or warning a message of `kernel_types.py` is, by its start.
+_KINDS = (
+    ("Unsupported Name", "name"),
+    ("Unsupported function call", "call"),
+    ("Typing rule is not defined", "operator"),
+    ("Allo cannot build", "operator"),
+    ("Can only access bit", "bits"),
+    ("upper bound must be", "bits"),
+    (SLICE_WARNING, "slice"),
+)
+
+
+def _kind(message: str) -> str:
+    return next((kind for start, kind in _KINDS if message.startswith(start)), "operator")
+
+
+def _steps(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> list[TypingProblem]:
+    """`for i in range(a, b, step)` with a step that folds to 0 or less: Allo's builder stops
+    (`build_single_for`: "Step in for loop range should be positive", or the affine loop's own
+    verifier, which takes only a positive step)."""
+    out = []
+    for node in ast.walk(fn):
+        call = node.iter if isinstance(node, ast.For) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
+            continue
+        if len(call.args) != 3:
+            continue
+        step = call.args[2]
+        value = _literal(step)
+        if value is None and isinstance(step, ast.Name) and kt.of(step) is not None:
+            folded = kt.env.constants.get(step.id)
+            value = folded if type(folded) is int else None
+        if value is not None and value <= 0:
+            message = f"Step in for loop range should be positive, got: {value}"
+            out.append(TypingProblem(source.range(step), message, True, "range"))
     return out
 
 

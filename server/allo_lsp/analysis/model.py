@@ -159,6 +159,7 @@ class TypingProblem:
     range: Range
     message: str
     error: bool
+    kind: str  # "name", "call", "operator", "bits", "slice", "range" (`expression_types.py`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +194,7 @@ class KernelTyping:
     problems: list[TypingProblem] = field(default_factory=list)
     operations: list[Operation] = field(default_factory=list)
     puts: list[TypedPut] = field(default_factory=list)
+    calls: list[tuple[str, Range]] = field(default_factory=list)  # `allo.<function>(...)`, the callee
 
 
 @dataclass

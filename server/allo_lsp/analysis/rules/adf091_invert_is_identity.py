@@ -1,0 +1,37 @@
+"""ADF091 invert-is-identity: `~x` in a kernel is `x` in Allo
+
+## What it does
+Flags the bitwise inversion `~x` in a kernel's body. Allo a098603f types it (`visit_UnaryOp` in
+`allo/ir/infer.py`) but its builder has no case for it: `build_UnaryOp` in `allo/ir/builder.py`
+handles `-x` and `not x` and returns the operand itself for anything else.
+
+## Why is this bad?
+The design builds and computes `x` where Python computes `-x - 1`: no error, a wrong answer.
+
+## Example
+```python
+        b[i] = ~a[i]
+```
+Use instead:
+```python
+        b[i] = a[i] ^ -1  # every bit flipped, as `xori`
+```
+"""
+
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+from allo_lsp.analysis.rules.kernel_typing import typed_kernels
+
+SEVERITY = Severity.WARNING
+
+
+def check(ctx: Context):
+    for region, kernel, typing in typed_kernels(ctx.model):
+        for op in typing.operations:
+            if op.op == "~":
+                yield Finding(
+                    op.range,
+                    f"Kernel '{kernel.name}': Allo compiles `~x` to `x` (its builder has no bitwise inversion). "
+                    "Write `x ^ -1`.",
+                    {"region": region.name, "kernel": kernel.name},
+                )
