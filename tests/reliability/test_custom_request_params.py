@@ -10,6 +10,9 @@ from raw_client import raw_server
 
 URI = "file:///tmp/allo-lsp-tests/design.py"
 GRAPH = "allo/regionGraph"
+DEEP, DEEP_OBJECT = [], {}  # 600 levels: deeper than any request of ours, within the frames' JSON
+for _ in range(600):
+    DEEP, DEEP_OBJECT = [DEEP], {"a": DEEP_OBJECT}
 # (method or command, params or arguments, what the message names)
 CASES = [
     (GRAPH, {}, "textDocument is missing"),
@@ -20,6 +23,8 @@ CASES = [
     (GRAPH, {"textDocument": {"uri": URI}, "region": 5}, "region must be a string"),
     (GRAPH, {"textDocument": {"uri": URI}, "region": ["top"]}, "region must be a string"),
     (GRAPH, {"textDocument": {"uri": URI}, "expand": "yes"}, "expand must be true or false"),
+    (GRAPH, {"textDocument": {"uri": URI}, "region": DEEP}, "region must be a string"),
+    (GRAPH, {"textDocument": DEEP_OBJECT}, "textDocument.uri is missing"),
 ]
 for command in ("simulate", "run", "showMlir", "synthesize", "showReport"):
     name = f"alloDataflow.{command}"

@@ -11,6 +11,7 @@ what a request's object and a command's argument list hold.
 from __future__ import annotations
 
 import inspect
+import reprlib
 from collections.abc import Callable
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -115,15 +116,23 @@ def _refuse(why: str | None) -> None:
         raise JsonRpcInvalidParams(message=f"invalid params: {why}")
 
 
-def _plain(value: object) -> object:
-    """pygls' namedtuples as the JSON objects they were."""
+def _plain(value: object, depth: int = 0) -> object:
+    """pygls' namedtuples as the JSON objects they were (to a depth no request of ours needs:
+    the frames' JSON may nest deeper than Python's stack)."""
+    if depth > _DEPTH:
+        return value
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {name: _plain(item) for name, item in value._asdict().items()}
+        return {name: _plain(item, depth + 1) for name, item in value._asdict().items()}
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        return [_plain(item, depth + 1) for item in value]
     return value
 
 
+_DEPTH = 8
+_SHOWN = reprlib.Repr()  # its keyword arguments are Python 3.12's
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 40, 40
+
+
 def _shown(value: object) -> str:
-    text = repr(_plain(value))
-    return text if len(text) <= 60 else f"{text[:57]}..."
+    """`value` as a message quotes it: bounded in length and depth."""
+    return _SHOWN.repr(value)
