@@ -114,24 +114,24 @@ class _Source:
 
 def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyping:
     out = KernelTyping()
-    for node in ast.walk(fn):
-        value = kt.of(node) if isinstance(node, ast.expr) else None
+    for node in ast.walk(fn):  # one walk: most nodes need only the look-up of their type
+        value = kt.of(node)
         if value is not None:
             out.expressions.append(TypedExpression(source.range(node), value.ty, value.shape))
-        operation = _operation(node, kt, source)
-        if operation is not None:
-            out.operations.append(operation)
-        put = _put(node, kt, source)
-        if put is not None:
-            out.puts.append(put)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = node.func.value
-            if isinstance(owner, ast.Name) and owner.id == "allo":
-                out.calls.append((node.func.attr, source.range(node.func)))
+        kind = type(node)
+        if kind in _OPERATORS:
+            operation = _operation(node, kt, source)
+            if operation is not None:
+                out.operations.append(operation)
+        elif kind is ast.Call:
+            _call(node, kt, source, out)
+        elif kind is ast.For:
+            step = _step(node, kt, source)
+            if step is not None:
+                out.problems.append(step)
     for name, value in kt.locals.values():
         out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
-    out.problems = [TypingProblem(source.range(p.node), p.message, p.error, _kind(p.message)) for p in kt.problems]
-    out.problems += _steps(fn, kt, source)
+    out.problems += [TypingProblem(source.range(p.node), p.message, p.error, _kind(p.message)) for p in kt.problems]
     out.problems.sort(key=lambda p: p.range.start)
     out.expressions.sort(key=lambda e: e.range.start)
     out.locals.sort(key=lambda t: t.range.start)
@@ -154,26 +154,23 @@ def _kind(message: str) -> str:
     return next((kind for start, kind in _KINDS if message.startswith(start)), "operator")
 
 
-def _steps(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> list[TypingProblem]:
+def _step(node: ast.For, kt: KernelTypes, source: _Source) -> TypingProblem | None:
     """`for i in range(a, b, step)` with a step that folds to 0 or less: Allo's builder stops
     (`build_single_for`: "Step in for loop range should be positive", or the affine loop's own
     verifier, which takes only a positive step)."""
-    out = []
-    for node in ast.walk(fn):
-        call = node.iter if isinstance(node, ast.For) else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
-            continue
-        if len(call.args) != 3:
-            continue
-        step = call.args[2]
-        value = _literal(step)
-        if value is None and isinstance(step, ast.Name) and kt.of(step) is not None:
-            folded = kt.env.constants.get(step.id)
-            value = folded if type(folded) is int else None
-        if value is not None and value <= 0:
-            message = f"Step in for loop range should be positive, got: {value}"
-            out.append(TypingProblem(source.range(step), message, True, "range"))
-    return out
+    call = node.iter
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
+        return None
+    if len(call.args) != 3:
+        return None
+    step = call.args[2]
+    value = _literal(step)
+    if value is None and isinstance(step, ast.Name) and kt.of(step) is not None:
+        folded = kt.env.constants.get(step.id)
+        value = folded if type(folded) is int else None
+    if value is None or value > 0:
+        return None
+    return TypingProblem(source.range(step), f"Step in for loop range should be positive, got: {value}", True, "range")
 
 
 def _ty(kt: KernelTypes, node: ast.AST) -> Ty | None:
@@ -188,6 +185,9 @@ def _literal(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     return None
+
+
+_OPERATORS = (ast.BinOp, ast.AugAssign, ast.UnaryOp)
 
 
 def _operation(node: ast.AST, kt: KernelTypes, source: _Source) -> Operation | None:
@@ -209,17 +209,22 @@ def _operation(node: ast.AST, kt: KernelTypes, source: _Source) -> Operation | N
     return None
 
 
-def _put(node: ast.AST, kt: KernelTypes, source: _Source) -> TypedPut | None:
-    """`s.put(v)` / `s[i].put(v)` of a stream whose element type is known, `v` typed."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "put"):
-        return None
-    owner = node.func.value
+def _call(node: ast.Call, kt: KernelTypes, source: _Source, out: KernelTyping) -> None:
+    """`allo.<function>(...)`, and `s.put(v)` / `s[i].put(v)` of a stream whose element type is
+    known, `v` typed."""
+    func = node.func
+    if not isinstance(func, ast.Attribute):
+        return
+    owner = func.value
+    if isinstance(owner, ast.Name) and owner.id == "allo":
+        out.calls.append((func.attr, source.range(func)))
+    if func.attr != "put":
+        return
     owner = owner.value if isinstance(owner, ast.Subscript) else owner
     stream = kt.env.streams.get(owner.id) if isinstance(owner, ast.Name) else None
     value = _ty(kt, node.args[0]) if len(node.args) == 1 else None
-    if stream is None or stream.shape or value is None:
-        return None
-    return TypedPut(source.range(node.args[0]), owner.id, value, stream.ty)
+    if stream is not None and not stream.shape and value is not None:
+        out.puts.append(TypedPut(source.range(node.args[0]), owner.id, value, stream.ty))
 
 
 def type_name(ty: Ty) -> str:
