@@ -9,8 +9,10 @@ import subprocess
 import sys
 
 import pytest
-from allo_lsp.jobs.points import PointError, apply_constants
-from allo_lsp.jobs.sweep import Row, SweepError, mark_pareto, parse_sets, points_of
+from allo_lsp.jobs.points import Point, PointError, apply_constants
+from allo_lsp.jobs.sweep import Row, SweepError, front, mark_pareto, parse_sets, points_of, row_of, table_text
+from allo_lsp.protocol.details import SynthesisDetails
+from allo_lsp.protocol.messages import JobResult
 from designs import design
 from hostile_vitis import huge_lut_path
 from paths import STANDIN
@@ -98,13 +100,43 @@ def test_points_are_every_combination_settings_apart():
 
 def test_the_pareto_front_is_the_points_nothing_beats():
     rows = [
-        Row({"P": 1}, "passed", latency=4000, resources={"LUT": 10.0, "DSP": 2.0}),
-        Row({"P": 2}, "passed", latency=2000, resources={"LUT": 20.0}),
-        Row({"P": 4}, "passed", latency=2500, resources={"LUT": 30.0}),  # slower and larger than P=2
-        Row({"P": 8}, "passed", latency=1000, resources={"LUT": 20.0, "DSP": 60.0}),
+        Row({"P": 1}, "passed", latency=4000, resources={"LUT": 10.0, "DSP": 2.0}, time_ns=4000.0),
+        Row({"P": 2}, "passed", latency=2000, resources={"LUT": 20.0}, time_ns=2000.0),
+        Row({"P": 4}, "passed", latency=2500, resources={"LUT": 30.0}, time_ns=2500.0),  # slower and larger than P=2
+        Row({"P": 8}, "passed", latency=1000, resources={"LUT": 20.0, "DSP": 60.0}, time_ns=1000.0),
         Row({"P": 16}, "failed"),
     ]
     assert [r.pareto for r in mark_pareto(rows)] == [True, True, False, True, False]
+    assert front(rows, "DSP") == [0, 3]
+
+
+def _synthesized(clock: float, latency: int, lut: float, slack: float) -> JobResult:
+    report = {
+        "latency": {"worst": latency},
+        "resources": {"LUT": {"percent": lut}},
+        "clock": {"target_ns": clock, "estimated_ns": clock - slack, "slack_ns": slack},
+    }
+    return JobResult("passed", details=SynthesisDetails(report=report))
+
+
+def test_the_front_ranks_real_time_among_the_points_that_meet_timing():
+    """Issue 26, item 12: a point with negative slack got the star, and 1,000 cycles at 10 ns
+    beat 1,500 cycles at 3 ns."""
+    outcomes = [
+        (5.0, 1000, 10.0, 0.5),  # 5,000 ns
+        (10.0, 900, 10.0, 1.0),  # fewer cycles, but 9,000 ns at the same size: beaten
+        (3.0, 1500, 10.0, 0.2),  # 4,500 ns: the fastest that meets timing
+        (2.0, 1500, 5.0, -0.4),  # 3,000 ns and smallest, but fails timing: never on the front
+    ]
+    points = [Point({}, clock, "") for clock, *_ in outcomes]
+    rows = mark_pareto([row_of(p, ["clock"], _synthesized(*o)) for p, o in zip(points, outcomes)])
+    assert [r.time_ns for r in rows] == [5000.0, 9000.0, 4500.0, 3000.0]
+    assert [r.meets_timing for r in rows] == [True, True, True, False]
+    assert [r.pareto for r in rows] == [False, False, True, False]
+    # Marked in the table: the star, and "!" for the point that fails timing.
+    text = table_text(rows)
+    cells = [line.rstrip().rsplit(" ", 1)[-1] for line in text.splitlines()[1:5]]
+    assert cells[2:] == ["*", "!"] and "fails timing" in text
 
 
 def test_a_point_whose_report_has_an_unreadable_figure_keeps_its_row_and_the_others_theirs(tmp_path):

@@ -151,9 +151,14 @@ async def test_a_local_sweep_answers_the_table_with_its_pareto_front(sweep_clien
         ("build_error", 5.0, "error"),
     ]
     assert answer["status"] == "failed" and answer["message"] == "2 of 4 points synthesized"
-    # The stand-in's report for both clocks: equal figures, so neither beats the other.
+    # The stand-in's report for both clocks: equal cycles, so 3.33 ns is faster in real time, but
+    # its slack is negative (the template's -0.05 ns): only the 5 ns point is on the front (both
+    # were, cycles compared across clock periods and timing ignored).
     assert [r["latency"] for r in rows] == [3624, 3624, None, None]
-    assert [r["pareto"] for r in rows] == [True, True, False, False]
+    assert [r["time_ns"] for r in rows] == [pytest.approx(3624 * 3.33), 3624 * 5.0, None, None]
+    assert [r["meets_timing"] for r in rows] == [False, True, None, None]
+    assert [r["pareto"] for r in rows] == [False, True, False, False]
+    assert answer["fronts"] == {name: [1] for name in ["most used", "BRAM_18K", "DSP", "FF", "LUT", "URAM"]}
     assert rows[0]["resources"]["LUT"] == 0.32 and "LUT%" in answer["columns"]
     # Each point's run.tcl got its clock; each passed point carries its report for the view.
     tcl = [open(os.path.join(r["project"], "run.tcl")).read() for r in rows[:2]]
@@ -183,8 +188,11 @@ async def test_each_points_figures_follow_its_clock_and_arrays_so_the_front_is_n
         (512, 3.33, 3624, bram),
     ]
     assert [r["estimated_ns"] < 2.0 for r in rows] == [True, False, True, False]  # re-pipelined for 2 ns
-    # The small design at the template's clock beats every other point: the front is one of four.
-    assert [r["pareto"] for r in rows] == [False, True, False, False]
+    # The small design at the template's clock is the fastest in real time and the smallest, but
+    # every point misses timing (the template's slack of -0.05 ns, scaled): none gets the star.
+    assert [r["time_ns"] < 3624 * 3.33 + 1e-6 for r in rows] == [False, True, False, True]
+    assert [r["meets_timing"] for r in rows] == [False] * 4
+    assert [r["pareto"] for r in rows] == [False] * 4
 
 
 async def test_each_point_done_is_reported_on_the_clients_progress_token(sweep_client, tmp_path):

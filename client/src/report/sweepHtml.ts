@@ -3,7 +3,7 @@
 // script. A point with a report links to it (a command URI the panel allows). Pure: a string out.
 import { figure } from "../graph/overlay";
 import { escapeXml } from "../graph/render";
-import { Chart, chartResources, MOST_USED, rowCells, SweepAnswer, SweepRow, sweepChart } from "./sweepModel";
+import { Chart, ChartPoint, chartResources, MOST_USED, rowCells, SweepAnswer, SweepRow, sweepChart } from "./sweepModel";
 
 export const W = 560;
 export const H = 320;
@@ -36,6 +36,26 @@ export function frontPath(chart: Chart): string {
         .join("");
 }
 
+const SPREAD_PX = 8; // between the centres of points drawn at one place
+
+/** The chart's points grouped by where they are drawn (the same pixel), in the chart's order. */
+export function stacks(chart: Chart): ChartPoint[][] {
+    const at = new Map<string, ChartPoint[]>();
+    chart.points.forEach((p) => {
+        const key = `${px(chart, p.x)},${py(chart, p.y)}`;
+        at.set(key, [...(at.get(key) ?? []), p]);
+    });
+    return [...at.values()];
+}
+
+/** Each point with its horizontal offset: points at one place side by side, centred on it, so
+ * that each can be told apart (and clicked). */
+export function spread(chart: Chart): { point: ChartPoint; dx: number; count: number }[] {
+    return stacks(chart).flatMap((stack) =>
+        stack.map((point, i) => ({ point, dx: (i - (stack.length - 1) / 2) * SPREAD_PX, count: stack.length })),
+    );
+}
+
 export function chartSvg(chart: Chart, rows: readonly SweepRow[], link: PointLink): string {
     const what = chart.resource === MOST_USED ? "most used resource (%)" : `${chart.resource} (%)`;
     const x0 = px(chart, 0);
@@ -52,22 +72,31 @@ export function chartSvg(chart: Chart, rows: readonly SweepRow[], link: PointLin
                 `<text class="tick" x="${x0 - 6}" y="${py(chart, t) + 4}" text-anchor="end">${escapeXml(figure(t))}</text>`,
         ),
     ];
-    const points = chart.points.map((p) => {
+    const points = spread(chart).map(({ point: p, dx, count }) => {
         const row = rows[p.index];
-        const title = `${label(row)}: ${figure(p.y)} cycles, ${figure(p.x)}%${p.front ? " (Pareto front)" : ""}`;
-        const dot = `<circle class="pt${p.front ? " front" : ""}" data-index="${p.index}" cx="${px(chart, p.x)}" cy="${py(chart, p.y)}" r="${p.front ? 5 : 4}"><title>${escapeXml(title)}</title></circle>`;
+        const why = p.front ? " (Pareto front)" : p.failsTiming ? ` (fails timing: slack ${figure(row.slack_ns ?? 0)} ns)` : "";
+        const title = `${label(row)}: ${figure(p.y)} ns (${figure(row.latency ?? 0)} cycles), ${figure(p.x)}%${why}` +
+            (count > 1 ? `; ${count} points here` : "");
+        const cx = Math.round((px(chart, p.x) + dx) * 10) / 10;
+        const kind = p.front ? " front" : p.failsTiming ? " timing" : "";
+        const dot = `<circle class="pt${kind}" data-index="${p.index}" cx="${cx}" cy="${py(chart, p.y)}" r="${p.front ? 5 : 4}"><title>${escapeXml(title)}</title></circle>`;
         const href = link(p.index);
         return href ? `<a href="${escapeXml(href)}">${dot}</a>` : dot;
     });
+    // Points drawn at one place: their number beside them (each is also set apart, `spread`).
+    const counts = stacks(chart)
+        .filter((stack) => stack.length > 1)
+        .map((stack) => `<text class="count" x="${px(chart, stack[0].x) + 4 * stack.length + 4}" y="${py(chart, stack[0].y) - 6}">×${stack.length}</text>`);
     return (
         `<svg class="chart ${resourceClass(chart.resource)}" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" ` +
-        `aria-label="${escapeXml(`worst-case latency against ${what}`)}">` +
+        `aria-label="${escapeXml(`real time against ${what}`)}">` +
         grid.join("") +
         `<line class="axis" x1="${x0}" y1="${y0}" x2="${W - M.right}" y2="${y0}"/><line class="axis" x1="${x0}" y1="${M.top}" x2="${x0}" y2="${y0}"/>` +
         `<text class="axis-label" x="${(x0 + W - M.right) / 2}" y="${H - 6}" text-anchor="middle">${escapeXml(what)}</text>` +
-        `<text class="axis-label" x="14" y="${(M.top + y0) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(M.top + y0) / 2})">latency (cycles)</text>` +
+        `<text class="axis-label" x="14" y="${(M.top + y0) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(M.top + y0) / 2})">real time (ns)</text>` +
         (chart.front.length ? `<path class="front-line" d="${frontPath(chart)}"/>` : "") +
         points.join("") +
+        counts.join("") +
         `</svg>`
     );
 }
@@ -85,7 +114,7 @@ function table(answer: SweepAnswer, rows: readonly SweepRow[], link: PointLink):
                 })
                 .join("");
             const title = row.message ? ` title="${escapeXml(row.message)}"` : "";
-            return `<tr class="point ${escapeXml(row.status)}${row.pareto ? " front" : ""}${href ? " kept" : ""}" data-index="${index}"${title}>${cells}</tr>`;
+            return `<tr class="point ${escapeXml(row.status)}${row.pareto ? " front" : row.meets_timing === false ? " timing" : ""}${href ? " kept" : ""}" data-index="${index}"${title}>${cells}</tr>`;
         })
         .join("");
     return `<table class="sweep-table"><tr>${head}</tr>${body}</table>`;
@@ -95,7 +124,7 @@ function table(answer: SweepAnswer, rows: readonly SweepRow[], link: PointLink):
 export function sweepHtml(title: string, answer: SweepAnswer, link: PointLink): string {
     const rows = answer.rows ?? [];
     const resources = chartResources(rows);
-    const charts = resources.map((r) => sweepChart(rows, r));
+    const charts = resources.map((r) => sweepChart(rows, r, answer.fronts ?? {}));
     const failed = rows.filter((r) => r.status !== "passed");
     const choices = resources
         .map(
@@ -109,12 +138,12 @@ export function sweepHtml(title: string, answer: SweepAnswer, link: PointLink): 
         `<p class="meta">${escapeXml(answer.message ?? "")}${answer.parameters?.length ? ` · swept ${escapeXml(answer.parameters.join(", "))}` : ""}</p>`,
         `<section class="sweep-points"><h2>Points</h2>`,
         rows.length ? table(answer, rows, link) : `<p class="dim">${escapeXml(answer.message ?? "No point ran.")}</p>`,
-        `<p class="dim">★ on the Pareto front (${escapeXml(answer.front ?? "worst-case latency against the most used resource")}). A row with a report opens it.</p>`,
+        `<p class="dim">★ on the Pareto front (${escapeXml(answer.front ?? "real time against the most used resource")}); a point that fails timing (negative slack) is not ranked. A row with a report opens it.</p>`,
         failed.length
             ? `<ul class="failures">${failed.map((r) => `<li><strong>${escapeXml(label(r))}</strong>: ${escapeXml(r.status)}: ${escapeXml(r.message ?? "")}</li>`).join("")}</ul>`
             : "",
         `</section>`,
-        `<section class="sweep-chart"><h2>Latency against resources</h2>`,
+        `<section class="sweep-chart"><h2>Real time against resources</h2>`,
         `<div class="choices">${choices}`,
         `<div class="charts">${charts.map((c) => chartSvg(c, rows, link)).join("")}</div></div>`,
         charts[0]?.missing.length ? `<p class="dim">${charts[0].missing.length} point(s) without figures are not drawn.</p>` : "",

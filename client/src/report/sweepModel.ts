@@ -1,7 +1,7 @@
 // A sweep's table (the answer of `alloDataflow.sweep` with its sets: one row per point, as
 // `allo-lsp sweep --format json` prints them, each with its report when it passed) -> what the
-// sweep view draws: the table's cells, and a chart of worst-case latency against one resource
-// with that chart's Pareto front. Pure; the values the user typed -> the sets the server takes.
+// sweep view draws: the table's cells, and a chart of real time against one resource with the
+// server's Pareto front against it. Pure; the values the user typed -> the sets the server takes.
 import { Report } from "./reportModel";
 
 export interface SweepRow {
@@ -16,8 +16,12 @@ export interface SweepRow {
     estimated_ns?: number | null;
     slack_ns?: number | null;
     project?: string | null;
-    /** On the server's front: latency against the point's most used resource. */
+    /** On the server's front: real time against the point's most used resource, timing met. */
     pareto?: boolean;
+    /** False: negative slack (never on a front); null: not known. */
+    meets_timing?: boolean | null;
+    /** Real time: worst-case cycles x the clock period. */
+    time_ns?: number | null;
     report?: Report | null;
 }
 
@@ -28,6 +32,8 @@ export interface SweepAnswer {
     parameters?: string[];
     columns?: string[];
     front?: string;
+    /** The server's front against each resource the chart can draw (MOST_USED too): row indices. */
+    fronts?: Record<string, number[]>;
     rows?: SweepRow[];
 }
 
@@ -56,20 +62,11 @@ export interface ChartPoint {
     /** The row's index in the table. */
     index: number;
     x: number;
+    /** Real time, ns. */
     y: number;
     front: boolean;
-}
-
-/** Indices of the points no other beats: none with lower-or-equal x and y, one of them lower. */
-export function paretoFront(points: readonly { x: number; y: number }[]): Set<number> {
-    const out = new Set<number>();
-    points.forEach((p, i) => {
-        const beaten = points.some((o) => o.x <= p.x && o.y <= p.y && (o.x < p.x || o.y < p.y));
-        if (!beaten) {
-            out.add(i);
-        }
-    });
-    return out;
+    /** Negative slack: drawn apart, never on the front. */
+    failsTiming: boolean;
 }
 
 export interface Chart {
@@ -97,21 +94,21 @@ export function axis(n: number): { max: number; ticks: number[] } {
     return { max, ticks: [0, 1, 2, 3, 4].map((i) => Math.round(i * step * 1e6) / 1e6) };
 }
 
-/** Latency (y) against `resource` (x) for each point with both figures, and the front among them. */
-export function sweepChart(rows: readonly SweepRow[], resource: string): Chart {
-    const scored: { index: number; x: number; y: number }[] = [];
+/** Real time (y) against `resource` (x) for each point with both figures, and the server's front
+ * against that resource (`fronts`: the server ranks, the view only draws). */
+export function sweepChart(rows: readonly SweepRow[], resource: string, fronts: Record<string, number[]> = {}): Chart {
+    const onFront = new Set(fronts[resource] ?? []);
+    const points: ChartPoint[] = [];
     const missing: number[] = [];
     rows.forEach((row, index) => {
         const x = resourceOf(row, resource);
-        const y = num(row.latency);
+        const y = num(row.time_ns);
         if (x === undefined || y === undefined) {
             missing.push(index);
         } else {
-            scored.push({ index, x, y });
+            points.push({ index, x, y, front: onFront.has(index), failsTiming: row.meets_timing === false });
         }
     });
-    const front = paretoFront(scored);
-    const points = scored.map((p, i) => ({ ...p, front: front.has(i) }));
     const x = axis(Math.max(0, ...points.map((p) => p.x)));
     const y = axis(Math.max(0, ...points.map((p) => p.y)));
     return {
@@ -160,7 +157,7 @@ export function rowCells(row: SweepRow, columns: readonly string[]): Cell[] {
             case "slack_ns":
                 return cellText(row.slack_ns);
             case "pareto":
-                return { text: row.pareto ? "★" : "", numeric: false };
+                return { text: row.pareto ? "★" : row.meets_timing === false ? "fails timing" : "", numeric: false };
             default:
                 return column.endsWith("%") && !(column in row.point) ? cellText(row.resources?.[column.slice(0, -1)]) : cellText(row.point[column]);
         }

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { reportHtml } from "../report/reportHtml";
 import { deltas, latencies, Report, reportTree, timing, utilisation } from "../report/reportModel";
-import { sweepHtml } from "../report/sweepHtml";
-import { chartResources, MOST_USED, paretoFront, rowCells, setOf, SweepAnswer, SweepRow, sweepChart } from "../report/sweepModel";
+import { chartSvg, sweepHtml } from "../report/sweepHtml";
+import { chartResources, MOST_USED, rowCells, setOf, SweepAnswer, SweepRow, sweepChart } from "../report/sweepModel";
 
 const REPORT: Report = JSON.parse(readFileSync(join(__dirname, "..", "client", "src", "test", "fixtures", "report_dataflow.json"), "utf8"));
 
@@ -85,9 +85,10 @@ test("the HTML: collapsible modules, one bar per resource and module, the slack 
 // -- the sweep view (sweepModel.ts, sweepHtml.ts) ------------------------------------------------
 
 /** Four points of a P0 × clock sweep as `alloDataflow.sweep` answers them (figures chosen so that
- * the fronts against LUT and against the most used resource differ), one that failed. */
+ * the fronts against LUT and against the most used resource differ), one that failed, one that
+ * misses timing. */
 function sweep(): SweepAnswer {
-    const row = (P0: number, clock: number, latency: number | null, LUT: number | null, DSP: number | null, report: Report | null): SweepRow => ({
+    const row = (P0: number, clock: number, latency: number | null, LUT: number | null, DSP: number | null, report: Report | null, estimated = 2.4): SweepRow => ({
         point: { P0, clock },
         status: latency === null ? "error" : "passed",
         message: latency === null ? "Allo could not build the region" : "",
@@ -95,8 +96,10 @@ function sweep(): SweepAnswer {
         ii: latency === null ? null : latency / 2,
         resources: latency === null ? {} : { LUT: LUT!, DSP: DSP! },
         clock_ns: latency === null ? null : clock,
-        estimated_ns: latency === null ? null : 2.4,
-        slack_ns: latency === null ? null : clock - 2.4,
+        estimated_ns: latency === null ? null : estimated,
+        slack_ns: latency === null ? null : clock - estimated,
+        meets_timing: latency === null ? null : clock - estimated >= 0,
+        time_ns: latency === null ? null : latency * clock,
         project: null,
         pareto: false,
         report,
@@ -106,53 +109,62 @@ function sweep(): SweepAnswer {
         row(4, 5, 2000, 20, 40, REPORT), // most DSPs: beaten against the most used resource
         row(8, 5, 1000, 40, 10, null), // fastest, its report not kept
         row(8, 3.33, null, null, null, null),
-        row(4, 3.33, 2500, 25, 30, REPORT), // beaten by (4, 5) on both against LUT
+        row(4, 3.33, 500, 25, 30, REPORT, 3.5), // the fastest in real time, but it misses timing
     ];
-    // The server's front: latency against the most used resource (P0=4 clock=5's 40% DSP is beaten by P0=8's 40% LUT).
-    rows[0].pareto = rows[2].pareto = rows[4].pareto = true;
+    // The server's fronts (jobs/sweep.py `front`): real time against each resource, timing met.
+    rows[0].pareto = rows[2].pareto = true;
     return {
         status: "failed",
         region: "top",
         message: "4 of 5 points synthesized",
         parameters: ["P0", "clock"],
         columns: ["P0", "clock", "status", "latency", "II", "DSP%", "LUT%", "clock_ns", "estimated_ns", "slack_ns", "pareto"],
-        front: "worst-case latency against the most used resource",
+        front: "real time (worst-case cycles x clock period) against the most used resource, among the points that meet timing",
+        fronts: { [MOST_USED]: [0, 2], LUT: [0, 1, 2], DSP: [0, 2] },
         rows,
     };
 }
 
-test("the Pareto front: the points no other beats on both figures, equal points both on it", () => {
-    const front = paretoFront([
-        { x: 1, y: 9 },
-        { x: 2, y: 5 },
-        { x: 3, y: 5 }, // beaten by (2, 5): same latency, more resource
-        { x: 5, y: 1 },
-        { x: 5, y: 1 }, // equal to the one before: neither beats the other
-        { x: 6, y: 6 },
-    ]);
-    assert.deepEqual([...front].sort(), [0, 1, 3, 4]);
-});
-
-test("the chart of latency against a resource: its own front, the failed point left out, round axes", () => {
-    const rows = sweep().rows!;
+test("the chart of real time against a resource: the server's front for it, the failed point left out, the one missing timing marked, round axes", () => {
+    const answer = sweep();
+    const rows = answer.rows!;
     assert.deepEqual(chartResources(rows), [MOST_USED, "LUT", "DSP"]);
-    const lut = sweepChart(rows, "LUT");
+    const lut = sweepChart(rows, "LUT", answer.fronts);
     assert.deepEqual(lut.missing, [3]);
-    assert.deepEqual(lut.points.map((p) => [p.index, p.x, p.y]), [[0, 10, 4000], [1, 20, 2000], [2, 40, 1000], [4, 25, 2500]]);
-    assert.deepEqual(lut.front.map((p) => p.index), [0, 1, 2], "by increasing LUT; P0=4 clock=3.33 is beaten");
+    assert.deepEqual(lut.points.map((p) => [p.index, p.x, p.y]), [[0, 10, 20000], [1, 20, 10000], [2, 40, 5000], [4, 25, 1665]]);
+    assert.deepEqual(lut.front.map((p) => p.index), [0, 1, 2], "by increasing LUT");
+    assert.deepEqual(lut.points.map((p) => p.failsTiming), [false, false, false, true]);
     assert.equal(lut.xMax, 50);
     assert.deepEqual(lut.xTicks, [0, 12.5, 25, 37.5, 50]);
-    assert.equal(lut.yMax, 5000);
-    const most = sweepChart(rows, MOST_USED);
+    assert.equal(lut.yMax, 25000);
+    const most = sweepChart(rows, MOST_USED, answer.fronts);
     assert.deepEqual(most.points.map((p) => p.x), [10, 40, 40, 30], "each point's largest percentage");
-    assert.deepEqual(most.front.map((p) => p.index), [0, 4, 2], "as the server marked (P0=4 clock=5 uses 40% DSP)");
-    assert.deepEqual(sweepChart(rows, "DSP").front.map((p) => p.index), [0, 2]);
+    assert.deepEqual(most.front.map((p) => p.index), [0, 2], "as the server marked");
+    assert.deepEqual(sweepChart(rows, "DSP", answer.fronts).front.map((p) => p.index), [0, 2]);
+    assert.deepEqual(sweepChart(rows, "DSP").front, [], "no front from the server: none drawn (the view never ranks)");
+});
+
+test("points drawn at one place are set apart, with their number beside them", () => {
+    const answer = sweep();
+    const twin = { ...answer.rows![2], point: { P0: 16, clock: 5 } }; // the same figures as P0=8 clock=5
+    const rows = [...answer.rows!, twin, { ...twin, point: { P0: 32, clock: 5 } }];
+    const chart = sweepChart(rows, "LUT", { LUT: [0, 1, 2, 5, 6] });
+    const svg = chartSvg(chart, rows, () => undefined);
+    const at = (index: number) => svg.match(new RegExp(`data-index="${index}" cx="([\\d.]+)" cy="([\\d.]+)"`))!.slice(1).map(Number);
+    const [a, b, c] = [at(2), at(5), at(6)];
+    assert.ok(a[1] === b[1] && b[1] === c[1], "the same real time");
+    assert.deepEqual([b[0] - a[0], c[0] - b[0]], [8, 8], "side by side, each its own dot");
+    assert.equal((svg.match(/<text class="count"[^>]*>×3<\/text>/g) ?? []).length, 1);
+    assert.match(svg, /3 points here/);
+    assert.equal((svg.match(/class="count"/g) ?? []).length, 1, "points alone have no count");
+    assert.match(svg, /class="pt timing" data-index="4"/);
 });
 
 test("the table's cells under the server's columns: parameters, figures, the front's star", () => {
     const answer = sweep();
     const cells = rowCells(answer.rows![0], answer.columns!).map((c) => c.text);
     assert.deepEqual(cells, ["2", "5", "passed", "4,000", "2,000", "5", "10", "5", "2.4", "2.6", "★"]);
+    assert.equal(rowCells(answer.rows![4], answer.columns!).at(-1)!.text, "fails timing");
     const failed = rowCells(answer.rows![3], answer.columns!);
     assert.deepEqual(failed.map((c) => c.text), ["8", "3.33", "error", "—", "—", "—", "—", "3.33", "—", "—", ""]);
     assert.ok(failed[3].numeric === false && cells.length === answer.columns!.length);
@@ -167,7 +179,7 @@ test("the sweep view: a row per point linking to its report when kept, the front
         ["1", "passed kept"],
         ["2", "passed front"],
         ["3", "error"],
-        ["4", "passed front kept"],
+        ["4", "passed timing kept"],
     ]);
     // Every cell of a kept row links to its report, and so does its point in each of the 3 charts.
     assert.equal((html.match(/href="command:show\?0"/g) ?? []).length, 11 + 3);
@@ -181,7 +193,7 @@ test("the sweep view: a row per point linking to its report when kept, the front
     const front = lut.match(/<path class="front-line" d="([^"]+)"/)![1];
     assert.equal((front.match(/[MHV]/g) ?? []).join(""), "MHVHV");
     assert.equal((lut.match(/class="pt front"/g) ?? []).length, 3);
-    assert.equal((lut.match(/class="pt"/g) ?? []).length, 1);
+    assert.equal((lut.match(/class="pt timing"/g) ?? []).length, 1, "P0=4 clock=3.33 misses timing");
     assert.match(html, /<li><strong>P0=8, clock=3.33<\/strong>: error: Allo could not build the region<\/li>/);
     assert.ok(!/<script/i.test(html));
 });

@@ -100,6 +100,10 @@ def points_of(sets: dict[str, list]) -> list[Point]:
     return out
 
 
+# What the table's Pareto column means.
+FRONT = "real time (worst-case cycles x clock period) against the most used resource, among the points that meet timing"
+
+
 @dataclass
 class Row:
     """One point's outcome, as the table shows it."""
@@ -115,11 +119,17 @@ class Row:
     slack_ns: float | None = None
     project: str | None = None
     pareto: bool = False
+    meets_timing: bool | None = None  # False: negative slack (never on the front); None: not known
+    time_ns: float | None = None  # real time: worst-case cycles x the clock period
 
     @property
     def resource(self) -> float | None:
-        """The point's resource figure against latency: its most used resource, in percent."""
+        """The point's resource figure against real time: its most used resource, in percent."""
         return max(self.resources.values()) if self.resources else None
+
+    def figure(self, resource: str | None) -> float | None:
+        """`resource`'s percent, or (None) the most used resource's."""
+        return self.resource if resource is None else self.resources.get(resource)
 
 
 def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
@@ -138,6 +148,10 @@ def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
         }
         row.clock_ns = _first_number(clock.get("target_ns"))
         row.estimated_ns, row.slack_ns = _first_number(clock.get("estimated_ns")), _first_number(clock.get("slack_ns"))
+        row.meets_timing = None if row.slack_ns is None else row.slack_ns >= 0
+        period = row.clock_ns if row.clock_ns is not None else point.clock_ns or None
+        # Cycles at different clocks are not comparable: a point's speed is its cycles' time.
+        row.time_ns = row.latency * period if row.latency is not None and period else None
     return row
 
 
@@ -152,16 +166,24 @@ def _first_number(*values: object) -> int | float | None:
     )
 
 
+def front(rows: list[Row], resource: str | None = None) -> list[int]:
+    """Indices of the rows on the Pareto front of real time against `resource` (None: each
+    point's most used one): among the points that meet timing (a negative slack's figures are
+    not what the design achieves), those no other beats: none with lower-or-equal time and
+    resource, one of them lower."""
+    scored = [
+        (i, r.time_ns, r.figure(resource))
+        for i, r in enumerate(rows)
+        if r.meets_timing is not False and r.time_ns is not None and r.figure(resource) is not None
+    ]
+    return [i for i, t, x in scored if not any(ot <= t and ox <= x and (ot, ox) != (t, x) for _, ot, ox in scored)]
+
+
 def mark_pareto(rows: list[Row]) -> list[Row]:
-    """Marks the rows no other beats: none with lower-or-equal latency and resource, one of them lower."""
-    scored = [r for r in rows if r.latency is not None and r.resource is not None]
-    for row in scored:
-        row.pareto = not any(
-            o.latency <= row.latency
-            and o.resource <= row.resource
-            and (o.latency, o.resource) != (row.latency, row.resource)
-            for o in scored
-        )
+    """Marks the rows on the front of real time against the most used resource."""
+    on = set(front(rows))
+    for i, row in enumerate(rows):
+        row.pareto = i in on
     return rows
 
 
@@ -189,7 +211,7 @@ def _cells(row: Row, header: list[str]) -> list:
         "clock_ns": row.clock_ns if row.clock_ns is not None else row.point.get("clock"),
         "estimated_ns": row.estimated_ns,
         "slack_ns": row.slack_ns,
-        "pareto": "*" if row.pareto else "",
+        "pareto": "*" if row.pareto else "!" if row.meets_timing is False else "",
     }
     out = []
     for name in header:
@@ -212,7 +234,7 @@ def table_text(rows: list[Row]) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(cell, widths)) for cell in cells]
     failed = [r for r in rows if r.status != PASSED]
     lines += [f"{r.point}: {r.status}: {r.message}" for r in failed]
-    lines.append("* on the Pareto front (worst-case latency against the most used resource)")
+    lines.append(f"* on the Pareto front ({FRONT}); ! fails timing (negative slack): not ranked")
     return "\n".join(lines)
 
 

@@ -21,11 +21,13 @@ from allo_lsp.jobs.environment import SetupError
 from allo_lsp.jobs.points import PointError, module_constants
 from allo_lsp.jobs.slurm import SlurmError
 from allo_lsp.jobs.sweep import (
+    FRONT,
     MAX_POINTS,
     SETTINGS,
     SweepError,
     checked_points,
     columns,
+    front,
     mark_pareto,
     parse_sets,
     row_of,
@@ -39,7 +41,7 @@ POOL = max(1, (os.cpu_count() or 2) // 2)
 CANCEL_WAIT_S = 5.0  # for a cancelled sweep's processes to be gone
 OnCancel = Callable[[Callable[[], object]], None]
 Report = Callable[[object, str], None]  # (the client's progress token, a message)
-FRONT = "worst-case latency against the most used resource"  # what the table's Pareto column means
+MOST_USED = "most used"  # the key of the front against each point's most used resource (the client's chart's)
 
 
 def parameters(source: str, synth) -> dict:
@@ -133,5 +135,11 @@ def table(region: str, names: list[str], points, results: list[JobResult]) -> di
         "parameters": names,
         "columns": columns(rows),
         "front": FRONT,
+        # The chart's fronts, one per resource it can draw against: the client draws, never ranks.
+        "fronts": {MOST_USED: front(rows), **{name: front(rows, name) for name in _resources(rows)}},
         "rows": out,
     }
+
+
+def _resources(rows) -> list[str]:
+    return sorted({name for row in rows for name in row.resources})
