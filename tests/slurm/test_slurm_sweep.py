@@ -41,7 +41,8 @@ def test_a_four_point_sweep_is_one_array_job_with_its_table(cluster_env, slurm_c
         ("build_error", 3.33, "error", None),
         ("build_error", 5.0, "error", None),
     ]
-    assert [r["pareto"] for r in rows] == [True, True, False, False]  # equal figures: neither beats the other
+    # Equal cycles; 3.33 ns misses timing (the stand-in template's slack of -0.05 ns): 5 ns alone is on the front.
+    assert [r["pareto"] for r in rows] == [False, True, False, False]
     assert path.read_bytes() == before
     assert Registry(storage_dir(None)).entries() == []  # collected, so no longer recorded
 

@@ -48,7 +48,7 @@ async def test_an_editor_sweep_on_the_cluster_is_one_job_array_in_the_editors_st
         await client.shutdown_session()
     rows = answer["rows"]
     assert [(r["point"]["clock"], r["status"], r["latency"], r["pareto"]) for r in rows] == [
-        (3.33, "passed", 3624, True),
+        (3.33, "passed", 3624, False),  # misses timing (the stand-in template's slack of -0.05 ns)
         (5.0, "passed", 3624, True),
     ], answer.get("message")
     assert all(r["report"]["latency"]["worst"] == 3624 for r in rows)

@@ -263,23 +263,41 @@ export function capability(probed: Probed | undefined): Capability {
     return probed.allo ? "allo" : probed.numpy ? "reference" : "none";
 }
 
+/** Whether jobs can run there (on Allo or on the reference executor). */
+export function usable(can: Capability): boolean {
+    return can === "allo" || can === "reference";
+}
+
+/** Why jobs cannot run in an interpreter, one line (`broken`, `too old`, `none`); the probe's
+ * raw failure made readable: Python 2 exits with "Unknown option: -I" and its usage. */
+export function unusableReason(probed: Probed): string {
+    const can = capability(probed);
+    if (can === "too old") {
+        return `Python ${probed.python}: jobs need Python ${MINIMUM_PYTHON.join(".")} or later`;
+    }
+    if (can === "none") {
+        return `Python ${probed.python} with neither Allo nor numpy: jobs cannot run here`;
+    }
+    const error = (probed.error ?? "did not say what it is").split("\n")[0];
+    if (/Unknown option:? -I/.test(error)) {
+        return `Python 2 or older: jobs need Python ${MINIMUM_PYTHON.join(".")} or later`;
+    }
+    return error.length > 120 ? `${error.slice(0, 119)}…` : error;
+}
+
 /** One line saying what the interpreter has, as the picker's detail. */
 export function marks(probed: Probed | undefined): string {
     const can = capability(probed);
     if (can === "probing") {
         return "$(loading~spin) asking what it can import…";
     }
-    if (can === "broken") {
-        return `$(error) ${probed!.error ?? "did not say what it is"}`;
-    }
-    const version = `Python ${probed!.python}`;
-    if (can === "too old") {
-        return `$(error) ${version}: jobs need Python ${MINIMUM_PYTHON.join(".")} or later`;
+    if (!usable(can)) {
+        return `$(error) ${unusableReason(probed!)}`;
     }
     const allo = probed!.allo ? `$(pass-filled) Allo ${probed!.allo}` : "$(circle-slash) no Allo";
     const numpy = probed!.numpy ? `numpy ${probed!.numpy}` : "no numpy";
-    const then = can === "allo" ? "" : can === "reference" ? " · jobs use the reference executor" : " · jobs cannot run here";
-    return `${allo} · ${numpy} · ${version}${then}`;
+    const then = can === "allo" ? "" : " · jobs use the reference executor";
+    return `${allo} · ${numpy} · Python ${probed!.python}${then}`;
 }
 
 export interface PickerRow {
@@ -292,38 +310,64 @@ export interface PickerRow {
     action?: "enter path" | "use server";
 }
 
-const SECTIONS: [Source, string][] = [
-    ["setting", "Current setting"],
-    ["Python extension", "Python extension"],
-    ["workspace", "Workspace"],
-    ["conda", "conda"],
-    ["pyenv", "pyenv"],
+// The picker's groups, in order: what runs Allo first, what cannot run jobs last.
+const GROUPS: [(can: Capability) => boolean, string][] = [
+    [(can) => can === "allo", "Allo"],
+    [(can) => can === "reference", "Reference executor only (numpy, no Allo)"],
+    [(can) => can === "probing", "Asking…"],
+    [(can) => !usable(can) && can !== "probing", "Cannot run jobs"],
 ];
 
-/** The picker's rows: by source, each with its marks; the one in use first in its section, checked. */
+/** The picker's rows: "Enter interpreter path…" first (always in view), then the interpreters
+ * that run Allo, those that run the reference executor, those still being asked, and last those
+ * that cannot run jobs, each with a one-line reason; each group in the order found, the one in
+ * use checked, its source in the description. The server's interpreter last. */
 export function pickerRows(candidates: readonly Candidate[], probed: ReadonlyMap<string, Probed>, current: string,
     home = os.homedir()): PickerRow[] {
-    const rows: PickerRow[] = [];
+    const rows: PickerRow[] = [{ label: "$(folder-opened) Enter interpreter path…", action: "enter path" }];
     const short = (p: string): string => (p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
-    for (const [source, title] of SECTIONS) {
-        const inSection = candidates.filter((c) => c.source === source);
-        if (!inSection.length) {
+    for (const [belongs, title] of GROUPS) {
+        const inGroup = candidates.filter((c) => belongs(capability(probed.get(c.python))));
+        if (!inGroup.length) {
             continue;
         }
         rows.push({ label: title, separator: true });
-        for (const c of inSection) {
+        for (const c of inGroup) {
             const inUse = c.python === current;
-            rows.push({ label: `${inUse ? "$(check) " : ""}${c.name}`, description: short(c.python), detail: marks(probed.get(c.python)), python: c.python });
+            rows.push({
+                label: `${inUse ? "$(check) " : ""}${c.name}`,
+                description: `${short(c.python)} · ${c.source}`,
+                detail: marks(probed.get(c.python)),
+                python: c.python,
+            });
         }
     }
     rows.push({ label: "", separator: true });
-    rows.push({ label: "$(folder-opened) Enter interpreter path…", action: "enter path" });
     rows.push({
         label: "$(server-environment) Use the language server's interpreter",
         description: current ? "clears alloDataflow.python" : "in use",
         action: "use server",
     });
     return rows;
+}
+
+/** The row the picker focuses: the interpreter in use if jobs can run there, else the first that
+ * runs Allo, else the first usable one; none (the first row, Enter interpreter path…) otherwise. */
+export function focusedRow(rows: readonly PickerRow[], probed: ReadonlyMap<string, Probed>, current: string): PickerRow | undefined {
+    const interpreters = rows.filter((r) => r.python && usable(capability(probed.get(r.python))));
+    return interpreters.find((r) => r.python === current) ?? interpreters[0];
+}
+
+/** A typed interpreter path checked with the picker's probe before it is saved: the path to
+ * store (`~` expanded), or why jobs cannot run there. */
+export async function checkTypedPath(typed: string, exec: Exec = execProgram, timeoutMs = PROBE_TIMEOUT_MS,
+    home = os.homedir()): Promise<{ python: string } | { error: string }> {
+    const python = typed === "~" || typed.startsWith("~/") ? path.join(home, typed.slice(1)) : typed;
+    if (!path.isAbsolute(python)) {
+        return { error: `${typed}: give the interpreter's absolute path (for example ~/miniconda3/envs/allo/bin/python)` };
+    }
+    const probed = await probeInterpreter(python, exec, timeoutMs);
+    return usable(capability(probed)) ? { python } : { error: `${python}: ${unusableReason(probed)}. Not saved.` };
 }
 
 /** The status bar's text for the Allo environment: `Allo 0.5 · env allo`, or `reference executor`. */

@@ -4,14 +4,16 @@
 // server keeps its own interpreter (`alloDataflow.server.python`, or the private environment). A
 // status bar item in Allo files says what jobs run on (`Allo 0.5 · env allo`, or `reference
 // executor · ...`), as the server says it (`allo/backend`) once it runs, and opens the picker.
-import { ConfigurationTarget, Disposable, QuickPickItem, QuickPickItemKind, StatusBarItem, window } from "vscode";
+import { ConfigurationTarget, Disposable, ProgressLocation, QuickPickItem, QuickPickItemKind, StatusBarItem, window } from "vscode";
 import { AlloFiles } from "./alloFiles";
 import { insideUntrustedWorkspace } from "./isolation";
 import {
     Candidate,
+    checkTypedPath,
     discover,
     environmentText,
     environmentTooltip,
+    focusedRow,
     nameOf,
     outside,
     PickerRow,
@@ -140,13 +142,26 @@ export class AlloEnvironment implements Disposable {
         picker.busy = true;
         const probed = new Map<string, Probed>();
         let candidates: Candidate[] = [];
+        // The row the user moved to stays focused as rows move; until then, the best interpreter.
+        let chosenByUser: PickerRow | undefined;
+        let rendering = false;
+        picker.onDidChangeActive((items) => {
+            if (!rendering) {
+                chosenByUser = items[0]?.row;
+            }
+        });
         const render = (): void => {
-            const active = picker.activeItems[0]?.row;
-            const rows = pickerRows(candidates, probed, current);
-            picker.items = rows.map(toItem);
-            const again = picker.items.find((i) => i.row.python === active?.python && i.row.action === active?.action && !i.row.separator);
-            if (again && active) {
-                picker.activeItems = [again];
+            rendering = true;
+            try {
+                const rows = pickerRows(candidates, probed, current);
+                picker.items = rows.map(toItem);
+                const wanted = chosenByUser ?? focusedRow(rows, probed, current);
+                const again = picker.items.find((i) => !i.row.separator && i.row.python === wanted?.python && i.row.action === wanted?.action);
+                if (again && wanted) {
+                    picker.activeItems = [again];
+                }
+            } finally {
+                rendering = false;
             }
         };
         render();
@@ -182,15 +197,7 @@ export class AlloEnvironment implements Disposable {
             return;
         }
         if (row.action === "enter path") {
-            const typed = await window.showInputBox({
-                title: "Allo: the Allo environment's interpreter",
-                prompt: "The python of the environment where Allo is installed (for example ~/miniconda3/envs/allo/bin/python)",
-                value: current,
-                ignoreFocusOut: true,
-            });
-            if (typed?.trim()) {
-                await store(typed.trim());
-            }
+            await enterPath(current);
         } else if (row.action === "use server") {
             await store(undefined);
         } else if (row.python) {
@@ -201,6 +208,36 @@ export class AlloEnvironment implements Disposable {
     dispose(): void {
         this.listeners.forEach((l) => l.dispose());
         this.item.dispose();
+    }
+}
+
+/** "Enter interpreter path…": the typed path probed as the listed ones are before it is saved;
+ * one jobs cannot run in is refused, saying why, and the user may type another. */
+async function enterPath(current: string): Promise<void> {
+    let value = current;
+    for (;;) {
+        const typed = await window.showInputBox({
+            title: "Allo: the Allo environment's interpreter",
+            prompt: "The python of the environment where Allo is installed (for example ~/miniconda3/envs/allo/bin/python)",
+            value,
+            ignoreFocusOut: true,
+        });
+        if (!typed?.trim()) {
+            return;
+        }
+        const checked = await window.withProgress(
+            { location: ProgressLocation.Notification, title: `Asking ${typed.trim()} what it can import…` },
+            () => checkTypedPath(typed.trim()),
+        );
+        if (!("error" in checked)) {
+            await store(checked.python);
+            return;
+        }
+        traceInfo(`Select Interpreter: ${checked.error}`);
+        if ((await window.showErrorMessage(checked.error, "Enter Another Path")) !== "Enter Another Path") {
+            return;
+        }
+        value = typed.trim();
     }
 }
 

@@ -8,10 +8,12 @@ import { test } from "node:test";
 import {
     Candidate,
     capability,
+    checkTypedPath,
     condaCandidates,
     discover,
     environmentText,
     envPython,
+    focusedRow,
     Machine,
     marks,
     nameOf,
@@ -193,39 +195,79 @@ test("each interpreter is marked with Allo and its version, numpy, and what jobs
     assert.equal(capability({ error: "did not answer within 20 s" }), "broken");
     assert.match(marks(ALLO), /Allo 0\.5\.1 · numpy 1\.26\.4 · Python 3\.12\.1$/);
     assert.match(marks(NUMPY_ONLY), /no Allo · numpy 2\.1\.0 · Python 3\.13\.0 · jobs use the reference executor/);
-    assert.match(marks(NEITHER), /no Allo · no numpy · .* jobs cannot run here/);
+    assert.match(marks(NEITHER), /^\$\(error\) Python 3\.12\.1 with neither Allo nor numpy: jobs cannot run here$/);
     assert.match(marks({ python: "3.8.18" }), /Python 3\.8\.18: jobs need Python 3\.10 or later/);
     assert.match(marks({ error: "did not answer within 20 s" }), /did not answer within 20 s/);
     assert.match(marks(undefined), /asking/);
 });
 
-test("the picker's rows: a section per source, the interpreter in use checked, then the two actions", () => {
+test("the picker's rows: Enter interpreter path first, those that run Allo, then the reference executor's, those asked, those that cannot run jobs last", () => {
     const candidates: Candidate[] = [
-        { python: "/c/envs/allo/bin/python", name: "env allo", source: "conda" },
+        { python: "/p/versions/2.7.18/bin/python", name: "pyenv 2.7.18", source: "pyenv" }, // found first
         { python: "/w/.venv/bin/python", name: ".venv", source: "workspace" },
         { python: "/p/versions/3.12.1/bin/python", name: "pyenv 3.12.1", source: "pyenv" },
+        { python: "/c/envs/allo/bin/python", name: "env allo", source: "conda" },
+        { python: "/usr/bin/python3", name: "/usr/bin/python3", source: "Python extension" },
     ];
-    const probed = new Map([["/c/envs/allo/bin/python", ALLO], ["/w/.venv/bin/python", NUMPY_ONLY]]);
-    const rows = pickerRows(candidates, probed, "/c/envs/allo/bin/python", HOME);
+    const probed = new Map<string, Probed>([
+        ["/p/versions/2.7.18/bin/python", { error: "exited with 2: Unknown option: -I" }],
+        ["/w/.venv/bin/python", NUMPY_ONLY],
+        ["/c/envs/allo/bin/python", ALLO],
+        ["/usr/bin/python3", NEITHER],
+    ]);
+    const rows = pickerRows(candidates, probed, "/w/.venv/bin/python", HOME);
     assert.deepEqual(rows.map((r) => (r.separator ? `-- ${r.label}` : r.label)), [
-        "-- Workspace",
-        ".venv",
-        "-- conda",
-        "$(check) env allo",
-        "-- pyenv",
-        "pyenv 3.12.1",
-        "-- ",
         "$(folder-opened) Enter interpreter path…",
+        "-- Allo",
+        "env allo",
+        "-- Reference executor only (numpy, no Allo)",
+        "$(check) .venv",
+        "-- Asking…",
+        "pyenv 3.12.1",
+        "-- Cannot run jobs",
+        "pyenv 2.7.18",
+        "/usr/bin/python3",
+        "-- ",
         "$(server-environment) Use the language server's interpreter",
     ]);
     const row = (name: string) => rows.find((r) => r.label.endsWith(name))!;
     assert.equal(row("env allo").python, "/c/envs/allo/bin/python");
-    assert.match(row("env allo").detail!, /Allo 0\.5\.1/);
-    assert.match(row(".venv").detail!, /reference executor/);
-    assert.match(row("pyenv 3.12.1").detail!, /asking/); // not answered yet
+    assert.equal(row("env allo").description, "/c/envs/allo/bin/python · conda");
+    assert.equal(row("pyenv 2.7.18").detail, "$(error) Python 2 or older: jobs need Python 3.10 or later", "one line, not the raw error");
+    assert.match(row("/usr/bin/python3").detail!, /neither Allo nor numpy/);
+    assert.ok(rows.every((r) => !(r.detail ?? "").includes("\n")));
+    // Focused: the one in use when jobs can run there, else the first that runs Allo; never one that cannot.
+    assert.equal(focusedRow(rows, probed, "/w/.venv/bin/python")?.python, "/w/.venv/bin/python");
+    assert.equal(focusedRow(rows, probed, "/p/versions/2.7.18/bin/python")?.python, "/c/envs/allo/bin/python");
+    assert.equal(focusedRow(pickerRows([candidates[0]], probed, "", HOME), probed, ""), undefined, "then the first row: Enter interpreter path…");
     assert.equal(rows.at(-1)!.action, "use server");
     assert.equal(rows.at(-1)!.description, "clears alloDataflow.python");
     assert.equal(pickerRows([], new Map(), "", HOME).at(-1)!.description, "in use");
+});
+
+test("a typed interpreter path is probed before it is saved: a Python 2, a missing file, a relative path are refused, saying why", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "allo-typed-"));
+    try {
+        const python2 = join(dir, "python2.7");
+        // What Python 2.7 does with the probe's -I: its usage on stderr, exit status 2.
+        writeFileSync(python2, "#!/bin/sh\necho 'Unknown option: -I' >&2\necho 'usage: python2.7 [option] ...' >&2\nexit 2\n");
+        chmodSync(python2, 0o755);
+        assert.deepEqual(await checkTypedPath(python2), { error: `${python2}: Python 2 or older: jobs need Python 3.10 or later. Not saved.` });
+        assert.deepEqual(await checkTypedPath(join(dir, "nothing")), { error: `${join(dir, "nothing")}: not found. Not saved.` });
+        assert.match((await checkTypedPath("bin/python") as { error: string }).error, /absolute path/);
+        if (PYTHON) {
+            const venv = join(dir, "env");
+            execFileSync(PYTHON, ["-m", "venv", "--without-pip", venv]);
+            const [site] = readdirSync(join(venv, "lib")).map((v) => join(venv, "lib", v, "site-packages"));
+            assert.match((await checkTypedPath(envPython(venv)) as { error: string }).error, /neither Allo nor numpy/);
+            mkdirSync(join(site, "numpy"));
+            writeFileSync(join(site, "numpy", "__init__.py"), "__version__ = '2.0.1'\n");
+            assert.deepEqual(await checkTypedPath(envPython(venv)), { python: envPython(venv) });
+            assert.deepEqual(await checkTypedPath("~/env/bin/python", undefined, undefined, dir), { python: envPython(venv) });
+        }
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
 });
 
 test("the status bar says which Allo runs jobs, or that the reference executor does", () => {
