@@ -53,8 +53,7 @@ def check(ctx: Context):
             writer = next((k for k in p.kernels), "?")
             targets = ", ".join(sorted({b.target for b in builds}))
             where = (
-                f"this file builds it for {targets} only, which takes any order, but Synthesize "
-                "(vitis_hls) stops with"
+                f"this file builds it for {targets} only, which takes any order, but Synthesize (vitis_hls) stops with"
                 if elsewhere
                 else "Vitis HLS stops with"
             )
