@@ -147,6 +147,18 @@ def test_a_node_failure_says_to_synthesize_again():
     assert slurm.failure(state) == "the node running job 9 failed: synthesize again (the job is not requeued)"
 
 
+@pytest.mark.timeout(2)
+def test_a_long_word_without_equals_in_scontrol_output_is_read_in_linear_time():
+    """A job's comment (or a name with a space) can put a long word without `=` on the line: the
+    old `(\\S+?)=` retried it from each of its characters (30,000: about 20 s)."""
+    (state,) = slurm.parse_states(
+        "JobId=9 JobName=allo-lsp:top Comment=x " + "y" * 30_000 + " JobState=RUNNING Reason=None "
+        "ExitCode=0:0 RunTime=00:00:05 TRES=cpu=1,mem=4G"
+    )
+    assert (state.state, state.run_s, state.fields["TRES"]) == ("RUNNING", 5, "cpu=1,mem=4G")
+    assert "y" * 30_000 not in state.fields.values()
+
+
 def test_the_registry_is_written_whole_and_kept_until_collected(tmp_path):
     registry = Registry(str(tmp_path))
     first = slurm_jobs.Submitted("1", "top", "d.py", "/j/1", 1.0, "file:///d.py", 1, asdict(SlurmConfig()))

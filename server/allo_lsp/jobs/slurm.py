@@ -122,7 +122,9 @@ async def submit(config: SlurmConfig, script: str, chdir: str, output: str, name
     return job_id
 
 
-_FIELD = re.compile(r"(\S+?)=(\S*)")
+# `Key=value` at the start of a word (the value may hold `=`: `TRES=cpu=1,mem=4G`). Only at a word's
+# start: `(\S+?)=` tried at every position was quadratic in a long word without `=` (a job's name).
+_FIELD = re.compile(r"(?<!\S)(\S[^\s=]*)=(\S*)")
 
 
 def parse_states(text: str) -> list[JobState]:
