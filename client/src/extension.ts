@@ -10,6 +10,7 @@ import { GraphPanels } from "./graph/graphPanel";
 import { onDidChangeInterpreter } from "./common/python";
 import { serverArgs } from "./common/isolation";
 import { IServerInfo, resolveServerPython, ServerContext } from "./common/resolve";
+import { RuleLinks } from "./common/ruleLinks";
 import { createClient } from "./common/server";
 import { checkIfConfigurationChanged, getServerSettings, withTrust } from "./common/settings";
 import { BACKEND_REQUEST, BackendChoice, INSTALL_COMMAND, Status } from "./common/status";
@@ -43,7 +44,8 @@ export async function activate(context: ExtensionContext): Promise<void> {
     const lspOutput = clientChannel(output);
     const alloFiles = new AlloFiles();
     const environment = new AlloEnvironment(alloFiles);
-    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, graphs, alloFiles, environment);
+    const rules = new RuleLinks();
+    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, graphs, alloFiles, environment, rules);
 
     const middleware: Middleware = {
         executeCommand: async (command, args, next) => {
@@ -58,9 +60,21 @@ export async function activate(context: ExtensionContext): Promise<void> {
                 return result instanceof ResponseError ? result : withTrust(params.items, result, isTrusted());
             },
         },
+        // A rule's page opens rendered and read-only (ruleLinks.ts), pulled or pushed.
+        provideDiagnostics: async (document, previousResultId, token, next) => {
+            const report = await next(document, previousResultId, token);
+            return report && "items" in report ? { ...report, items: rules.diagnostics(report.items) } : report;
+        },
+        provideWorkspaceDiagnostics: async (resultIds, token, resultReporter, next) => {
+            const linked = <T extends { items: any[] } | null | undefined>(chunk: T): T => {
+                chunk?.items.forEach((item) => "items" in item && rules.diagnostics(item.items));
+                return chunk;
+            };
+            return linked(await next(resultIds, token, (chunk) => resultReporter(linked(chunk))));
+        },
         // The MLIR view is open in the server for go to definition and its outline: it is not Python to check.
         handleDiagnostics: (uri, diagnostics, next) => {
-            next(uri, uri.scheme === MLIR_SCHEME ? [] : diagnostics);
+            next(uri, uri.scheme === MLIR_SCHEME ? [] : rules.diagnostics(diagnostics));
             // A new analysis: lenses asked for before it (a file just opened) were none.
             jobs.refreshLenses();
         },

@@ -1,7 +1,7 @@
 // The linter's conventions in VS Code (issue 19), as a user sets them up: with
 // "editor.codeActionsOnSave": {"source.fixAll.allo-lsp": "explicit"} a save applies the safe fixes
 // (pitfall_mapping_order.py: mapping= moved first), and a diagnostic's code in the Problems panel
-// opens its rule's page in an editor. Run by tests/e2e/test_vscode_fix_all.py.
+// opens its rule's page rendered and read-only (a Markdown preview). Run by tests/e2e/test_vscode_fix_all.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,9 +21,15 @@ describe("Allo Dataflow: fix-all on save, rule pages", { timeout: 10 * 60 * SECO
         const code = page.locator(".markers-panel a", { hasText: "ADF011" }).first();
         await code.waitFor({ timeout: 30 * SECOND });
         await code.click();
-        await page.locator(".tab", { hasText: "ADF011.md" }).first().waitFor({ timeout: 30 * SECOND });
-        // Monaco renders spaces as no-break spaces: \s matches both.
-        assert.match(await editor().locator(".view-lines").innerText(), /ADF011\smapping-not-first/);
+        // Rendered (the Markdown preview of the read-only allo-rule: page), not the raw, editable
+        // file in the server's site-packages that it used to open.
+        await page.locator(".tab", { hasText: "Preview ADF011.md" }).first().waitFor({ timeout: 30 * SECOND });
+        const preview = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+        await preview.locator("h1", { hasText: /ADF011\s+mapping-not-first/ }).waitFor({ timeout: 30 * SECOND });
+        const tabs = await page.locator(".tab").allInnerTexts();
+        assert.ok(!tabs.some((t) => /ADF011\.md/.test(t) && !/Preview/.test(t)), `no text editor on the page: ${tabs.join(" | ")}`);
+        const sources = await page.locator(".tab").evaluateAll((els) => els.map((e) => e.getAttribute("title") ?? ""));
+        assert.ok(!sources.some((t) => t.includes("site-packages")), `nothing opened in site-packages: ${sources.join(" | ")}`);
         await command("View: Hide Panel");
     }, 120 * SECOND);
 

@@ -23,6 +23,7 @@ import {
     Probed,
 } from "../common/interpreters";
 import { serverArgs } from "../common/isolation";
+import { ruleOfHref, rulePageUri, showRuleLink, withRuleLinks } from "../common/ruleLinks";
 import { asLevel, clientChannel, commandLine, HIDDEN_DEBUG_HINT, registerLogger, shouldLog, traceDebug, traceInfo } from "../common/logger";
 import { withTrust } from "../common/settings";
 import { backendLine, backendText, INSTALL_COMMAND, jobsText, Status } from "../common/status";
@@ -405,6 +406,31 @@ test("the 'not installed' status keeps its Install action in view: a short line,
     } finally {
         status.dispose();
     }
+});
+
+test("a rule's page link becomes a command that opens it rendered, read-only; other links are kept", () => {
+    const page = "file:///home/u/.vscode/ext/venv/lib/python3.12/site-packages/allo_lsp/docs/rules/ADF011.md";
+    assert.equal(ruleOfHref(page), "ADF011");
+    assert.equal(ruleOfHref("file:///w/server/allo_lsp/docs/rules/ADF005.md"), "ADF005", "an editable install's too");
+    assert.equal(ruleOfHref("https://example.com/allo_lsp/docs/rules/ADF011.md"), undefined);
+    assert.equal(ruleOfHref("file:///w/docs/ADF011.md"), undefined);
+    assert.equal(showRuleLink("ADF011"), "command:alloDataflow.showRule?%5B%22ADF011%22%5D");
+    assert.deepEqual(JSON.parse(decodeURIComponent(showRuleLink("ADF011").split("?")[1])), ["ADF011"]);
+    assert.equal(rulePageUri("ADF011"), "allo-rule:/ADF011.md");
+    const uri = (text: string) => ({ toString: () => text }) as any;
+    const diagnostics: any[] = [
+        { message: "a", code: { value: "ADF011", target: uri(page) } },
+        { message: "b", code: "ADF900" },
+        { message: "c", code: { value: "X1", target: uri("https://docs.example/X1") } },
+    ];
+    const remembered: [string, string][] = [];
+    withRuleLinks(diagnostics, (code) => uri(showRuleLink(code)), (code, target) => remembered.push([code, target.toString()]));
+    assert.deepEqual(diagnostics.map((d) => (typeof d.code === "object" ? [d.code.value, d.code.target.toString()] : d.code)), [
+        ["ADF011", "command:alloDataflow.showRule?%5B%22ADF011%22%5D"],
+        "ADF900",
+        ["X1", "https://docs.example/X1"],
+    ]);
+    assert.deepEqual(remembered, [["ADF011", page]], "only the pages the server linked are read");
 });
 
 test("logLevel: what is written at each setting; anything else is info", () => {

@@ -27,6 +27,7 @@ export const commands = {};
 export const languages = {};
 export const StatusBarAlignment = {};
 export const LanguageStatusSeverity = {};
+export const Uri = {};
 export enum LogLevel {
     Off = 0,
     Trace = 1,
