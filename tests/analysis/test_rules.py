@@ -74,6 +74,7 @@ def test_every_code_of_the_table_is_registered():
         "ADF082",
         "ADF083",
         "ADF084",
+        "ADF085",
         "ADF090",
         "ADF091",
         "ADF092",

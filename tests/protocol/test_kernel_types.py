@@ -125,6 +125,23 @@ def test_a_name_bound_in_a_block_is_unknown_after_it():
     ]
 
 
+def test_a_name_declared_before_a_block_is_known_after_it_whatever_its_type():
+    # `packed: UInt(R * 8)` (a type this environment does not read) then bound in meta branches, as
+    # Allo's tests/dataflow/test_multi_cache_gemm.py does: Allo declares the name where it is annotated.
+    types, _, _ = typed(
+        """
+        def k(a: int32[8], out: int32[8]):
+            packed: UInt(R * 8)
+            with allo.meta_if(a[0] > 0):
+                packed = 0
+            with allo.meta_else():
+                packed = 1
+            out[0] = packed
+        """
+    )
+    assert types.problems == []
+
+
 @pytest.mark.parametrize(
     "expression, message",
     [

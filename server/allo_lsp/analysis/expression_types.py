@@ -25,7 +25,7 @@ from allo_lsp.analysis.model import (
     TypingProblem,
 )
 from allo_lsp.analysis.types import AlloType, DType
-from allo_lsp.protocol.kernel_types import _BINOPS, SLICE_WARNING, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_types import _BINOPS, SLICE_WARNING, Environment, KernelTypes, Value, _is_pid_call
 from allo_lsp.protocol.typing_rules import BOOL, INDEX, Ty
 
 _UNARY = {ast.Invert: "~", ast.USub: "-", ast.UAdd: "+"}
@@ -114,21 +114,34 @@ class _Source:
 
 def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyping:
     out = KernelTyping()
+    runtime: set[str] = set()  # names the body binds as it runs (loop variables, locals)
+    indexed: list[ast.Subscript] = []  # elements of stream arrays: `fifo[i, j].put(x)`
+    operators: list[ast.AST] = []
     for node in ast.walk(fn):  # one walk: most nodes need only the look-up of their type
         value = kt.of(node)
         if value is not None:
             out.expressions.append(TypedExpression(source.range(node), value.ty, value.shape))
         kind = type(node)
         if kind in _OPERATORS:
-            operation = _operation(node, kt, source)
-            if operation is not None:
-                out.operations.append(operation)
+            operators.append(node)
         elif kind is ast.Call:
-            _call(node, kt, source, out)
+            _call(node, kt, source, out, indexed)
         elif kind is ast.For:
+            runtime.update(_stored(node.target))
             step = _step(node, kt, source)
             if step is not None:
                 out.problems.append(step)
+        elif kind is ast.Assign and not _is_pid_call(node.value, kt.env):
+            runtime.update(n for t in node.targets for n in _stored(t))
+        elif kind is ast.AnnAssign:
+            runtime.update(_stored(node.target))
+    out.problems += _runtime_indices(indexed, runtime | set(kt.env.params), source)
+    # A stream array's index is Python's: Allo evaluates it when it builds (`get_stream_name`).
+    in_index = {id(n) for subscript in indexed for n in ast.walk(subscript.slice)}
+    for node in operators:
+        operation = _operation(node, kt, source) if id(node) not in in_index else None
+        if operation is not None:
+            out.operations.append(operation)
     for name, value in kt.locals.values():
         out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
     out.problems += [TypingProblem(source.range(p.node), p.message, p.error, _kind(p.message)) for p in kt.problems]
@@ -209,15 +222,39 @@ def _operation(node: ast.AST, kt: KernelTypes, source: _Source) -> Operation | N
     return None
 
 
-def _call(node: ast.Call, kt: KernelTypes, source: _Source, out: KernelTyping) -> None:
-    """`allo.<function>(...)`, and `s.put(v)` / `s[i].put(v)` of a stream whose element type is
-    known, `v` typed."""
+def _stored(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _runtime_indices(indexed: list[ast.Subscript], runtime: set[str], source: _Source) -> list[TypingProblem]:
+    """An element of a stream array is chosen when Allo builds the kernel: its type inference
+    reads the index as a symbolic expression of `get_pid()` values, `meta_for` variables and
+    constants (`get_symbolic_expr` in `allo/ir/visitor.py`), and a variable of the body there (a
+    loop variable, a local, a parameter) stops the build with a `ValueError`."""
+    out = []
+    for subscript in indexed:
+        name = next((n for n in ast.walk(subscript.slice) if isinstance(n, ast.Name) and n.id in runtime), None)
+        if name is not None:
+            message = "Fail to resolve the expression as symbolic expression."
+            out.append(TypingProblem(source.range(name), message, True, "stream-index"))
+    return out
+
+
+_STREAM_OPS = ("put", "get", "try_put", "try_get")
+
+
+def _call(node: ast.Call, kt: KernelTypes, source: _Source, out: KernelTyping, indexed: list) -> None:
+    """`allo.<function>(...)`, a stream array's element, and `s.put(v)` / `s[i].put(v)` of a
+    stream whose element type is known, `v` typed."""
     func = node.func
     if not isinstance(func, ast.Attribute):
         return
     owner = func.value
     if isinstance(owner, ast.Name) and owner.id == "allo":
         out.calls.append((func.attr, source.range(func)))
+    if func.attr in _STREAM_OPS and isinstance(owner, ast.Subscript):
+        if isinstance(owner.value, ast.Name) and owner.value.id in kt.env.streams:
+            indexed.append(owner)
     if func.attr != "put":
         return
     owner = owner.value if isinstance(owner, ast.Subscript) else owner

@@ -159,7 +159,7 @@ class TypingProblem:
     range: Range
     message: str
     error: bool
-    kind: str  # "name", "call", "operator", "bits", "slice", "range" (`expression_types.py`)
+    kind: str  # "name", "call", "operator", "bits", "slice", "range", "stream-index" (`expression_types.py`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,6 +96,7 @@ class KernelTypes:
         self.problems: list[Problem] = []
         self._scopes: list[dict[str, Value]] = [dict(env.params)]
         self._closed: set[str] = set()  # names whose block has ended
+        self._declared: set[str] = set()  # names annotated with a type not read here: never blamed
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -127,6 +128,8 @@ class KernelTypes:
             if isinstance(node.target, ast.Name) and declared is not None:
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
+            elif isinstance(node.target, ast.Name):  # declared, of a type not known here
+                self._declared.add(node.target.id)
         elif isinstance(node, ast.Assign):
             self._assign(node)
         elif isinstance(node, ast.AugAssign):
@@ -242,7 +245,7 @@ class KernelTypes:
             return Value(FLOAT32)
         if isinstance(constant, Ty):
             return Value(INDEX)  # `visit_Name`: a global Allo type reads as an index
-        if node.id in self._closed and isinstance(node.ctx, ast.Load):
+        if node.id in self._closed and node.id not in self._declared and isinstance(node.ctx, ast.Load):
             self.problems.append(Problem(node, f"Unsupported Name `{node.id}`", True))
         return None
 
