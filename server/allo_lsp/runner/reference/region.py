@@ -18,7 +18,7 @@ import types as pytypes
 import weakref
 
 import numpy as np
-from allo_lsp.runner.reference import checks, emulate, fifos, library
+from allo_lsp.runner.reference import checks, emulate, fifos, library, typed
 from allo_lsp.runner.reference import types as ref_types
 from allo_lsp.runner.reference.scheduler import EMPTY, Deadlock, Fifo, FifoArray, Scheduler
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported, asks_widths
@@ -67,25 +67,26 @@ def top_directions(fn) -> list[str] | None:
     return checks.argument_directions(region_args, kernels, legacy)
 
 
-def run_region(fn, arrays: list | None, generic=None, state: dict | None = None) -> None:
+def run_region(fn, arrays: list | None, generic=None, state: dict | None = None, target: str | None = None) -> None:
     """Run region `fn` on `arrays` (written in place), as Allo's simulator would.
 
     With `arrays=None` only what `df.build` does happens: the region is read, Allo's build-time
     checks run (`checks.py`: they raise BuildError) and its kernels are rewritten, nothing runs.
-    `state` holds the `@ Stateful` arrays of the built module across its calls. Every run's FIFO
+    `target` is the build's (`df.build`): for "simulator" Allo's simulator's own build errors apply
+    (`typed.check_simulator`). `state` holds the `@ Stateful` arrays of the built module across its calls. Every run's FIFO
     statistics are recorded (`fifos.record`: with the elements a completed run left unread); a
     deadlock carries its diagnosis (`Deadlock.sizing`).
     """
     fn = getattr(fn, "__wrapped__", fn)
     state = {} if state is None else state
     if arrays is None:
-        prepare(fn, None, generic, Scheduler(fn.__code__.co_filename), state)
+        prepare(fn, None, generic, Scheduler(fn.__code__.co_filename), state, target)
         return
     inputs = fifos.snapshot(arrays, state)
     sched = Scheduler(fn.__code__.co_filename)
     completed = False
     try:
-        sched.run(prepare(fn, arrays, generic, sched, state))
+        sched.run(prepare(fn, arrays, generic, sched, state, target))
         completed = True
     except Deadlock as dead:
         dead.sizing = fifos.diagnose(
@@ -101,7 +102,7 @@ def run_region(fn, arrays: list | None, generic=None, state: dict | None = None)
         fifos.record(fn.__name__, sched, completed)
 
 
-def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> list:
+def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict, target: str | None = None) -> list:
     """The PEs of region `fn` on `arrays` (name, pid, a callable giving its generator), its
     streams made on `sched`."""
     fn = getattr(fn, "__wrapped__", fn)
@@ -135,7 +136,7 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             _declare(stmt, ns, sched, fn.__code__.co_filename, widths)
         elif isinstance(stmt, ast.FunctionDef):
-            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None, widths, (fn, generic))
+            pes += _kernel_pes(stmt, ns, sched, state, legacy, arrays is None, widths, (fn, generic, target))
         elif isinstance(stmt, ast.Assign):
             # `x = df.pipe(dtype=T, shape=(), depth=4)`, `df.array(df.pipe(...), shape=(P0, P1))`
             # (the older stream declarations) and plain constants.
@@ -143,7 +144,7 @@ def prepare(fn, arrays: list | None, generic, sched: Scheduler, state: dict) -> 
             for target in stmt.targets:
                 if isinstance(target, ast.Name) and isinstance(ns.get(target.id), StreamType):
                     ns[target.id] = _fifo(
-                        target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno), widths
+                        target.id, ns[target.id], sched, (fn.__code__.co_filename, stmt.lineno), widths, ns
                     )
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a docstring
@@ -166,6 +167,7 @@ def _legacy_arguments(kernels: list[ast.FunctionDef]) -> list[ast.arg]:
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _WIDTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # does a kernel ask a width?
+STREAM_TYPES = "__ref_stream_types"  # in a region's names: its streams' StreamTypes, by name
 
 
 def _parse(fn) -> tuple[ast.FunctionDef, dict]:
@@ -261,12 +263,13 @@ def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str, widths:
     name = stmt.target.id
     kind = evaluate_type(stmt.annotation, ns, stmt.lineno)
     if isinstance(kind, StreamType):
-        ns[name] = _fifo(name, kind, sched, (file, stmt.lineno), widths)
+        ns[name] = _fifo(name, kind, sched, (file, stmt.lineno), widths, ns)
     elif stmt.value is not None:  # ConstExpr declarations
         ns[name] = eval(compile(ast.Expression(stmt.value), sched.user_file, "eval"), ns)
 
 
-def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple, widths: bool):
+def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple, widths: bool, ns: dict):
+    ns.setdefault(STREAM_TYPES, {})[name] = kind  # the kernels' typing reads the element types
     store = _storer(kind.elem, widths)
     if kind.dims:
         return FifoArray(sched, name, kind.depth, kind.dims, store, declared)
@@ -344,14 +347,14 @@ def _layout_spec(spec) -> bool:
 def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool, region: tuple):
     """The kernel as a generator function over this run's streams and runtime. `region` (the
     region function, its generic arguments) keys the compiled code: rewritten once per design."""
-    fn, generic = region
+    fn, generic, target = region
     try:
-        key = (fdef.lineno, fdef.name, generic, widths)
+        key = (fdef.lineno, fdef.name, generic, widths, target == "simulator")
         compiled = _KERNELS.setdefault(fn, {}).get(key)
     except TypeError:  # generic arguments that are no dict key: compiled each time
         key = compiled = None
     if compiled is None:
-        compiled = _transform_kernel(fdef, ns, sched, widths)
+        compiled = _transform_kernel(fdef, ns, sched, widths, target)
         if key is not None:
             _KERNELS[fn][key] = compiled
     code, table, arg_types, streams = compiled
@@ -365,11 +368,12 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
 
     scope[REF] = library.Runtime(sched, table, sub_region, state, name, suspends=True, widths=widths)
     scope["__ref_EMPTY"], scope["__ref_int"] = EMPTY, int
+    scope.update(typed.HELPERS)
     exec(code, scope)
     return scope[name], arg_types, streams
 
 
-def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool):
+def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool, target: str | None):
     """The kernel rewritten (`transform.py`) and compiled under the user's file name: the code,
     its evaluated annotations, its parameters' types, and what it does on which stream."""
     table: list = []
@@ -381,6 +385,14 @@ def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths:
     arg_types = [
         evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
     ]
+    is_allo = lambda name: _is_allo(ns.get(name), name)  # noqa: E731
+    types = typed.kernel_types(
+        fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, ns.get(STREAM_TYPES, {})
+    )
+    if target == "simulator":
+        typed.check_simulator(fdef, types, is_allo)
+    elif target == "aie":
+        types = typed.AieTypes(types)
     transformer = KernelTransformer(
         is_allo=lambda name: _is_allo(ns.get(name), name),
         is_region=lambda name: is_region(ns.get(name)),
@@ -397,6 +409,7 @@ def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths:
             for a, t in zip(fdef.args.args, arg_types)
             if isinstance(t, ArrayType) and not t.layout
         },
+        types=types,
     )
     fdef = transformer.visit(fdef)
     fdef.decorator_list = []

@@ -68,7 +68,14 @@ class KernelTransformer(ast.NodeTransformer):
         suspends: bool = False,
         plain_int=None,
         flat_arrays=None,
+        types=None,
     ) -> None:
+        from allo_lsp.runner.reference import typed
+
+        self._ops = typed
+        # The kernel's Allo types (`typed.kernel_types`, on the tree before it is rewritten):
+        # each typed operation is written as Allo computes it (`typed.py`); None: untyped.
+        self.types = types
         self.is_allo = is_allo  # name -> does it refer to allo / allo.dataflow?
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
@@ -218,7 +225,11 @@ class KernelTransformer(ast.NodeTransformer):
         if self.suspends and self._stream_call(call, _SUSPENDING) == "put":
             self._refuse_nested(call)
             n = next(self._temps)
+            src, base = self._ty(call.args[0]), _base_name(call.func.value)
             stream, value = self.visit(call.func.value), self.visit(call.args[0])
+            elem = self.types.env.streams.get(base) if self.types is not None else None
+            if src is not None and elem is not None and not elem.shape:
+                value = self._ops.put_cast(value, src, elem.ty)
             stmt = _template(
                 f"if not (__f{n} := STREAM).put_now(__v{n} := VALUE): "
                 f"yield from __f{n}.wait_put(__v{n}, {call.lineno})",
@@ -264,7 +275,7 @@ class KernelTransformer(ast.NodeTransformer):
             # `packed: UInt(16)` with no value: declared, assigned later (Allo zero-fills).
             value: ast.expr = ast.Constant(0)
         else:
-            value = self.visit(node.value)
+            value = self._stored(node.value, node.target)
         if self.plain_int(index) is not None:
             call = self._typed(index, value)
         else:
@@ -283,8 +294,28 @@ class KernelTransformer(ast.NodeTransformer):
             return _template(f"((__ref_int(VALUE) + {half}) & {mask}) - {half}", VALUE=value)
         return _template(f"__ref_int(VALUE) & {mask}", VALUE=value)
 
+    def _ty(self, node: ast.AST):
+        """`node`'s scalar Allo type (a `typing_rules.Ty`), None when untyped or an array."""
+        found = self.types.of(node) if self.types is not None else None
+        return found.ty if found is not None and not found.shape else None
+
+    def _stored(self, value: ast.expr, target: ast.expr) -> ast.expr:
+        """`value` rewritten, cast for a store into `target` (a typed local, an array element,
+        which store by value: only a zero extension differs) or into an untyped local after its
+        first assignment (no store casts it: the cast Allo emits is written here)."""
+        src, dst = self._ty(value), self._ty(target)
+        zext = self.types is not None and self._ops.zero_extends(value, self.types)
+        first = self.types is not None and id(target) in self.types.locals
+        value = self.visit(value)
+        if src is None or dst is None or first:
+            return value
+        if isinstance(target, ast.Name) and target.id not in self.typed_locals:
+            return self._ops.cast(value, src, dst, zext)
+        return self._ops.store_cast(value, src, dst, zext)
+
     def visit_Assign(self, node: ast.Assign):
-        value = self.visit(node.value)
+        single = len(node.targets) == 1 and isinstance(node.targets[0], (ast.Name, ast.Subscript))
+        value = self._stored(node.value, node.targets[0]) if single else self.visit(node.value)
         if len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id in self.typed_locals:
@@ -298,7 +329,23 @@ class KernelTransformer(ast.NodeTransformer):
 
     def visit_AugAssign(self, node: ast.AugAssign):
         target = node.target
+        tt, vt, res = self._ty(target), self._ty(node.value), self._ty(node)
+        zr = self.types is not None and self._ops.zero_extends(node.value, self.types)
         value = self.visit(node.value)
+        symbol = self._ops.symbol(node.op)
+        if None not in (tt, vt, res, symbol) and isinstance(target, (ast.Name, ast.Subscript)):
+            # `x op= v` is `x = x op v`: the operation in its Allo type, then the store's cast.
+            combined = self._ops.binary(symbol, self.visit(_load(target)), value, tt, vt, res, False, zr, node.lineno)
+            if combined is not None:
+                zext = isinstance(node.op, ast.LShift)
+                if isinstance(target, ast.Name) and target.id not in self.typed_locals:
+                    stored = self._ops.cast(combined, res, tt, zext)
+                    return ast.copy_location(ast.Assign([ast.Name(target.id, ast.Store())], stored), node)
+                combined = self._ops.store_cast(combined, res, tt, zext)
+                if isinstance(target, ast.Name):
+                    call = self._typed(self.typed_locals[target.id], combined)
+                    return ast.copy_location(ast.Assign([ast.Name(target.id, ast.Store())], call), node)
+                return self._store(target, combined, node)
         if isinstance(target, ast.Name) and target.id in self.typed_locals:
             combined = ast.BinOp(ast.Name(target.id, ast.Load()), node.op, value)
             call = self._typed(self.typed_locals[target.id], combined)
@@ -354,6 +401,75 @@ class KernelTransformer(ast.NodeTransformer):
         return [ast.copy_location(s, at) for s in stmts]
 
     # -- expressions -------------------------------------------------------------------------
+
+    def _zext(self, node: ast.expr) -> bool:
+        return self.types is not None and self._ops.zero_extends(node, self.types)
+
+    def visit_BinOp(self, node: ast.BinOp):
+        lt, rt, res = self._ty(node.left), self._ty(node.right), self._ty(node)
+        zl, zr = self._zext(node.left), self._zext(node.right)
+        node = self.generic_visit(node)
+        symbol = self._ops.symbol(node.op)
+        if None in (lt, rt, res, symbol):
+            return node
+        typed = self._ops.binary(symbol, node.left, node.right, lt, rt, res, zl, zr, node.lineno)
+        return node if typed is None else ast.copy_location(typed, node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        src, res, zext = self._ty(node.operand), self._ty(node), self._zext(node.operand)
+        node = self.generic_visit(node)
+        if src is None or res is None:
+            return node
+        typed = self._ops.unary(node.op, node.operand, src, res, zext)
+        return node if typed is None else ast.copy_location(typed, node)
+
+    def visit_Compare(self, node: ast.Compare):
+        if len(node.ops) != 1:
+            return self.generic_visit(node)
+        lt, rt = self._ty(node.left), self._ty(node.comparators[0])
+        zl, zr = self._zext(node.left), self._zext(node.comparators[0])
+        node = self.generic_visit(node)
+        if lt is None or rt is None:
+            return node
+        typed = self._ops.compare(node.ops[0], node.left, node.comparators[0], lt, rt, zl, zr)
+        return node if typed is None else ast.copy_location(typed, node)
+
+    def visit_IfExp(self, node: ast.IfExp):
+        bt, ot, res = self._ty(node.body), self._ty(node.orelse), self._ty(node)
+        zb, zo = self._zext(node.body), self._zext(node.orelse)
+        node = self.generic_visit(node)
+        if None not in (bt, ot, res):
+            node.body = self._ops.cast(node.body, bt, res, zb)
+            node.orelse = self._ops.cast(node.orelse, ot, res, zo)
+        return node
+
+    def visit_Constant(self, node: ast.Constant):
+        if self._ty(node) == self._ops.rules.FLOAT32 and type(node.value) is float:
+            return ast.copy_location(_template("__ref_f32(E)", E=node), node)  # a float32 literal
+        return node
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and self.types is not None:
+            constant = self.types.env.constants.get(node.id)
+            if type(constant) is float and self._ty(node) == self._ops.rules.FLOAT32:
+                return ast.copy_location(_template("__ref_f32(E)", E=node), node)  # a module-level float
+        return node
+
+    def _typed_call(self, node: ast.Call):
+        """`float(x)`, `int(x)`, `min(a, b)`, `max(a, b)` as Allo casts them (`build_Call`)."""
+        func, res = node.func, self._ty(node)
+        if not (isinstance(func, ast.Name) and func.id in ("float", "int", "min", "max")) or res is None:
+            return None
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        kinds = [self._ty(a) for a in node.args]
+        zexts = [self._zext(a) for a in node.args]
+        if None in kinds or (func.id in ("float", "int")) != (len(kinds) == 1):
+            return None
+        args = [self._ops.cast(self.visit(a), t, res, z) for a, t, z in zip(node.args, kinds, zexts)]
+        if func.id in ("float", "int"):
+            return args[0]
+        return ast.copy_location(ast.Call(ast.Name(func.id, ast.Load()), args, []), node)
 
     def visit_Subscript(self, node: ast.Subscript):
         if not isinstance(node.ctx, ast.Load):
@@ -416,6 +532,10 @@ class KernelTransformer(ast.NodeTransformer):
             op = self._stream_call(node, _SUSPENDING) or self._stream_call(node, _POLLING)
             if op is not None:
                 return self._stream_operation(op, node)
+        typed = self._typed_call(node)
+        if typed is not None:
+            return ast.copy_location(typed, node)
+        res = self._ty(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _VALUE_METHODS and not node.args and not node.keywords:
             # `(A[i]).reverse()`, `x.bitcast()`: Allo's methods on values (lists keep theirs).
@@ -436,6 +556,8 @@ class KernelTransformer(ast.NodeTransformer):
                 for arg in node.args:
                     self._note(arg, "put" if func.attr == "scatter" else "get")
                 call = ast.YieldFrom(call)
+            elif res is not None and res.cls == "float":
+                call = _template(f"{self._ops._float_name(res)}(E)", E=call)  # `allo.exp(x)`: x's type
             return ast.copy_location(call, node)
         callee = func
         if isinstance(func, ast.Call) and _is_ref_call(func, "load") and isinstance(func.args[0], ast.Name):

@@ -83,7 +83,7 @@ class SimulatorModule:
     def __call__(self, *arrays):
         if self.label:
             emulate.record(self.label)
-        run_region(self.fn, list(arrays), state=self.state)
+        run_region(self.fn, list(arrays), state=self.state, target=self.label or "simulator")
 
 
 class ToolchainModule:
@@ -124,7 +124,7 @@ def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wr
         if target in ("simulator", "llvm"):
             raise Unsupported("df.build of @df.kernel functions outside a @df.region (removed API)", _user_line())
         return ToolchainModule(target, mode or ("csim" if target == "vitis_hls" else None))
-    _checked(fn)
+    _checked(fn, target)
     if target == "vitis_hls" and getattr(fn, "__name__", "") == "kernel":
         print("kernel is a reserved keyword for vitis_hls")
         sys.exit(1)
@@ -142,10 +142,10 @@ def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wr
     return ToolchainModule(target, mode)
 
 
-def _checked(fn) -> None:
+def _checked(fn, target: str | None = None) -> None:
     """Allo's build-time checks: on an error Allo prints the message and calls sys.exit(1)."""
     try:
-        run_region(fn, None)
+        run_region(fn, None, target=target)
     except BuildError as exc:
         print(exc)
         sys.exit(1)

@@ -1,0 +1,358 @@
+"""A kernel's arithmetic in Allo's types: the code the transform writes for each operator.
+
+Allo types every expression (`protocol/kernel_types.py`, as `allo/ir/infer.py`) and its builder
+casts both operands to the result type and emits one MLIR operation of it (`build_BinOp`,
+`build_cast_op`, `build_UnaryOp`; `protocol/typing_rules.py`). The kernel is typed once, before it
+is rewritten; each typed operation is then written as Python that gives Allo's value:
+- integers are exact Python ints, wrapped to the result's width only where the operands' ranges
+  let it overflow (`a + b` of two int8 is `Int(9)`: never wrapped; `x << 3` always is);
+- `/` is `divsi` (truncating, the quotient wrapped: MIN / -1) or `divui`, `%` is `remsi` (C's
+  remainder: `-4 % 3 == -1`) or `remui`, `//` is `floordivsi`;
+- a shift by an amount outside 0..width-1 is LLVM's poison: refused by name, no number is made up;
+- a cast is the one `build_cast_op` emits: a signed value widens by sign extension, except the
+  result of a bit get, a bit slice or a shift left, and a 1-bit value, which zero-extend (`ExtUI`);
+  a float becomes an integer truncated toward zero (`FPToSI`/`FPToUI`), an integer a float by
+  rounding (`SIToFP`/`UIToFP`);
+- float32 arithmetic is numpy float32 per operation, float16 numpy float16, bfloat16 is rounded
+  (from float32) after every operation; a float literal is a float32, an int literal an int32;
+- a put into a stream of a wider integer type zero-extends (`stream_cast`: the simulator's
+  `ExtUIOp`), so `-15` as an `Int(16)` put into a `Stream[int32]` arrives as 65521.
+Fixed-point arithmetic stays exact here and is stored as before (`types.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+from allo_lsp.protocol import typing_rules as rules
+from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
+from allo_lsp.protocol.typing_rules import Ty
+from allo_lsp.runner.reference.transform import BuildError, Unsupported, _template
+from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16
+
+# Allo's functions that lower to the `math` dialect, which the simulator's pipeline cannot lower.
+MATH = frozenset("exp log log2 log10 sqrt sin cos tan tanh power abs".split())
+
+
+def to_ty(kind: ScalarType) -> Ty:
+    if kind.kind == "bool":
+        return rules.BOOL
+    if kind.kind == "index":
+        return rules.INDEX
+    return Ty(kind.kind, kind.bits, kind.frac)
+
+
+def value_of(kind) -> Value | None:
+    """The typing module's Value for one of our evaluated annotations."""
+    if isinstance(kind, Stateful):
+        kind = kind.kind
+    if isinstance(kind, ScalarType):
+        return Value(to_ty(kind))
+    if isinstance(kind, ArrayType):
+        return Value(to_ty(kind.elem), kind.shape)
+    return None
+
+
+def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, is_allo, streams: dict) -> KernelTypes:
+    """`fdef` typed as Allo types it; its build errors raised as Allo raises them."""
+    params = {a.arg: v for a, t in zip(fdef.args.args, arg_types) if (v := value_of(t)) is not None}
+    constants = {
+        k: v for k, v in ns.items() if isinstance(v, (int, float)) and not k.startswith("__") and k not in params
+    }
+    stream_values = {}
+    for name, kind in streams.items():
+        elem = value_of(kind.elem if isinstance(kind, StreamType) else kind)
+        if elem is not None:
+            stream_values[name] = elem
+
+    def read(node):
+        try:
+            return value_of(annotation(node))
+        except Unsupported:
+            return None
+
+    env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
+    types = KernelTypes(fdef, env)
+    for problem in types.problems:
+        if problem.error:
+            raise BuildError(problem.message, getattr(problem.node, "lineno", None))
+    return types
+
+
+def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
+    """Allo's simulator lowers with a pipeline of its own (`LLVMOMPModule.__init__`) that has no
+    `math` dialect and no fixed-point lowering: such a kernel does not build for it."""
+    for node in ast.walk(fdef):
+        call = node.func if isinstance(node, ast.Call) else None
+        if (
+            isinstance(call, ast.Attribute)
+            and call.attr in MATH
+            and isinstance(call.value, ast.Name)
+            and is_allo(call.value.id)
+        ):
+            raise BuildError(
+                f'allo.{call.attr} (line {node.lineno}) cannot be built for target="simulator": the simulator\'s '
+                "pass pipeline (LLVMOMPModule) has no lowering of the math dialect",
+                node.lineno,
+            )
+        typed = types.of(node)
+        if typed is not None and typed.ty.kind in ("fixed", "ufixed"):
+            raise BuildError(
+                f'{typed.ty} (line {getattr(node, "lineno", "?")}) cannot be built for target="simulator": the '
+                "simulator's pass pipeline (LLVMOMPModule) has no fixed-point lowering",
+                getattr(node, "lineno", None),
+            )
+
+
+class AieTypes:
+    """The types under AIE emulation: bfloat16 arithmetic in float32, as AIE's vector units
+    accumulate it (bfloat16 values are rounded where stored, as before)."""
+
+    def __init__(self, types: KernelTypes) -> None:
+        self.env, self.locals, self.problems, self._types = types.env, types.locals, types.problems, types
+
+    def of(self, node):
+        found = self._types.of(node)
+        if found is not None and found.ty.kind == "bfloat":
+            return Value(rules.FLOAT32, found.shape)
+        return found
+
+
+# -- value ranges and casts ---------------------------------------------------------------------
+
+
+def _range(t: Ty) -> tuple[int, int] | None:
+    """The integers a value of type `t` holds (an `index` as the int32 the typing rules make it;
+    a 1-bit value is 0 or 1, as the executor keeps it), None for a non-integer."""
+    if t.kind == "index":
+        return -(1 << 31), (1 << 31) - 1
+    if t.kind not in ("int", "uint"):
+        return None
+    if t.kind == "uint" or t.bits == 1:
+        return 0, (1 << t.bits) - 1
+    return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
+
+
+def _within(inner: tuple[int, int] | None, t: Ty) -> bool:
+    if t.kind == "index":
+        return True  # index arithmetic is exact: 64 bits once lowered
+    outer = _range(t)
+    return inner is not None and outer is not None and outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def wrap(expr: ast.expr, t: Ty) -> ast.expr:
+    """`expr` (an int) wrapped to `t`'s width, two's complement."""
+    if t.kind == "index":
+        return expr
+    mask = (1 << t.bits) - 1
+    if t.kind == "uint" or t.bits == 1:
+        return _template(f"(E) & {mask}", E=expr)
+    half = 1 << (t.bits - 1)
+    return _template(f"(((E) + {half}) & {mask}) - {half}", E=expr)
+
+
+_FLOAT_OF = {("float", 16): "__ref_f16", ("float", 32): "__ref_f32", ("float", 64): "__ref_f64"}
+
+
+def _float_name(t: Ty) -> str:
+    return "__ref_bf16" if t.kind == "bfloat" else _FLOAT_OF[("float", t.bits)]
+
+
+def zero_extends(node: ast.expr, types: KernelTypes) -> bool:
+    """`build_cast_op` widens this value with ExtUI: a shift left (`ShLIOp`), a bit get or a bit
+    slice of an integer (`GetIntBitOp`, `GetIntSliceOp`), not an array element."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.LShift)
+    if isinstance(node, ast.Subscript):
+        base = types.of(node.value)
+        return base is not None and not base.shape
+    return False
+
+
+def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
+    """`expr` of type `src` as `build_cast_op` casts it to `dst`."""
+    if src == dst:
+        return expr
+    s, d = src.cls, dst.cls
+    if d == "float":
+        if s in ("int", "uint", "index", "float", "fixed", "ufixed"):
+            return _template(f"{_float_name(dst)}(E)", E=expr)
+        return expr
+    if d in ("int", "uint", "index"):
+        if s == "float":
+            if d == "index":
+                return _template("__ref_int(E)", E=expr)
+            return wrap(_template("__ref_int(E)", E=expr), dst)
+        if s in ("fixed", "ufixed"):
+            return wrap(_template("__ref_floor(E)", E=expr), dst)
+        if zext and src.kind == "int" and 1 < src.bits < dst.bits:
+            expr = _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
+            return expr if _within((0, (1 << src.bits) - 1), dst) else wrap(expr, dst)
+        if d == "index" or _within(_range(src), dst):
+            return expr
+        return wrap(expr, dst)
+    return expr  # fixed point: stored as before (`ScalarType.cast`)
+
+
+def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
+    """`expr` before a store that casts by value (`ScalarType.cast`): only a zero extension differs."""
+    if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
+        return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
+    return expr
+
+
+def put_cast(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
+    """A put's value as the simulator converts it (`typing_rules.stream_cast`): zero-extended."""
+    if rules.stream_cast(src, dst) == "extui" and src.kind == "int" and src.bits > 1:
+        return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
+    return expr
+
+
+# -- operations ---------------------------------------------------------------------------------
+
+
+def _interval(op: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | None:
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "*":
+        ends = [x * y for x in a for y in b]
+        return min(ends), max(ends)
+    return None
+
+
+def binary(op: str, left: ast.expr, right: ast.expr, lt: Ty, rt: Ty, res: Ty, zl: bool, zr: bool, line: int):
+    """`left op right` computed as Allo computes it in `res`, or None (not an operation of ours)."""
+    if res.cls in ("fixed", "ufixed") or lt.cls in ("fixed", "ufixed") or rt.cls in ("fixed", "ufixed"):
+        return None  # exact, rounded where stored (`types.py`)
+    a, b = cast(left, lt, res, zl), cast(right, rt, res, zr)
+    if res.cls == "float":
+        return _float_binary(op, a, b, res)
+    if op in ("+", "-", "*"):
+        expr = _template(f"(A) {op} (B)", A=a, B=b)
+        ra, rb = _operand_range(lt, res, zl), _operand_range(rt, res, zr)
+        bounds = _interval(op, ra, rb) if ra and rb else None
+        return expr if _within(bounds, res) else wrap(expr, res)
+    if op in ("&", "|", "^"):
+        return _template(f"(A) {op} (B)", A=a, B=b)  # both already in `res`: so is the result
+    signed = res.kind in ("int", "index") and not (res.kind == "int" and res.bits == 1)
+    bits = 64 if res.kind == "index" else res.bits
+    if op == "/":
+        return wrap(_template("__ref_divs(A, B)", A=a, B=b), res) if signed else _template("(A) // (B)", A=a, B=b)
+    if op == "//":
+        return wrap(_template("(A) // (B)", A=a, B=b), res)  # floordivsi (unsigned does not build)
+    if op == "%":
+        return _template("__ref_rems(A, B)", A=a, B=b) if signed else _template("(A) % (B)", A=a, B=b)
+    if op == "<<":
+        return wrap(_template(f"__ref_shl(A, B, {bits}, '{res}', {line})", A=a, B=b), res)
+    if op == ">>":
+        return _template(f"__ref_shr(A, B, {bits}, '{res}', {line})", A=a, B=b)
+    return None
+
+
+def _operand_range(t: Ty, res: Ty, zext: bool) -> tuple[int, int] | None:
+    if zext and t.kind == "int" and 1 < t.bits < res.bits:
+        return 0, (1 << t.bits) - 1
+    own = _range(t)
+    return own if _within(own, res) else _range(res)
+
+
+def _float_binary(op: str, a: ast.expr, b: ast.expr, res: Ty) -> ast.expr | None:
+    if op in ("+", "-", "*", "/"):
+        expr = _template(f"(A) {op} (B)", A=a, B=b)
+    elif op == "%":
+        expr = _template("__ref_fmod(A, B)", A=a, B=b)  # remf: C's fmod, not Python's %
+    elif op == "**":
+        expr = _template("(A) ** (B)", A=a, B=b)
+    else:
+        return None
+    # float32/float16 operands are numpy scalars, which compute in their own precision; a
+    # bfloat16 value is a Python float, rounded after each operation as LLVM's truncf does.
+    if res.kind == "bfloat" or res.bits == 64:
+        return _template(f"{_float_name(res)}(E)", E=expr)
+    return _template(f"{_float_name(res)}(E)", E=expr) if op in ("%", "**") else expr
+
+
+def compare(op: ast.cmpop, left, right, lt: Ty, rt: Ty, zl: bool, zr: bool):
+    """A comparison in its operands' common type (`visit_Compare`)."""
+    try:
+        common = rules.result_type("cmp", lt, rt)
+    except rules.TypingError:
+        return None
+    if common.cls in ("fixed", "ufixed"):
+        return None
+    return ast.Compare(cast(left, lt, common, zl), [op], [cast(right, rt, common, zr)])
+
+
+def unary(op: ast.unaryop, operand: ast.expr, src: Ty, res: Ty, zext: bool):
+    if res.cls in ("fixed", "ufixed") or isinstance(op, ast.Not):
+        return None
+    value = cast(operand, src, res, zext)
+    if isinstance(op, ast.USub):
+        negated = _template("-(E)", E=value)
+        return negated if res.cls == "float" else wrap(negated, res)
+    return value  # `+x`, and `~x`, which Allo's build_UnaryOp returns unchanged
+
+
+def symbol(op: ast.operator) -> str | None:
+    return _BINOPS.get(type(op))
+
+
+# -- what the generated code calls --------------------------------------------------------------
+
+
+def _divs(a: int, b: int) -> int:
+    """`arith.divsi`: the quotient truncated toward zero."""
+    q = abs(a) // abs(b)
+    return -q if (a < 0) != (b < 0) else q
+
+
+def _rems(a: int, b: int) -> int:
+    """`arith.remsi`: the remainder has the dividend's sign (C's %)."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def _shift_amount(b: int, bits: int, ty: str, line: int) -> None:
+    if not 0 <= b < bits:
+        raise Unsupported(
+            f"a shift by {b} of a {ty} value",
+            line,
+            f"a shift by {b} of a {ty} value (line {line}) is poison in LLVM (the amount is not below the "
+            f"width, {bits}): Allo's result is undefined, so the reference executor gives none; shift a wider "
+            "value (a typed local of the width you need)",
+        )
+
+
+def _shl(a: int, b: int, bits: int, ty: str, line: int) -> int:
+    _shift_amount(b, bits, ty, line)
+    return a << b
+
+
+def _shr(a: int, b: int, bits: int, ty: str, line: int) -> int:
+    _shift_amount(b, bits, ty, line)
+    return a >> b
+
+
+def _bf16(value) -> float:
+    return _bfloat16(float(np.float32(value)))
+
+
+def _floor(value) -> int:
+    return int(np.floor(value))
+
+
+HELPERS = {
+    "__ref_divs": _divs,
+    "__ref_rems": _rems,
+    "__ref_shl": _shl,
+    "__ref_shr": _shr,
+    "__ref_fmod": np.fmod,
+    "__ref_f16": np.float16,
+    "__ref_f32": np.float32,
+    "__ref_f64": np.float64,
+    "__ref_bf16": _bf16,
+    "__ref_floor": _floor,
+}

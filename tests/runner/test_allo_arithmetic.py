@@ -1,0 +1,186 @@
+"""The reference executor computes in Allo's types (issue 27, point 2): each operator and type
+pair below gives the value Allo a098603f computes, the rule named (`allo/ir/typing_rule.py`,
+`allo/ir/builder.py`, `allo/backend/simulator.py`); build errors are raised as Allo raises them.
+
+Each design is run through the executor as a user's `df.build(top, target="simulator")`."""
+
+import numpy as np
+import pytest
+
+from tests.runner.reference_harness import load, run, shim
+
+_ALLO = {"int64": "Int(64)"}
+
+
+def _scalar(tmp_path, decls: str, expr: str, out: str = "int32"):
+    """`expr` computed in a kernel over `decls` (one `name: type = value` per line) and stored
+    into an `out` array of one element: what a user's design would read back."""
+    body = "\n".join(f"            {d}" for d in decls.splitlines() if d.strip())
+    source = f"""
+    @df.region()
+    def top(R: {_ALLO.get(out, out)}[1]):
+        @df.kernel(mapping=[1], args=[R])
+        def k(r: {_ALLO.get(out, out)}[1]):
+{body}
+            r[0] = {expr}
+    """
+    result = np.zeros(1, np.dtype(out))
+    run(tmp_path, source, result)
+    return result[0].item()
+
+
+@pytest.mark.parametrize(
+    ("decls", "expr", "expected", "rule"),
+    [
+        ("a: int32 = -4", "a % 3", -1, "remsi: C's remainder has the dividend's sign"),
+        ("a: int32 = 7", "-a % 3", -1, "remsi"),
+        ("a: int32 = -7", "a / 2", -3, "divsi truncates toward zero (int / int is not true division)"),
+        ("a: int32 = 7", "a / 2", 3, "divsi"),
+        ("a: int32 = -7", "a // 2", -4, "floordivsi on signed"),
+        ("a: uint8 = 250\nb: uint8 = 7", "a % b", 5, "remui"),
+        ("a: uint8 = 250\nb: int8 = 2", "a / b", -3, "div_rule: uint8 / int8 is Int(8): 250 reads as -6"),
+        ("a: int8 = -128\nb: int8 = -1", "a / b", -128, "divsi in Int(8): the quotient wraps"),
+        ("a: uint8 = 3\nb: uint8 = 5", "a - b", 510, "add_sub_rule: UInt(9), 3 - 5 is 510"),
+        ("a: int8 = 100\nb: int8 = 100", "a + b", 200, "add_sub_rule: Int(9), no wrap in int8"),
+        ("a: int8 = -15\nb: int8 = 1", "a * b", -15, "mul_rule: Int(16)"),
+        ("a: int8 = 64", "a << 2", 0, "shift_rule: the left operand's type, int8: 256 wraps to 0"),
+        ("a: int8 = -8", "a >> 1", -4, "shrsi on signed"),
+        ("a: uint8 = 200", "a >> 1", 100, "shrui on unsigned"),
+        ("a: int8 = -1\nb: int16 = 0", "(a << 1) + b", 254, "build_cast_op: a shift left widens with ExtUI"),
+        ("a: int8 = -1\nb: uint16 = 40000", "a & b", -25536, "and_or_rule: Int(16); uint16 40000 reads as -25536"),
+        ("a: uint8 = 200", "-a", 56, "build_UnaryOp: -uint8 is Int(8): 0 - 200 wraps to 56"),
+        ("a: int8 = 5", "~a", 5, "build_UnaryOp has no Invert case: ~x is x"),
+        ("x: int32 = 7", "int(float(x) / 2.0)", 3, "float() is SIToFP to float32, int() is FPToSI"),
+        ("f: float32 = -2.7", "int(f)", -2, "FPToSI truncates toward zero"),
+        ("a: int32 = 16777217", "float(a) == 16777216.0", 1, "cmp_rule: float32 common type, SIToFP rounds"),
+        ("a: uint8 = 200\nb: int8 = -1", "max(a, b)", 200, "select_rule: Int(9)"),
+        ("a: int16 = 0x7F01", "a[0:8] + a[8:16]", 128, "a bit slice is UInt(8), zero-extended"),
+    ],
+)
+def test_integer_operators_compute_in_allos_types(tmp_path, decls, expected, expr, rule):
+    assert _scalar(tmp_path, decls, expr) == expected, rule
+
+
+def test_untyped_locals_take_the_type_of_their_first_assignment(tmp_path):
+    # `x = a[i]` with int8 `a` makes an int8 local: `x = x + 100` wraps (infer.py: an untyped
+    # local's later assignments are cast to its type). `acc = 0` is int32: `acc + v * 0.5`
+    # (float32) is truncated (FPToSI) at each step: 1 + 0.5 -> 1, ..., never more than 1.
+    source = """
+    @df.region()
+    def top(A: int8[4], R: int32[2]):
+        @df.kernel(mapping=[1], args=[A, R])
+        def k(a: int8[4], r: int32[2]):
+            x = a[0]
+            x = x + 100
+            r[0] = x
+            acc = 0
+            for i in range(4):
+                v: int32 = 1
+                acc = acc + v * 0.5
+            r[1] = acc
+    """
+    R = np.zeros(2, np.int32)
+    run(tmp_path, source, np.array([100, 0, 0, 0], np.int8), R)
+    assert R.tolist() == [-56, 0]  # 200 wraps in int8; 0 + 0.5 truncates to 0 at every step
+
+
+def test_float32_arithmetic_rounds_each_operation(tmp_path):
+    # float32 per operation (numpy float32): 16777216 + 1 + 1 stays 16777216 in float32; in
+    # exact (or float64) arithmetic it is 16777218. A float literal is a float32.
+    value = _scalar(tmp_path, "f: float32 = 16777216.0", "f + 1.0 + 1.0", out="float32")
+    assert value == 16777216.0
+    third = _scalar(tmp_path, "f: float32 = 1.0", "(f / 3.0) * 3.0 - 1.0", out="float32")
+    assert third == float(np.float32(np.float32(np.float32(1.0) / np.float32(3.0)) * np.float32(3.0)) - 1)
+
+
+def test_bfloat16_rounds_after_every_operation(tmp_path):
+    # 1 + 2**-8 is no bfloat16 (8 bits of mantissa): the sum rounds to 1 before the next one,
+    # so adding 2**-8 twice gives 1, not 1 + 2**-7.
+    value = _scalar(tmp_path, "b: bfloat16 = 1.0\nd: bfloat16 = 0.00390625", "b + d + d", out="float32")
+    assert value == 1.0
+
+
+def test_int_float_mix_is_float32_and_int_literal_is_int32(tmp_path):
+    # int32 + float32 is float32 (SIToFP): 16777217 becomes 16777216.0 before the addition.
+    assert _scalar(tmp_path, "a: int32 = 16777217\nf: float32 = 0.0", "a + f", out="float32") == 16777216.0
+    # An int literal is int32: 2147483647 + 1 is Int(33), exact, then truncated by the int64 store.
+    assert _scalar(tmp_path, "a: int32 = 2147483647", "a + 1", out="int64") == 2147483648
+
+
+def test_a_narrow_signed_put_into_a_wider_stream_arrives_zero_extended(tmp_path):
+    # int8 * int8 is Int(16); the simulator widens a put's value with ExtUIOp (simulator.py,
+    # _process_function_streams): -15 as i16 into Stream[int32] arrives as 65521.
+    source = """
+    @df.region()
+    def top(A: int8[2], R: int32[1]):
+        s: Stream[int32, 2]
+
+        @df.kernel(mapping=[1], args=[A])
+        def producer(a: int8[2]):
+            s.put(a[0] * a[1])
+
+        @df.kernel(mapping=[1], args=[R])
+        def consumer(r: int32[1]):
+            r[0] = s.get()
+    """
+    R = np.zeros(1, np.int32)
+    run(tmp_path, source, np.array([-15, 1], np.int8), R)
+    assert R.tolist() == [65521]
+
+
+def test_a_shift_past_the_width_is_refused_by_name(tmp_path):
+    # `1 << 35` is computed in int32 (shift_rule); LLVM's shl by >= the width is poison.
+    from allo_lsp.runner.reference.transform import Unsupported
+
+    with pytest.raises(Unsupported, match="shift by 35 of a i32 value.*poison"):
+        _scalar(tmp_path, "n: int32 = 35", "1 << n", out="int64")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("r[0] = allo.exp(a[0])", "allo.exp (line"),
+        ("x: Fixed(8, 4) = a[0]\n            r[0] = x", "no fixed-point lowering"),
+    ],
+)
+def test_math_and_fixed_point_do_not_build_for_the_simulator(tmp_path, capsys, body, message):
+    # LLVMOMPModule.__init__'s pass pipeline has no math or fixed-point lowering.
+    source = f"""
+    @df.region()
+    def top(A: float32[1], R: float32[1]):
+        @df.kernel(mapping=[1], args=[A, R])
+        def k(a: float32[1], r: float32[1]):
+            {body}
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+        assert exited.value.code == 1
+        assert message in capsys.readouterr().out
+        module.df.build(module.top, target="vitis_hls")  # builds there
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("r[0] = abs(a[0])", "Unsupported function call abs"),
+        ("b: uint8 = 7\n            c: uint8 = 2\n            r[0] = b // c", "Allo cannot build `//`"),
+        ("for i in range(2):\n                t: int32 = i\n            r[0] = t", "Unsupported Name `t`"),
+        ("f: float32 = 1.0\n            r[0] = f << 1", "Typing rule is not defined"),
+    ],
+)
+def test_build_errors_of_the_typing_are_raised_before_anything_runs(tmp_path, capsys, body, message):
+    source = f"""
+    @df.region()
+    def top(A: int32[1], R: int32[1]):
+        @df.kernel(mapping=[1], args=[A, R])
+        def k(a: int32[1], r: int32[1]):
+            {body}
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+        assert exited.value.code == 1
+        assert message in capsys.readouterr().out
