@@ -1,5 +1,6 @@
 """The compiled module against the region: kernels by PE name, the top signature by type."""
 
+import pytest
 from allo_lsp.mlir import Mismatch, compare_signature, kernel_of, parse_functions
 from allo_lsp.mlir.functions import CompiledFunction, ParsedModule
 from conftest import fixture, region_of
@@ -156,3 +157,28 @@ def test_unreadable_module_is_not_called_equal():
     error = "The MLIR does not parse: 3:7: expected ')'"
     mismatch = compare_signature(ParsedModule(error=error), region_of(ARG_ORDER))
     assert mismatch.message == f"Cannot compare with the compiled module: {error}"
+
+
+UNRESOLVED_DIMS = """\
+import allo
+from allo.ir.types import int32
+import allo.dataflow as df
+
+
+@df.region()
+def top(A: int32[P, Q, R, S, T, U, V, W], B: int32[4]):
+    @df.kernel(mapping=[1], args=[A, B])
+    def k(a: int32[P, Q, R, S, T, U, V, W], b: int32[4]):
+        pass
+"""
+
+
+@pytest.mark.timeout(2)
+def test_unresolved_dimensions_are_compared_in_linear_time():
+    """Eight `?` dimensions against a 48-dimension argument: the old `.+` per `?` backtracked as a
+    power of their number (about 7 s a comparison, and a mismatch makes several)."""
+    region = region_of(UNRESOLVED_DIMS)
+    assert region.params[0].type.mlir == "memref<?x?x?x?x?x?x?x?xi32>"
+    assert compare_signature(module("memref<2x3x4x5x6x7x8x9xi32>", "memref<4xi32>"), region) is None
+    mismatch = compare_signature(module("memref<" + "1x" * 48 + "f32>", "memref<4xi32>"), region)
+    assert "#1 (no parameter of this type)" in mismatch.message

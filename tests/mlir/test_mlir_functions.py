@@ -5,8 +5,10 @@ import subprocess
 import sys
 import types
 
+import pytest
 from allo_lsp.analysis.types import AlloType, DType, StreamType
 from allo_lsp.mlir import bindings, parse_functions
+from allo_lsp.mlir.functions import normalize_type
 from conftest import fixture
 
 
@@ -113,3 +115,29 @@ def test_bindings_are_imported_only_when_asked_for():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.timeout(2)
+def test_long_runs_of_blanks_in_a_type_are_normalized_in_linear_time():
+    """An opaque type kept verbatim with 20,000 blanks around a `,`, a `<` and a `>`: the old
+    `\\s*,\\s*` and `\\s+>` retried the run from each blank (about 4 s each)."""
+    blanks = " " * 20_000
+    text = f"!allo.stream<{blanks}i32{blanks},{blanks}4{blanks}>"
+    assert normalize_type(text) == "!allo.stream<i32, 4>"
+    assert normalize_type(" memref< 4x!allo.Fixed<12 ,4 > > ") == "memref<4x!allo.Fixed<12, 4>>"
+
+
+@pytest.mark.timeout(2)
+def test_an_old_bindings_error_message_is_read_in_linear_time():
+    """Bindings that only format their diagnostics into the message (older ones): a line with
+    6,000 `error: ` and no location made the old lazy `error: .*?:` retry from each (about 8 s)."""
+
+    class Module:
+        @staticmethod
+        def parse(text, context):
+            raise ValueError("Unable to parse module assembly:\n" + "error: " * 6000 + '\nerror: "-":3:5: expected ")"')
+
+    ir = types.SimpleNamespace(Context=types.SimpleNamespace, Module=Module)
+    with pytest.raises(bindings.ParseError) as raised:
+        bindings.Bindings("old_ir", ir).functions("module {")
+    assert raised.value.diagnostics == [bindings.Diagnostic(3, 5, 'expected ")"')]

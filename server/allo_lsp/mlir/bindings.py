@@ -28,7 +28,9 @@ INSTALL_HINT = (
 )
 
 _LINE_COL = re.compile(r":(\d+):(\d+)")
-_TEXT_ERROR = re.compile(r"error: .*?:(\d+):(\d+): (.*)")
+# `LINE:COL: MESSAGE` after a line's first `error: ` (found by `str.find`: a lazy `error: .*?:` was
+# retried from every `error: ` of a long line, quadratic).
+_TEXT_ERROR = re.compile(r":(\d+):(\d+): (.*)")
 
 
 @dataclass(frozen=True)
@@ -112,8 +114,18 @@ def _diagnostics(exc: Exception) -> list[Diagnostic]:
         m = _LINE_COL.search(str(diag.location))
         found.append(Diagnostic(int(m[1]) if m else None, int(m[2]) if m else None, diag.message.strip()))
     if not found:  # older bindings only format the diagnostics into the message
-        found = [Diagnostic(int(m[1]), int(m[2]), m[3].strip()) for m in _TEXT_ERROR.finditer(str(exc))]
+        found = _text_errors(str(exc))
     return found or [Diagnostic(None, None, str(exc).strip() or type(exc).__name__)]
+
+
+def _text_errors(message: str) -> list[Diagnostic]:
+    found = []
+    for line in message.split("\n"):
+        start = line.find("error: ")
+        m = _TEXT_ERROR.search(line, start + len("error: ")) if start >= 0 else None
+        if m:
+            found.append(Diagnostic(int(m[1]), int(m[2]), m[3].strip()))
+    return found
 
 
 def _import(module_name: str) -> ModuleType | None:

@@ -81,8 +81,12 @@ def _string(value: str | bool | None) -> str | None:
 
 def normalize_type(text: str) -> str:
     """MLIR's printer spacing (`, ` between parameters) also inside opaque types it keeps verbatim."""
-    text = re.sub(r"\s*,\s*", ", ", text.strip())
-    return re.sub(r"<\s+", "<", re.sub(r"\s+>", ">", text))
+    # Split and stripped, not `\s*,\s*`-style patterns: those retried a long run of blanks from
+    # each of its characters (quadratic).
+    text = ", ".join(part.strip() for part in text.strip().split(","))
+    *before, last = text.split(">")  # blanks before each `>` go
+    first, *after = ">".join([*(part.rstrip() for part in before), last]).split("<")  # ... after each `<`
+    return "<".join([first, *(part.lstrip() for part in after)])
 
 
 def _describe(exc: bindings.ParseError) -> str:
