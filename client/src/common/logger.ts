@@ -110,7 +110,9 @@ export function clientChannel(output: LogOutputChannel): LogOutputChannel & Disp
         warn: (message: string) => write("warn", [message]),
         error: (message: string | Error) => write("error", [message]),
         append: (value: string) => output.append(value),
-        appendLine: (value: string) => output.appendLine(value),
+        // vscode-languageclient writes a `window/logMessage` of type Log (the server's debug lines,
+        // LSP 3.17 has no Debug) with appendLine, which the channel tags [info]: a debug line here.
+        appendLine: (value: string) => write("debug", [value]),
         replace: (value: string) => output.replace(value),
         clear: () => output.clear(),
         show: (...args: unknown[]) => (output.show as (...a: unknown[]) => void)(...args),

@@ -494,9 +494,10 @@ test("a debug line is tagged once, by the channel's own level: never [info] [deb
     try {
         changeSettings({ logLevel: "debug" });
         traceDebug("client debug");
-        lsp.debug("server debug"); // a window/logMessage of type Log
+        lsp.debug("server debug");
+        lsp.appendLine("server log line"); // how vscode-languageclient writes a window/logMessage of type Log
         lsp.info("server info");
-        assert.deepEqual(lines, ["debug client debug", "debug server debug", "info server info"]);
+        assert.deepEqual(lines, ["debug client debug", "debug server debug", "debug server log line", "info server info"]);
         setLevel(LogLevel.Info);
         lines.length = 0;
         lsp.debug("hidden");
