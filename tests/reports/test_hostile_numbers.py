@@ -94,6 +94,15 @@ def test_a_time_with_spaces_before_garbage_is_linear():
     assert time.monotonic() - started < STALL_S
 
 
+@pytest.mark.timeout(STALL_S)
+def test_a_time_of_many_es_is_linear():
+    """`e` is both the number's exponent and a unit's letter: `1eee...` before a unit that is
+    none was retried as number and unit from each `e` (20,000: about 7 s)."""
+    assert time_ns("1" + "e" * 20_000 + "s!") is None
+    assert time_ns("1" + "e" * 20_000 + "ns") is None
+    assert (time_ns("12.080 us"), time_ns("1.5E-3s"), time_ns("5ns"), time_ns("7")) == (12080.0, 1500000.0, 5.0, 7.0)
+
+
 def test_a_deep_module_hierarchy_says_so():
     deep = "<InstancesList><Instance><ModuleName>m</ModuleName>" * 5000 + "</Instance></InstancesList>" * 5000
     text = (

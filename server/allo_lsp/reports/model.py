@@ -226,8 +226,10 @@ def time_ns(text: str | None) -> Value:
 
 
 def _one_time(text: str) -> float | UnreadableFigure | None:
-    # Stripped first: one run of spaces between two classes that cannot overlap keeps it linear.
-    match = re.fullmatch(r"([-+0-9.eE]+)\s*([a-z\u00b5]*)", (text or "").strip())
+    # Stripped first, and the number never ends in the unit's `e`: classes that cannot overlap keep
+    # it linear (`1eee...` retried the e's as the unit from each of them). A number ending in `e`
+    # is none, and no unit starts with `e`: the same answers.
+    match = re.fullmatch(r"([-+0-9.eE]*[-+0-9.E])\s*([a-z\u00b5]*)", (text or "").strip())
     if not match or match[2] not in TIME_UNITS and match[2] != "":
         return None
     return scaled(number(match[1]), TIME_UNITS.get(match[2], 1.0))
