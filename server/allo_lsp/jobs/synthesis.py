@@ -32,15 +32,47 @@ COMMANDS = {
     "vitis-run": ["vitis-run", "--mode", "hls", "--tcl", "run.tcl"],
 }
 SYNTHESIS = "synthesis"  # cause: the tool reported errors
-# Log lines that say how far synthesis got (shown as progress).
+# Log lines that say how far synthesis got (shown as progress), in the order Vitis prints them:
+# the wording of Vitis HLS 2020.x logs and of 2022+ ones (`Finished Source Code Analysis ...`).
 _PHASES = (
-    (b"Analyzing design file", "analyzing the C++"),
-    (b"Finished Source Code Analysis", "compiling"),
-    (b"Finished Compiling Optimization", "transforming"),
-    (b"Synthesizing '", "synthesizing"),
-    (b"Finished Architecture Synthesis", "scheduling done"),
-    (b"Finished generating all RTL models", "writing the report"),
+    (b"] Analyzing design file", "analysing the C++"),
+    (b"] Finished Source Code Analysis", "compiling"),
+    (b"] Finished Linking", "compiling"),
+    (b"] Starting code transformations", "transforming the code"),
+    (b"] Finished Compiling Optimization", "transforming the code"),
+    (b"] Checking synthesizability", "checking synthesizability"),
+    (b"] Finished Pre-synthesis", "pre-synthesis done"),
+    (b"] Finished Architecture Synthesis", "architecture synthesis done"),
+    (b"] Starting hardware synthesis", "hardware synthesis"),
+    (b"] Finished generating all RTL models", "writing the RTL"),
 )
+# Per module of the design, between `-- Implementing module 'name'` lines: "<module>: <phase>".
+_MODULE = re.compile(rb"\] -- Implementing module '([^']{1,200})'")
+_MODULE_PHASES = (
+    (b"] Starting scheduling", "scheduling"),
+    (b"] Finished scheduling", "scheduled"),
+    (b"] Starting micro-architecture generation", "binding"),
+)
+
+
+class _Phases:
+    """A Vitis log line -> the phase it starts (None for other lines), remembering the module
+    being implemented."""
+
+    def __init__(self) -> None:
+        self.module = ""
+
+    def __call__(self, line: bytes) -> str | None:
+        if (found := _MODULE.search(line)) is not None:
+            self.module = found.group(1).decode("utf-8", "replace")
+            return None
+        if self.module and (phase := _first(line, _MODULE_PHASES)) is not None:
+            return f"{self.module}: {phase}"
+        return _first(line, _PHASES)
+
+
+def _first(line: bytes, table) -> str | None:
+    return next((name for marker, name in table if marker in line), None)
 
 
 @dataclass(frozen=True)
@@ -100,10 +132,6 @@ def configure_tcl(path: str, config: SynthConfig) -> None:
         f.write(tcl)
 
 
-def _phase(line: bytes) -> str | None:
-    return next((name for marker, name in _PHASES if marker in line), None)
-
-
 async def synthesize(
     manager: JobManager,
     target: Target,
@@ -134,7 +162,9 @@ async def synthesize(
         )
     configure_tcl(tcl, synth)
     started = time.time()
-    tool = await manager.run_tool(f"{target.key}::vitis", argv, project, spec.env, synth.timeout_s, _phase, progress)
+    # Under the target's own key (Allo's run has ended): the lens, the progress's Cancel and
+    # `$/cancelRequest` cancel a target by it, whichever of the two processes runs.
+    tool = await manager.run_tool(target.key, argv, project, spec.env, synth.timeout_s, _Phases(), progress)
     with open(os.path.join(project, "vitis.log"), "w", encoding="utf-8") as f:
         f.write(tool.log)  # kept with the project, for the user to read
     result = _judge(tool, project, started, target.name)

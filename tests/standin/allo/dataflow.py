@@ -101,6 +101,10 @@ def _write_project(fn, project: str, mode: str) -> None:
     os.makedirs(project, exist_ok=True)
     with open(os.path.join(project, "kernel.cpp"), "w") as f:
         f.write(f"// stand-in: HLS C++ of {fn.__name__}\nvoid {fn.__name__}({_hls_arguments(fn)}) {{}}\n")
+        if _current_design.get("VITIS_STANDIN"):  # the design's choice of the stand-in Vitis' behaviour
+            f.write(f"// VITIS_STANDIN: {_current_design['VITIS_STANDIN']}\n")
+            # where the stand-in Vitis writes its pid (vitis_pid.txt): a test sees it run and end
+            f.write(f"// VITIS_PID_DIR: {os.path.dirname(os.path.abspath(_current_design['__file__']))}\n")
     with open(os.path.join(project, "run.tcl"), "w") as f:
         f.write(
             "open_project out.prj\n"

@@ -1,0 +1,89 @@
+"""Synthesis from the editor while Vitis runs (issue 26, items 5 and 6): the running lens cancels
+the Vitis process, the progress follows Vitis' phases, the hover links the project's files.
+
+The design chooses the stand-in Vitis' behaviour (`VITIS_STANDIN = "hang"` or `"slow"`, see
+tests/standin/README.md); the stand-in writes its pid to vitis_pid.txt beside the design.
+"""
+
+import asyncio
+from urllib.parse import urlsplit
+
+from designs import alive, design, line_of
+from lsprotocol import types as lsp
+from waiting import file_poll, until
+
+SYNTH = "⚙ Synthesize"
+
+
+async def _open(editor, tmp_path, vitis: str):
+    path = design(tmp_path, "ok", f'\nVITIS_STANDIN = "{vitis}"\n')
+    uri = editor.open(path.read_text(), path=path)
+    await editor.diagnostics(uri)
+    return path, uri
+
+
+def _vitis_pid(path) -> int | None:
+    marker = path.parent / "vitis_pid.txt"
+    return int(marker.read_text()) if marker.exists() and marker.read_text() else None
+
+
+async def test_the_running_synthesis_lens_cancels_vitis(job_editor, tmp_path):
+    """The lens "running… (click to cancel)" cancelled the target's key while Vitis ran under
+    another (`...::vitis`): nothing happened. Now one key: the click ends the job and Vitis."""
+    path, uri = await _open(job_editor, tmp_path, "hang")
+    running = asyncio.ensure_future(job_editor.click(uri, SYNTH, "top"))
+    await until(
+        lambda: _vitis_pid(path) is not None or running.done(),
+        what="the stand-in Vitis started",
+        wake=file_poll,
+    )
+    assert not running.done(), running.result()
+    pid = _vitis_pid(path)
+    (lens,) = [
+        lens for lens in await job_editor.lenses(uri) if list(lens.command.arguments[1:]) == ["top", "synthesize"]
+    ]
+    assert "running" in lens.command.title and lens.command.command == "alloDataflow.cancelJob"
+    assert (
+        await job_editor.client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        )
+        is True
+    )
+    assert (await asyncio.wait_for(running, 10))["status"] == "cancelled"
+    await until(lambda: not alive(pid), what=f"Vitis (pid {pid}) gone", wake=file_poll)
+
+
+async def test_synthesis_progress_carries_vitis_phases_and_the_hover_links_its_files(job_editor, tmp_path):
+    path, uri = await _open(job_editor, tmp_path, "slow")
+    result = await job_editor.click(uri, SYNTH, "top")
+    assert result["status"] == "passed", result["message"]
+    if job_editor.name == "visual_studio_code":  # it supports work-done progress
+        reports = list(job_editor.client.progress_reports.values())[-1]
+        messages = [r.message for r in reports if r.kind == "report"]
+        phases = [
+            "compiling",
+            "transforming the code",
+            "checking synthesizability",
+            "pre-synthesis done",
+            "hardware synthesis",
+            "top: scheduling",
+            "top: scheduled",
+            "top: binding",
+        ]
+        seen = [m for m in messages if m in phases]
+        assert seen == phases, messages
+    # The region's hover links the HLS project, its log and its C++.
+    line = line_of(path, "def top(") - 1
+    hover = await job_editor.hover(uri, line, job_editor.texts[uri].splitlines()[line].index("top") + 1)
+    links = {label: target for label, target in _links(hover)}
+    assert {"HLS project", "vitis.log", "kernel.cpp"} <= set(links), hover
+    for name in ("vitis.log", "kernel.cpp"):
+        target = urlsplit(links[name])
+        assert target.scheme == "file" and target.path.endswith("/" + name)
+        assert open(target.path).read()
+
+
+def _links(markdown: str) -> list[tuple[str, str]]:
+    import re
+
+    return re.findall(r"\[([^\]]+)\]\((file:[^)]+)\)", markdown or "")
