@@ -165,9 +165,23 @@ def run_job(request: JobRequest) -> JobResult:
     fifos = sys.modules.get("allo_lsp.runner.reference.fifos")
     if fifos is not None and fifos.recorded() and isinstance(result.details, SimulateDetails):
         result.details.fifo_statistics = from_json(list[FifoRun], fifos.recorded())
+    if fifos is not None and fifos.recorded() and result.status == PASSED:
+        unread = _unread(fifos.recorded()[-1])
+        if unread:
+            result.message = (
+                f"{result.message}; {unread} (a put/get imbalance: Vitis C simulation warns of leftover data)"
+            )
     omp = os.environ.get("OMP_NUM_THREADS")
     result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
     return result
+
+
+def _unread(run: dict) -> str | None:
+    """What the last run left unread in its FIFOs (`leftover`), said in words, or None."""
+    left = [(name, s["leftover"]) for name, s in run.get("streams", {}).items() if s.get("leftover")]
+    if not left:
+        return None
+    return "left " + ", ".join(f"{n} element{'s' if n != 1 else ''} unread in `{name}`" for name, n in left)
 
 
 def deliver(fd: int, nonce: str, result: JobResult) -> None:
@@ -366,6 +380,17 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
         return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
     where = raised_in(exc)
     text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name and not _is_allo(exc.name) and where == "design":
+        # `import torch` in a design, where the environment has no torch: nothing in the design to fix.
+        module = exc.name.split(".")[0]
+        return JobResult(
+            ERROR,
+            ENVIRONMENT,
+            f"the design imports '{exc.name}', which is not installed in this Python: install '{module}' "
+            "in the interpreter alloDataflow.python names (or remove the import)",
+            request.file,
+            line,
+        )
     if isinstance(exc, ImportError) and (_is_allo(exc.name) or where in ("allo", "runner")):
         if exc.name == "allo":
             return JobResult(ERROR, ENVIRONMENT, classify.ALLO_NOT_IMPORTABLE)
@@ -463,6 +488,55 @@ def _reference_failure(exc: BaseException, request: JobRequest, line: int | None
         return JobResult(FAILED, DEADLOCK, str(exc), request.file, first, details=details)
     if isinstance(exc, Unsupported):
         return JobResult(ERROR, UNSUPPORTED, str(exc), request.file, exc.line or line)
+    if _executor_crash(exc):
+        # The executor's own failure, not the design's: never blamed on the user's line.
+        at = f" at line {line}" if line else ""
+        construct = _source_line(request.file, line)
+        what = f" on `{construct}`" if construct else ""
+        message = (
+            f"the reference executor failed{what}{at} ({type(exc).__name__}: {exc}): a construct it does not "
+            "run; use the Allo backend (its traceback is in the details)"
+        )
+        return JobResult(
+            ERROR,
+            UNSUPPORTED,
+            bounded(message, MESSAGE_LIMIT),
+            request.file,
+            line,
+            details=Details(traceback=_traceback(exc)),
+        )
+    return None
+
+
+_EXECUTOR = os.path.join(os.path.dirname(os.path.realpath(__file__)), "reference")
+# What the executor raises on purpose for the design's own faults (an index outside the buffer,
+# a wrong argument, a value no integer holds, a division by zero): the user's error, at their line.
+_DELIBERATE = (IndexError, ValueError, ZeroDivisionError, AssertionError)
+
+
+def _executor_crash(exc: BaseException) -> bool:
+    """Did the executor (or its `allo` stand-in) fail inside its own code? An exception whose
+    innermost frame is there and is not one of its deliberate refusals."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames or isinstance(exc, (SystemExit, KeyboardInterrupt, _DELIBERATE)):
+        return False
+    innermost = os.path.realpath(frames[-1].filename)
+    if not innermost.startswith(_EXECUTOR + os.sep):
+        return False
+    statement = (frames[-1].line or "").lstrip()
+    return not statement.startswith("raise ")
+
+
+def _source_line(path: str, line: int | None) -> str | None:
+    if not line:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            for number, text in enumerate(f, 1):
+                if number == line:
+                    return bounded(text.strip(), 200) or None
+    except OSError:
+        return None
     return None
 
 

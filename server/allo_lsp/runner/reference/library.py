@@ -22,7 +22,10 @@ def _softmax(x, axis=-1):
 
 
 def grid(*dims, name=None):
-    """`allo.grid(M, N)` / `allo.reduction(...)`; `name=` labels the loop for schedules only."""
+    """`allo.grid(M, N)` / `allo.reduction(...)`; `name=` labels the loop for schedules only.
+    One dimension gives its indices themselves (`for i in allo.grid(N)`), not 1-tuples."""
+    if len(dims) == 1:
+        return range(int(dims[0]))
     return itertools.product(*(range(int(d)) for d in dims))
 
 

@@ -131,7 +131,7 @@ class ScalarType:
 
 class ArrayType:
     def __init__(self, elem: ScalarType, shape: tuple, layout=None) -> None:
-        self.elem, self.shape, self.layout = elem, tuple(int(d) for d in shape), layout
+        self.elem, self.shape, self.layout = elem, _dims(shape), layout
 
     def __repr__(self) -> str:
         return f"{self.elem}[{', '.join(map(str, self.shape))}]"
@@ -148,9 +148,15 @@ class ArrayType:
         return hash((self.elem, self.shape))
 
 
+def _dims(dims) -> tuple:
+    """Integer dimensions as ints; a symbolic one (a PEP 695 type parameter, `def f[T, N](A:
+    float32[N, N])`, evaluated where the function is defined) is kept as it is, as Allo keeps it."""
+    return tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in dims)
+
+
 class StreamType:
     def __init__(self, elem, depth: int, dims: tuple = ()) -> None:
-        self.elem, self.depth, self.dims = elem, int(depth), tuple(int(d) for d in dims)
+        self.elem, self.depth, self.dims = elem, int(depth), _dims(dims)
 
     def __getitem__(self, dims) -> StreamType:  # an array of streams: `Stream[T, 4][P0, P1]`
         return StreamType(self.elem, self.depth, dims if isinstance(dims, tuple) else (dims,))

@@ -10,6 +10,7 @@ module, or reading its `.hls_code` / `.module`, ends the job as `unsupported` na
 import functools
 import sys
 
+import numpy as np
 from allo_lsp.runner.reference import emulate
 from allo_lsp.runner.reference.checks import vitis_output_order
 from allo_lsp.runner.reference.region import run_region, top_directions
@@ -83,7 +84,35 @@ class SimulatorModule:
     def __call__(self, *arrays):
         if self.label:
             emulate.record(self.label)
-        run_region(self.fn, list(arrays), state=self.state, target=self.label or "simulator")
+        wide = [_wide_ints(a) for a in arrays]
+        run_region(
+            self.fn,
+            [a if w is None else w for a, w in zip(arrays, wide)],
+            state=self.state,
+            target=self.label or "simulator",
+        )
+        for array, ints in zip(arrays, wide):
+            if ints is not None:
+                _store_wide_ints(array, ints)
+
+
+def _wide_ints(array):
+    """A `get_np_struct_type` array (Allo's way to pass `UInt(128)` and wider: each element its
+    bytes, little-endian) as Python ints, or None for another array."""
+    dtype = getattr(array, "dtype", None)
+    if dtype is None or not dtype.names or any(dtype.fields[n][0] != np.uint8 for n in dtype.names):
+        return None
+    raw = np.ascontiguousarray(array).view(np.uint8).reshape(*array.shape, dtype.itemsize)
+    flat = [int.from_bytes(row.tobytes(), "little") for row in raw.reshape(-1, dtype.itemsize)]
+    return np.array(flat, dtype=object).reshape(array.shape)
+
+
+def _store_wide_ints(array, ints) -> None:
+    """The region's results written back into the caller's struct array, byte by byte."""
+    size = array.dtype.itemsize
+    mask = (1 << (8 * size)) - 1
+    data = b"".join((int(v) & mask).to_bytes(size, "little") for v in ints.reshape(-1))
+    array[...] = np.frombuffer(data, dtype=array.dtype).reshape(array.shape)
 
 
 class ToolchainModule:
