@@ -14,7 +14,7 @@ from allo_lsp.analysis.expression_types import expression_at, type_name
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
 from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
-from allo_lsp.ide.outcomes import last_simulation_markdown
+from allo_lsp.ide.outcomes import last_simulation_markdown, synthesis_links_markdown
 from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import HoverResult
 from allo_lsp.protocol.messages import JobResult
@@ -46,7 +46,9 @@ def hover(
     markdown += stream_hover_markdown(around, found.range, outcomes) or ""
     for region in around:
         if found.range in (region.range, region.decorator_range):
-            markdown += last_simulation_markdown(outcomes, region.name)
+            markdown += last_simulation_markdown(outcomes, region.name) + synthesis_links_markdown(
+                outcomes, region.name
+            )
     return HoverResult(found.range, markdown)
 
 

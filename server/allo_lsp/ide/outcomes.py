@@ -11,7 +11,9 @@ backend that ran it (`✓ passed 0.2 s · reference`): the numpy executor is not
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 from allo_lsp.analysis.model import FileModel, Position, Range
 from allo_lsp.analysis.problems import Problem, Severity
@@ -87,6 +89,25 @@ def last_simulation_markdown(outcomes: Iterable[JobResult], region: str) -> str:
         return ""
     ran = _BACKEND_WORDS.get(last.backend, last.backend)
     return f"\n\n---\nLast simulation: {outcome_title(last)} on {ran}"
+
+
+def synthesis_files(outcome: JobResult) -> list[tuple[str, str]]:
+    """(label, path) of what a synthesis that wrote a report keeps for the user: the HLS project,
+    Vitis' log and the C++ Allo generated (a synthesis without a report keeps no project)."""
+    details = details_as(outcome.details, SynthesisDetails)
+    if not (details.report and details.project):
+        return []
+    project = details.project
+    return [("HLS project", project)] + [(name, posixpath.join(project, name)) for name in ("vitis.log", "kernel.cpp")]
+
+
+def synthesis_links_markdown(outcomes: Iterable[JobResult], region: str) -> str:
+    """The hover's links to the newest synthesis' files of `region` (file: URIs the editor opens)."""
+    files = [synthesis_files(o) for o in outcomes if o.target == region and isinstance(o.details, SynthesisDetails)]
+    if not files or not files[-1]:
+        return ""
+    links = " · ".join(f"[{label}]({PurePosixPath(path).as_uri()})" for label, path in files[-1])
+    return f"\n\n---\nLast synthesis: {links}"
 
 
 def cluster_title(state) -> str:
