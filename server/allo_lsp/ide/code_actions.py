@@ -40,6 +40,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF040": removed_syntax.modernize,
     "ADF052": build_target.simulator_target,
     "ADF070": allo_functions.use_allo_function,
+    "ADF081": allo_functions.use_allo_function,  # a builtin Allo has its own function for (`abs`)
 }
 
 

@@ -18,6 +18,7 @@ Use instead:
 ```
 """
 
+from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 from allo_lsp.analysis.rules.kernel_typing import problems_of
@@ -31,8 +32,10 @@ def check(ctx: Context):
     for region, kernel, problem in problems_of(ctx.model, ("call",)):
         name = problem.message.rpartition(" ")[2]
         instead = f" Use {_ALLO_HAS[name]}." if name in _ALLO_HAS else ""
+        start = problem.range.start  # the call: its callee, the builtin's name, opens it
+        callee = Range(start, Position(start.line, start.column + len(name)))
         yield Finding(
-            problem.range,
+            callee,
             f"Kernel '{kernel.name}' calls the builtin '{name}', which Allo cannot build ({problem.message}).{instead}",
             {"region": region.name, "kernel": kernel.name, **({"replacement": _ALLO_HAS[name]} if instead else {})},
         )
