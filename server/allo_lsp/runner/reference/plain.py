@@ -1,6 +1,6 @@
 """A plain Allo function (`allo.customize(fn).build()`) run with Allo's storage semantics: its
 body is rewritten as a kernel body is (`transform.py`: typed locals, typed stores, bit access,
-row-major addressing), its arguments take their annotated types and its result the return type.
+row-major addressing; its arithmetic in Allo's types, `typed.py`), its arguments take their annotated types and its result the return type.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import ast
 import threading
 
 import numpy as np
-from allo_lsp.runner.reference import library
+from allo_lsp.runner.reference import library, typed
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, as_allo_array
 
@@ -38,12 +38,16 @@ def compile_function(fn):
         evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
     ]
     result_type = evaluate_type(fdef.returns, ns, fdef.lineno) if fdef.returns is not None else None
-    fdef = KernelTransformer(lambda n: _is_allo(ns.get(n), n), lambda n: is_region(ns.get(n)), type_index).visit(fdef)
+    is_allo = lambda n: _is_allo(ns.get(n), n)  # noqa: E731
+    types = typed.kernel_types(fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, {})
+    fdef = KernelTransformer(is_allo, lambda n: is_region(ns.get(n)), type_index, types=types).visit(fdef)
     fdef.decorator_list, fdef.returns = [], None
     for a in fdef.args.args:
         a.annotation = None
     scope = dict(ns)
     solo = _Solo(fdef.name)
+    scope["__ref_int"] = int
+    scope.update(typed.HELPERS)
     scope[REF] = library.Runtime(solo, table, lambda f, arrays, generic: run_region(f, arrays, generic), {}, fdef.name)
     exec(compile(ast.fix_missing_locations(ast.Module([fdef], [])), fn.__code__.co_filename, "exec"), scope)
     body = scope[fdef.name]

@@ -1,7 +1,8 @@
 """Allo's types for the reference executor, and how values are stored into them.
 
-Arithmetic is done on exact Python numbers; a value takes its type's shape when it is stored
-(into a typed local, an array element, a stream), as it would in hardware:
+Arithmetic is computed in Allo's types, operation by operation (`typed.py`: the kernel is typed
+once, as Allo's type inference types it, and each operator written as Allo's builder lowers it).
+Here is what a store does (into a typed local, an array element, a stream):
 - `intN`/`Int(N)`: two's-complement wrap to N bits; `uintN`/`UInt(N)`: modulo 2**N; floats are
   truncated toward zero first (C conversion).
 - `float16/32/64` round to that precision; `bfloat16` rounds a float32 to its upper 16 bits
