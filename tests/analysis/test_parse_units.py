@@ -169,3 +169,15 @@ def test_a_tokenizer_error_is_placed_where_python_places_it():
     assert "unmatched ']'" in syntax[0].message
     # The set-aside line declared the stream: its uses are no second error.
     assert not [p for p in problems if p.code == "ADF021"]
+
+
+@pytest.mark.timeout(3)
+def test_unclosed_strings_of_escaped_quotes_are_scanned_in_linear_time():
+    """200 lines (each under the 1,000-character bound) holding an unclosed string of 490 `\\"`:
+    the old bracket and continuation scans retried the string from each escaped quote (about 8 s
+    for this file). The quote is still text: the brackets after it count, 201 of them too many."""
+    line = 'x = ("' + '\\"' * 490 + "("
+    problems = analyze("import allo\n" + "\n".join([line] * 200) + "\n").problems
+    assert [(p.message, p.range.start.line, p.range.start.column) for p in problems] == [
+        ("syntax error: too many nested parentheses", 101, 4)
+    ]

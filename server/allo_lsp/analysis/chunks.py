@@ -23,7 +23,15 @@ import libcst as cst
 
 from allo_lsp.analysis import splice
 from allo_lsp.analysis.model import Range, SyntaxProblem
-from allo_lsp.analysis.parse import MAX_LINE, PARSE_FAILURES, Repairs, guard, guard_lines, python_error
+from allo_lsp.analysis.parse import (
+    MAX_LINE,
+    PARSE_FAILURES,
+    OneLineStrings,
+    Repairs,
+    guard,
+    guard_lines,
+    python_error,
+)
 from allo_lsp.analysis.position_pass import positions
 
 _CONTINUATION = re.compile(r"(else|elif|except|finally|case)\b|[)\]}#]")
@@ -378,7 +386,7 @@ def _scan(lines: list[str]) -> tuple[list[int], bool]:
 
 
 # Comments, triple quotes, one-line strings, brackets, backslash-newline, newline.
-_TOKEN = re.compile(r"""#[^\n]*|'''|\"\"\"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{}]|\\\n|\n""")
+_TOKEN = re.compile(r"""#[^\n]*|'''|\"\"\"|["']|[()\[\]{}]|\\\n|\n""")  # one-line strings: OneLineStrings
 
 
 def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
@@ -388,9 +396,12 @@ def _continued_lines(lines: list[str]) -> tuple[set[int], bool]:
     text = "\n".join(lines) + "\n"
     inside: set[int] = set()
     line = depth = pos = 0
+    strings = OneLineStrings(text)
     for m in iter(lambda: _TOKEN.search(text, pos), None):  # noqa: B023 - from where the loop has got to
         token, pos = m.group(), m.end()
-        if token == "\n":
+        if token in ("'", '"'):
+            pos = strings.end(token, pos) or pos
+        elif token == "\n":
             line += 1
             if depth > 0:
                 inside.add(line)

@@ -25,8 +25,34 @@ _MAX_REPAIRS = 12
 MAX_LINE = 1000
 MAX_DEPTH = 200
 TOO_DEEP_MESSAGE = "syntax error: too many nested parentheses"
-# Brackets, outside comments and strings (a triple quote is followed to its end by hand).
-_BRACKET = re.compile(r"""#[^\n]*|'''|\"\"\"|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|[()\[\]{}]""")
+# Brackets, outside comments and strings (a triple quote is followed to its end by hand, a one-line
+# string by `OneLineStrings`).
+_BRACKET = re.compile(r"""#[^\n]*|'''|\"\"\"|["']|[()\[\]{}]""")
+# The rest of a one-line string after its opening quote; group 1 is the closing quote, if any.
+_STRING_REST = {q: re.compile(rf"(?:\\.|[^{q}\\\n])*({q})?") for q in "'\""}
+
+
+class OneLineStrings:
+    """Where the one-line strings of `text` end. A quote whose string does not close on its line
+    is taken as text (an unterminated string, as a guard may read it). A later quote of the same
+    kind before where that scan stopped is escaped in it, so its string cannot close either: it
+    is not scanned again (a line of `"\\"\\"\\"...` was rescanned from each quote: quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._unclosed = {"'": -1, '"': -1}  # where the last unclosed scan of each quote stopped
+
+    def end(self, quote: str, pos: int) -> int | None:
+        """The end of the string opened by `quote` just before `pos`; None if it does not close."""
+        if pos <= self._unclosed[quote]:
+            return None
+        rest = _STRING_REST[quote].match(self._text, pos)
+        if rest[1] is None:
+            self._unclosed[quote] = rest.end()
+            return None
+        return rest.end()
+
+
 # PEP 695 generics (`def inner[P0, P1](...)`) are valid Allo but CPython 3.11's parser rejects them.
 _PEP695 = re.compile(r"^\s*(async\s+)?(def|class)\s+\w+\s*\[|^\s*type\s+\w+")
 
@@ -123,9 +149,12 @@ def _too_deep(lines: list[str]) -> tuple[int, int] | None:
     if text.count("(") + text.count("[") + text.count("{") <= MAX_DEPTH:
         return None
     depth = pos = 0
+    strings = OneLineStrings(text)
     for m in iter(lambda: _BRACKET.search(text, pos), None):  # noqa: B023 - from where the loop has got to
         token, pos = m.group(), m.end()
-        if token in ("'''", '"""'):
+        if token in ("'", '"'):
+            pos = strings.end(token, pos) or pos
+        elif token in ("'''", '"""'):
             end = text.find(token, pos)
             pos = len(text) if end < 0 else end + 3
         elif token in "([{":
