@@ -81,6 +81,10 @@ async def test_synthesis_progress_carries_vitis_phases_and_the_hover_links_its_f
         target = urlsplit(links[name])
         assert target.scheme == "file" and target.path.endswith("/" + name)
         assert open(target.path).read()
+    # The report view's answer names the same files (the view links them).
+    view = await job_editor.click(uri, "Report", "top")
+    assert [(f["label"], f["path"]) for f in view["files"]] == [(k, urlsplit(v).path) for k, v in links.items()]
+    assert [f["folder"] for f in view["files"]] == [True, False, False]
 
 
 def _links(markdown: str) -> list[tuple[str, str]]:

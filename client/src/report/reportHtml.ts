@@ -57,8 +57,28 @@ function deltaRows(changes: Delta[]): string {
         .join("");
 }
 
-/** The report view's <body> content for `report`, with the change since `previous` when given. */
-export function reportHtml(title: string, report: Report, previous?: Report | null): string {
+/** A file the synthesis kept (the server's `files`: the HLS project, vitis.log, kernel.cpp). */
+export interface KeptFile {
+    label: string;
+    path: string;
+    folder?: boolean; // the project's directory
+}
+
+/** The commands the view's links run (its only command URIs: `enableCommandUris`). */
+export const LINK_COMMANDS = ["vscode.open", "vscode.openFolder"];
+
+/** A link that opens `file` in the editor (the project: its folder in a new window). The command
+ * URI's argument is a marshalled Uri (`$mid: 1`), which VS Code revives. */
+function fileLink(file: KeptFile): string {
+    const uri = { $mid: 1, scheme: "file", path: file.path };
+    const args = file.folder ? [uri, { forceNewWindow: true }] : [uri];
+    const href = `command:${file.folder ? "vscode.openFolder" : "vscode.open"}?${encodeURIComponent(JSON.stringify(args))}`;
+    return `<a class="file" href="${escapeXml(href)}" title="${escapeXml(file.path)}">${escapeXml(file.label)}</a>`;
+}
+
+/** The report view's <body> content for `report`, with the change since `previous` when given
+ * and links to the synthesis' `files`. */
+export function reportHtml(title: string, report: Report, previous?: Report | null, files: KeptFile[] = []): string {
     const t = timing(report);
     const resources = utilisation(report);
     const modules = latencies(report);
@@ -69,6 +89,7 @@ export function reportHtml(title: string, report: Report, previous?: Report | nu
     return [
         `<h1>${escapeXml(title)}</h1>`,
         header ? `<p class="meta">${escapeXml(header)}</p>` : "",
+        files.length ? `<p class="files">${files.map(fileLink).join(" · ")}</p>` : "",
         `<section class="timing ${t.violated ? "violated" : "met"}"><h2>Timing</h2>`,
         `<p><span class="slack">slack ${fig(t.slackNs, " ns")}</span> — estimated ${fig(t.estimatedNs, " ns")} against a target of ${fig(t.targetNs, " ns")}` +
             ` (uncertainty ${fig(t.uncertaintyNs, " ns")})${t.violated ? ": <strong>timing violated</strong>" : ""}</p></section>`,

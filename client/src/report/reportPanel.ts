@@ -4,7 +4,7 @@
 // for the same region. One panel per region, redrawn in place. No script runs in it.
 import { Uri, WebviewPanel } from "vscode";
 import { drawPage, panelFor, webviewRoot } from "./panels";
-import { reportHtml } from "./reportHtml";
+import { KeptFile, LINK_COMMANDS, reportHtml } from "./reportHtml";
 import { Report } from "./reportModel";
 import { SweepPanels } from "./sweepPanel";
 import { SweepAnswer } from "./sweepModel";
@@ -30,13 +30,15 @@ export class ReportPanels {
     }
 
     show(result: unknown, title: string): void {
-        const { report, previous } = result as { report: Report; previous?: Report | null };
+        const { report, previous, files } = result as { report: Report; previous?: Report | null; files?: KeptFile[] };
         const text = JSON.stringify(report);
         const seen = this.seen.get(title);
         const before = previous ?? (seen && seen.last !== text ? (JSON.parse(seen.last) as Report) : seen?.previous);
         this.seen.set(title, { last: text, previous: before ?? undefined });
-        const options = { enableScripts: false, localResourceRoots: [webviewRoot(this.extensionUri)] };
-        drawPage(panelFor(this.panels, title, REPORT_VIEW_TYPE, options), this.extensionUri, title, reportHtml(title, report, before));
+        // No script; links open the synthesis' files through the two commands of LINK_COMMANDS only.
+        const options = { enableScripts: false, enableCommandUris: LINK_COMMANDS, localResourceRoots: [webviewRoot(this.extensionUri)] };
+        const body = reportHtml(title, report, before, Array.isArray(files) ? files : []);
+        drawPage(panelFor(this.panels, title, REPORT_VIEW_TYPE, options), this.extensionUri, title, body);
     }
 
     showSweep(answer: SweepAnswer, title: string): void {

@@ -82,6 +82,30 @@ test("the HTML: collapsible modules, one bar per resource and module, the slack 
     assert.match(reportHtml("t", REPORT, REPORT), /No figure changed/);
 });
 
+test("the HTML links the synthesis' files: each opens in the editor through a command URI, the project as a folder", () => {
+    const files = [
+        { label: "HLS project", path: "/tmp/allo-lsp-job-1/top.prj", folder: true },
+        { label: "vitis.log", path: "/tmp/allo-lsp-job-1/top.prj/vitis.log" },
+        { label: "kernel <C++>", path: "/tmp/allo-lsp-job-1/top.prj/kernel.cpp" },
+    ];
+    const html = reportHtml("t", REPORT, null, files);
+    const links = [...html.matchAll(/<a class="file" href="command:([\w.]+)\?([^"]+)"[^>]*>([^<]+)<\/a>/g)].map((m) => ({
+        command: m[1],
+        args: JSON.parse(decodeURIComponent(m[2].replace(/&amp;/g, "&"))),
+        label: m[3],
+    }));
+    assert.deepEqual(
+        links.map((l) => [l.command, l.args[0].path, l.args[0].scheme, l.args[0].$mid, l.label]),
+        [
+            ["vscode.openFolder", files[0].path, "file", 1, "HLS project"],
+            ["vscode.open", files[1].path, "file", 1, "vitis.log"],
+            ["vscode.open", files[2].path, "file", 1, "kernel &lt;C++&gt;"],
+        ],
+    );
+    assert.deepEqual(links[0].args[1], { forceNewWindow: true });
+    assert.ok(!reportHtml("t", REPORT).includes('class="file"'), "no links without files");
+});
+
 // -- the sweep view (sweepModel.ts, sweepHtml.ts) ------------------------------------------------
 
 /** Four points of a P0 × clock sweep as `alloDataflow.sweep` answers them (figures chosen so that

@@ -11,7 +11,6 @@ backend that ran it (`✓ passed 0.2 s · reference`): the numpy executor is not
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
@@ -19,7 +18,7 @@ from allo_lsp.analysis.model import FileModel, Position, Range
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.fifo_run import CODE as FIFO_DEPTH
 from allo_lsp.ide.fifo_run import LEFTOVER, leftover_diagnostics, sizing_diagnostics, unread, unread_words
-from allo_lsp.ide.synthesis import lens_title, timing_violation
+from allo_lsp.ide.synthesis import lens_title, synthesis_files, timing_violation
 from allo_lsp.protocol.details import SimulateDetails, SynthesisDetails, details_as
 from allo_lsp.protocol.messages import (
     CANCELLED,
@@ -89,16 +88,6 @@ def last_simulation_markdown(outcomes: Iterable[JobResult], region: str) -> str:
         return ""
     ran = _BACKEND_WORDS.get(last.backend, last.backend)
     return f"\n\n---\nLast simulation: {outcome_title(last)} on {ran}"
-
-
-def synthesis_files(outcome: JobResult) -> list[tuple[str, str]]:
-    """(label, path) of what a synthesis that wrote a report keeps for the user: the HLS project,
-    Vitis' log and the C++ Allo generated (a synthesis without a report keeps no project)."""
-    details = details_as(outcome.details, SynthesisDetails)
-    if not (details.report and details.project):
-        return []
-    project = details.project
-    return [("HLS project", project)] + [(name, posixpath.join(project, name)) for name in ("vitis.log", "kernel.cpp")]
 
 
 def synthesis_links_markdown(outcomes: Iterable[JobResult], region: str) -> str:

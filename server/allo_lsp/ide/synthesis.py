@@ -6,6 +6,8 @@ instance name (`gemm_0_1`), which is how a report row maps back to a kernel.
 
 from __future__ import annotations
 
+import posixpath
+
 from allo_lsp.analysis.model import Kernel
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import JobResult
@@ -97,6 +99,16 @@ def _range(a, b) -> str:
 NO_REPORT = "No synthesis report for '{}' yet: run ⚙ Synthesize first."
 
 
+def synthesis_files(outcome: JobResult) -> list[tuple[str, str]]:
+    """(label, path) of what a synthesis that wrote a report keeps for the user: the HLS project,
+    Vitis' log and the C++ Allo generated (a synthesis without a report keeps no project)."""
+    details = details_as(outcome.details, SynthesisDetails)
+    if not (details.report and details.project):
+        return []
+    project = details.project
+    return [("HLS project", project)] + [(name, posixpath.join(project, name)) for name in ("vitis.log", "kernel.cpp")]
+
+
 def report_view(name: str, newest: JobResult | None, previous: dict | None) -> dict:
     """What the report view of a region shows: its newest report (the JSON of `allo-lsp report
     --format json`, and as markdown) and the report of the run before (`previous`, None when
@@ -107,7 +119,8 @@ def report_view(name: str, newest: JobResult | None, previous: dict | None) -> d
     markdown = details.report_markdown or ""
     if previous is not None and details.report is not None:
         markdown += change_markdown(previous, details.report)
-    return {"markdown": markdown, "report": details.report, "previous": previous}
+    files = [{"label": k, "path": p, "folder": p == details.project} for k, p in synthesis_files(newest)]
+    return {"markdown": markdown, "report": details.report, "previous": previous, "files": files}
 
 
 def change_markdown(old: dict, new: dict) -> str:
