@@ -32,7 +32,7 @@ def lines_of(opening: str, depth: int) -> str:
 # Expressions `depth` brackets deep (CPython's limit is 200), reading `local_A` at the bottom.
 CONSTRUCTS = {
     "subscripts": lambda depth: lines_of("local_A[", depth) + "0" + "]" * depth,
-    "calls": lambda depth: lines_of("abs(", depth) + "local_A" + ")" * depth,
+    "calls": lambda depth: lines_of("int(", depth) + "local_A" + ")" * depth,
     "keyword calls": lambda depth: lines_of("max(0, key=", depth) + "local_A" + ")" * depth,
 }
 
