@@ -143,7 +143,7 @@ function sweep(): SweepAnswer {
         message: "4 of 5 points synthesized",
         parameters: ["P0", "clock"],
         columns: ["P0", "clock", "status", "latency", "II", "DSP%", "LUT%", "clock_ns", "estimated_ns", "slack_ns", "pareto"],
-        front: "real time (worst-case cycles x clock period) against the most used resource, among the points that meet timing",
+        front: "real time, worst-case cycles x clock period, against the most used resource, among the points that meet timing",
         fronts: { [MOST_USED]: [0, 2], LUT: [0, 1, 2], DSP: [0, 2] },
         rows,
     };

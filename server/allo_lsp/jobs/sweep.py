@@ -101,7 +101,7 @@ def points_of(sets: dict[str, list]) -> list[Point]:
 
 
 # What the table's Pareto column means.
-FRONT = "real time (worst-case cycles x clock period) against the most used resource, among the points that meet timing"
+FRONT = "real time, worst-case cycles x clock period, against the most used resource, among the points that meet timing"
 
 
 @dataclass
