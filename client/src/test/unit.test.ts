@@ -85,6 +85,13 @@ test("Allo dataflow documents are recognised", () => {
     assert.ok(!usesAlloDataflow("# allo.dataflow is great\nimport os\n"));
 });
 
+test("a document of many blank lines is recognised in linear time", () => {
+    const started = Date.now();
+    assert.ok(!usesAlloDataflow("\n".repeat(40_000) + " \r\n".repeat(20_000) + "import os\n"));
+    assert.ok(usesAlloDataflow("\n".repeat(40_000) + " \t\f\r\n  import allo.dataflow as df\n"));
+    assert.ok(Date.now() - started < 2000); // a stall bound: the old `^\s*` took about 6 s
+});
+
 test("the workspace's trust is put into the server's section, whatever the settings say", () => {
     const items = [{ section: "alloDataflow" }, { section: "python" }];
     assert.deepEqual(withTrust(items, [{ backend: "reference", trusted: true }, { x: 1 }], false), [
