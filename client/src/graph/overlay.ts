@@ -88,6 +88,15 @@ export function wrapped(role: string): string[] {
     return role.split(/ (?=(?:and|or) )/);
 }
 
+/** `meta_elif(j == 0)` -> `j == 0`: the condition is what tells PEs apart. Only the last line,
+ * and only when it ends in `)`, can hold the match: elsewhere `(.*)\)$` was retried from each
+ * `meta_if(` to the line's end (quadratic). */
+function condition(role: string): string {
+    const cut = Math.max(...["\n", "\r", "\u2028", "\u2029"].map((b) => role.lastIndexOf(b))) + 1;
+    const last = role.slice(cut);
+    return last.endsWith(")") ? role.slice(0, cut) + last.replace(/\bmeta_(if|elif)\((.*)\)$/, "$2") : role;
+}
+
 export function nodeStyle(node: GraphNode): Styled {
     const classes = ["node", `kind-${node.kind}`];
     const lines: string[] = [];
@@ -97,8 +106,7 @@ export function nodeStyle(node: GraphNode): Styled {
         lines.push(`${mapping} · ${figure(node.peCount)} PEs`);
     }
     if (node.role) {
-        // `meta_elif(j == 0)`: the condition is what tells PEs apart.
-        const role = node.role.replace(/\bmeta_(if|elif)\((.*)\)$/, "$2").replace(/\bmeta_else\(\)/, "else");
+        const role = condition(node.role).replace(/\bmeta_else\(\)/, "else");
         lines.push(...wrapped(role));
         title.push(`role: ${node.role}`);
     }

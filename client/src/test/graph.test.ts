@@ -292,6 +292,16 @@ test("a long role is written over lines, before its ands and ors; a short one is
     assert.deepEqual(corner.lines, ["i in {0, M + 1}", "and j in {0, N + 1}"]);
 });
 
+test("a role of many unclosed meta_if( is shown in linear time", () => {
+    const started = Date.now();
+    const role = "meta_if(".repeat(12_500);
+    assert.deepEqual(nodeStyle({ id: "p", name: "p", kind: "pe", role }).lines, wrapped(role));
+    const nested = "meta_if(" + "meta_elif(".repeat(10_000) + "i == 0)";
+    assert.deepEqual(nodeStyle({ id: "p", name: "p", kind: "pe", role: nested }).lines, ["meta_elif(".repeat(10_000) + "i == 0"]);
+    assert.deepEqual(nodeStyle({ id: "p", name: "p", kind: "pe", role: "a\nmeta_if(j == 0)" }).lines, wrapped("a\nj == 0"));
+    assert.ok(Date.now() - started < 2000); // a stall bound: the old pattern took about 2.5 s on the first
+});
+
 test("the SVG has one shape per node and edge, ids for clicks, names escaped, no inline style", async () => {
     const graph = systolic(2, 3, true);
     graph.nodes[1].name = "A<&>";
