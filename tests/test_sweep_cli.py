@@ -67,7 +67,7 @@ def test_csv_and_text_tables(tmp_path):
     [
         (["--set", "P9=1,2"], "no module-level assignment of P9 in the design"),
         (["--set", "M"], "--set 'M': write NAME=V1,V2"),
-        (["--set", "clock=fast"], "--set clock takes clock periods in ns"),
+        (["--set", "clock=fast"], "--set clock: the clock 'fast' is not a period in ns"),
     ],
 )
 def test_a_sweep_that_cannot_run_says_why_and_runs_nothing(tmp_path, args, needle):
@@ -199,3 +199,21 @@ def test_a_design_nested_past_the_parsers_depth_is_a_point_error(nesting):
     from allo_lsp.jobs.points import module_constants
 
     assert module_constants(source) == {}
+
+
+@pytest.mark.parametrize(
+    "target_name, sets, message",
+    [
+        ("nope", ["clock=3.33,5"], "no region named 'nope' in this file"),
+        ("top", ["part=xcu250} [exec touch PWNED],x"], "--set part: the part 'xcu250} [exec touch PWNED]'"),
+        ("top", ["clock=0,5"], "--set clock: 0 is no clock period"),
+    ],
+)
+def test_a_sweep_of_an_unknown_region_or_a_hostile_value_runs_no_point(tmp_path, target_name, sets, message):
+    # Checked once, before any point is made: an unknown region on the cluster was an array of
+    # tasks that each failed on the node, a hostile part a refusal per point.
+    path = design(tmp_path)
+    args = [a for s in sets for a in ("--set", s)]
+    out = sweep(f"{path}::{target_name}", *args, "--jobs", "1")
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert not list(tmp_path.glob("**/*.prj")) and not (tmp_path / "PWNED").exists()

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from allo_lsp.jobs.points import Point, PointError, apply_constants
 from allo_lsp.protocol.details import SynthesisDetails, details_as
-from allo_lsp.protocol.messages import ERROR, PASSED, JobResult
+from allo_lsp.protocol.job_values import clock_error, part_error
+from allo_lsp.protocol.messages import ERROR, PASSED, SYNTHESIZE, JobResult
 
 log = logging.getLogger(__name__)
 SETTINGS = {"clock": "clock_ns", "part": "part"}  # --set names that are synthesis settings
@@ -70,9 +71,15 @@ def parse_sets(sets: list[str], max_points: int = MAX_POINTS) -> dict[str, list]
             "(alloDataflow.sweep.maxPoints; allo-lsp sweep --max-points): sweep fewer values"
         )
     out = {name: [parse_value(v.strip(), name) for v in values] for name, values in texts.items()}
-    if name_clock := out.get("clock"):
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in name_clock):
-            raise SweepError("--set clock takes clock periods in ns, e.g. clock=3.33,5")
+    # The values run.tcl embeds are checked here, once, before any point is made (as settings are).
+    # A clock of 0 means "Allo's own" in the settings; in a sweep it is no period.
+    for value in out.get("clock", ()):
+        why = clock_error(value) if value != 0 else "0 is no clock period"
+        if why is not None:
+            raise SweepError(f"--set clock: {why} (periods in ns, e.g. clock=3.33,5)")
+    for value in out.get("part", ()):
+        if (why := part_error(value)) is not None:
+            raise SweepError(f"--set part: {why}")
     return out
 
 
@@ -346,8 +353,10 @@ def cli(args) -> int:
     import sys
     from pathlib import Path
 
+    from allo_lsp.analysis import analyze
     from allo_lsp.finite_json import dumps
     from allo_lsp.jobs.environment import JobConfig, SetupError
+    from allo_lsp.jobs.launch import unknown_target
     from allo_lsp.jobs.slurm import SlurmConfig, SlurmError
     from allo_lsp.jobs.synthesis import SynthConfig
 
@@ -357,6 +366,8 @@ def cli(args) -> int:
             raise SweepError("the target is FILE::REGION, e.g. examples/producer_consumer.py::top")
         source = Path(file).read_text(encoding="utf-8")
         sets = parse_sets(args.set or [], MAX_POINTS if args.max_points is None else args.max_points)
+        if (why := unknown_target(analyze(source).model, region, SYNTHESIZE)) is not None:
+            raise SweepError(why)  # the one name check of every job path, before any point
         points = checked_points(source, sets)
     except (SweepError, PointError, OSError, UnicodeDecodeError, SyntaxError) as exc:
         print(f"allo-lsp sweep: {exc}", file=sys.stderr)
