@@ -491,7 +491,9 @@ def test_the_cli_prints_the_backend_and_what_a_run_left_unread(tmp_path):
         return subprocess.run(command, capture_output=True, text=True, timeout=120, env=env).stdout
 
     passed = job("deep")
-    assert passed.startswith("passed: deep simulated\n  backend reference, ")
+    # The message says it too (issue 27.6), the report line under it names the line and the counts.
+    assert passed.startswith("passed: deep simulated; left 8 elements unread in `s1`")
+    assert "\n  backend reference, " in passed
     assert (
         f"  warning: 8 elements left unread in `s1` (line {line_of(path, 's1: Stream[int32, 16]')}) when the run "
         "completed (16 puts, 8 gets): a put/get imbalance"

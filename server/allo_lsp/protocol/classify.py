@@ -43,6 +43,26 @@ def environment_problem(text: str) -> str | None:
     return None
 
 
+# Third-party packages Allo's designs, examples and optional backends import: a design that
+# imports one the environment lacks needs it installed, there is nothing in the design to fix
+# (a module of the user's own that is missing stays the user's error).
+THIRD_PARTY = frozenset(
+    "torch torchvision ml_dtypes onnx onnxruntime transformers tvm scipy sympy pandas numba jax "
+    "tensorflow matplotlib networkx yaml tabulate psutil pytest hypothesis cupy einops pynq".split()
+)
+
+
+def missing_package(module: str | None) -> str | None:
+    """The message for a design's `import` of a third-party package this Python lacks, or None."""
+    top = (module or "").split(".")[0]
+    if top not in THIRD_PARTY:
+        return None
+    return (
+        f"the design imports '{module}', which is not installed in this Python: install '{top}' in the "
+        "interpreter alloDataflow.python names (or remove the import)"
+    )
+
+
 ALLO_NOT_IMPORTABLE = (
     "allo is not importable in the configured Python: set alloDataflow.python to the "
     "interpreter of your Allo environment (e.g. the conda env's bin/python)."

@@ -380,17 +380,10 @@ def failure(exc: BaseException, request: JobRequest, printed: str) -> JobResult:
         return JobResult(ERROR, USER_ERROR, str(exc), request.file, None)
     where = raised_in(exc)
     text = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, ModuleNotFoundError) and exc.name and not _is_allo(exc.name) and where == "design":
+    missing = classify.missing_package(exc.name) if isinstance(exc, ModuleNotFoundError) else None
+    if missing is not None and where == "design":
         # `import torch` in a design, where the environment has no torch: nothing in the design to fix.
-        module = exc.name.split(".")[0]
-        return JobResult(
-            ERROR,
-            ENVIRONMENT,
-            f"the design imports '{exc.name}', which is not installed in this Python: install '{module}' "
-            "in the interpreter alloDataflow.python names (or remove the import)",
-            request.file,
-            line,
-        )
+        return JobResult(ERROR, ENVIRONMENT, missing, request.file, line)
     if isinstance(exc, ImportError) and (_is_allo(exc.name) or where in ("allo", "runner")):
         if exc.name == "allo":
             return JobResult(ERROR, ENVIRONMENT, classify.ALLO_NOT_IMPORTABLE)
