@@ -32,6 +32,8 @@ import {
 // Simulate lens must say "✓ passed". (Set to false to accept any outcome, ✓ or ✗, while the
 // executor is being reworked.)
 const REFERENCE_BACKEND_PASSES = true;
+// The stand-in Vitis HLS (tests/standin/bin), put on a synthesis' PATH by the launcher prefix.
+const STANDIN_BIN = join(import.meta.dirname, "..", "standin", "bin");
 
 /** Sets `alloDataflow.timeout` as a user does: in the Settings editor's Workspace tab. */
 async function setJobTimeout(seconds) {
@@ -250,4 +252,51 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         const region = find("pitfall_arg_order.py", "def top(");
         await page.locator("#status\\.editor\\.selection", { hasText: `Ln ${region.line},` }).waitFor({ timeout: 10 * SECOND });
     }, 180 * SECOND);
+
+    uiTest("the running synthesis lens cancels Vitis (issue 26, item 5); the lens sits above the decorator", async () => {
+        // A design whose (stand-in) Vitis never ends, and that Vitis on the job's PATH through the
+        // launcher prefix, as `srun ...` would run it.
+        const source = readFileSync(join(WORKSPACE, "producer_consumer.py"), "utf8");
+        writeFileSync(join(WORKSPACE, "synth_hangs.py"), `${source}\nVITIS_STANDIN = "hang"\n`);
+        const settingsPath = join(WORKSPACE, ".vscode", "settings.json");
+        const settings = JSON.parse(readFileSync(settingsPath, "utf8"));
+        settings["alloDataflow.vitis.launcherPrefix"] = `env PATH=${STANDIN_BIN}:/usr/bin:/bin`;
+        writeFileSync(settingsPath, JSON.stringify(settings));
+        await openFile("synth_hangs.py");
+        const decorator = find("synth_hangs.py", "@df.region()");
+        await goTo(decorator.line, 1);
+        await codeLens("Synthesize").waitFor({ timeout: 30 * SECOND });
+        // The lens line is drawn above the decorator's line, not between it and the `def`.
+        const above = await page.evaluate(([selector, line]) => {
+            const root = document.querySelector(selector);
+            const lens = root.querySelector(".codelens-decoration").getBoundingClientRect().top;
+            const rows = [...root.querySelectorAll(".view-line")].filter((l) => l.textContent.trim() === line);
+            return rows.length > 0 && lens < rows[0].getBoundingClientRect().top;
+        }, [".editor-group-container.active .editor-instance .monaco-editor", "@df.region()"]);
+        await shot("lens-above-the-decorator");
+        assert.ok(above, "the lens above `@df.region()`");
+        await codeLens("Synthesize").click();
+        const running = codeLens("running");
+        await running.waitFor({ timeout: 60 * SECOND });
+        await waitUntil("the stand-in Vitis running", async () => {
+            try {
+                return readFileSync(join(WORKSPACE, "vitis_pid.txt"), "utf8").length > 0;
+            } catch {
+                return false;
+            }
+        }, 120 * SECOND);
+        const pid = Number(readFileSync(join(WORKSPACE, "vitis_pid.txt"), "utf8"));
+        await shot("synthesis-running");
+        await running.click();
+        await codeLens(/Synthesize: cancelled/).waitFor({ timeout: 30 * SECOND });
+        await waitUntil(`Vitis (pid ${pid}) gone`, async () => {
+            try {
+                process.kill(pid, 0);
+                return false;
+            } catch {
+                return true;
+            }
+        }, 30 * SECOND);
+        console.log(`Synthesis lens after the cancel: ${await codeLens(/Synthesize/).innerText()}`);
+    }, 300 * SECOND);
 });
