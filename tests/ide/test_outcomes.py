@@ -2,7 +2,7 @@
 
 from allo_lsp.analysis import analyze
 from allo_lsp.analysis.problems import Severity
-from allo_lsp.ide.outcomes import failed_without_line, findings, lens_title_after, placed, summary, target_line
+from allo_lsp.ide.outcomes import failure_message, findings, lens_title_after, placed, summary, target_line
 from allo_lsp.protocol.messages import JobResult
 
 DESIGN = """\
@@ -36,21 +36,29 @@ def test_the_target_line_is_the_module_level_region_or_function():
 def test_a_failure_at_its_line_over_the_code_of_that_line():
     outcome = JobResult("failed", "assertion", "boom", line=7, target="top")
     assert problems(outcome) == [(6, 8, "assertion", Severity.ERROR)]
-    assert not failed_without_line(outcome)
+    assert failure_message(outcome) is None
     assert summary(outcome) == "[top] failed: boom"
 
 
-def test_a_failure_without_a_line_is_on_the_target_and_told_in_a_message():
+def test_a_failure_without_a_line_is_on_the_target_and_no_message():
     outcome = JobResult("error", "crash", "the runner died", target="test_top")
     assert problems(outcome, "test_top") == [(9, 0, "crash", Severity.ERROR)]
-    assert failed_without_line(outcome)
+    assert failure_message(outcome) is None  # the diagnostic says it, and goes with the fix
+
+
+def test_an_environment_failure_asks_with_its_fixes():
+    outcome = JobResult("error", "environment", "python3.9 cannot be run", target="top")
+    assert failure_message(outcome) == (
+        "allo-lsp: [top] error: python3.9 cannot be run",
+        ("Open Settings", "Select Interpreter"),
+    )
 
 
 def test_a_deadlock_at_each_blocked_put_and_get():
     blocked = {"line": 7, "pe": "producer_0", "op": "put", "stream": "pipe", "occupancy": 2, "depth": 2}
     outcome = JobResult("failed", "deadlock", "deadlock", details={"blocked": [blocked, {"line": None}]})
     assert problems(outcome) == [(6, 8, "deadlock", Severity.ERROR)]
-    assert not failed_without_line(outcome)
+    assert failure_message(outcome) is None
 
 
 def test_a_disagreement_of_the_two_executors_warns_on_the_target():

@@ -23,6 +23,7 @@ from allo_lsp.protocol.details import SimulateDetails, SynthesisDetails, details
 from allo_lsp.protocol.messages import (
     CANCELLED,
     DEADLOCK,
+    ENVIRONMENT,
     MESSAGE_LIMIT,
     PASSED,
     RUN,
@@ -114,9 +115,17 @@ def summary(outcome: JobResult) -> str:
     return f"[{outcome.target}] {outcome.status}: {outcome.message}"
 
 
-def failed_without_line(outcome: JobResult) -> bool:
-    """A failure no diagnostic can show (it points at no line): the user is told in a message."""
-    return outcome.cause != DEADLOCK and outcome.status not in (PASSED, CANCELLED) and not outcome.line
+# What fixes a job's environment: the client maps each action to its command.
+ENVIRONMENT_ACTIONS = ("Open Settings", "Select Interpreter")
+
+
+def failure_message(outcome: JobResult) -> tuple[str, tuple[str, ...]] | None:
+    """(text, actions) of the message a failed job asks with, or None: only a failure of the
+    job's environment, with the actions that fix it. Any other failure is a diagnostic at its
+    line or on the target, gone with the fix (a message would stay: an editor cannot close it)."""
+    if outcome.cause == ENVIRONMENT and outcome.status not in (PASSED, CANCELLED):
+        return f"allo-lsp: {summary(outcome)}", ENVIRONMENT_ACTIONS
+    return None
 
 
 def target_line(model: FileModel, name: str) -> int | None:

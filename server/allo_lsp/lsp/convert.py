@@ -156,6 +156,10 @@ def show_message(text: str, error: bool = False) -> lsp.ShowMessageParams:
     return lsp.ShowMessageParams(lsp.MessageType.Error if error else lsp.MessageType.Warning, text)
 
 
+def message_request(text: str, actions: tuple[str, ...]) -> lsp.ShowMessageRequestParams:
+    return lsp.ShowMessageRequestParams(lsp.MessageType.Error, text, [lsp.MessageActionItem(a) for a in actions])
+
+
 def published(uri: str, diagnostics: list[lsp.Diagnostic], version: int | None = None) -> lsp.PublishDiagnosticsParams:
     return lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
 

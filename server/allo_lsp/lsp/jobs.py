@@ -107,8 +107,7 @@ async def _probe_build(ls: AlloLanguageServer, config) -> None:
 
 
 def _reattach(ls: AlloLanguageServer) -> None:
-    """Once, in a trusted workspace (following them runs Slurm's commands): the cluster jobs a
-    server before this one left running, followed to their outcomes."""
+    """Once, if trusted (following runs Slurm's commands): the cluster jobs of earlier servers followed."""
     if ls.jobs.cluster.on_change is None:
         from allo_lsp.jobs.slurm_jobs import given_storage
 
@@ -122,13 +121,11 @@ def _collected(ls: AlloLanguageServer, uri: str, name: str, outcome: JobResult) 
 
 
 def _finished(ls: AlloLanguageServer, uri: str, job: tuple[str, str], outcome: JobResult, model, text: str) -> None:
-    """The outcome kept for the text the job ran, in the log, in a message when it is a failure
-    that points at no line, and in the document's problems (this job's replace its last run's,
-    whether it found any) and lenses."""
+    """The outcome kept, logged, in the problems and lenses; an environment's failure asks with its fixes."""
     ls.store.record(uri, job, outcome, model, text)
     ls.log(*log_lines.job_lines(outcome, ls.document(uri).path or uri, job[1]))
-    if outcomes.failed_without_line(outcome):
-        ls.window_show_message(convert.show_message(f"allo-lsp: {outcomes.summary(outcome)}", error=True))
+    if (told := outcomes.failure_message(outcome)) is not None:
+        ls.window_show_message_request(convert.message_request(*told))
     ls.republish(uri)
     ls.refresh_lenses(uri)
 
@@ -163,8 +160,7 @@ async def sweep(ls: AlloLanguageServer, uri: str, name: str, *rest) -> dict:
 
 
 def cancel_job(ls: AlloLanguageServer, *args) -> bool:
-    """Cancel one job ([uri, name, kind]) or, with no arguments, every running job. Answers at
-    once: the job's processes are being killed, and its own command answers "cancelled"."""
+    """Cancel one job ([uri, name, kind]) or every one; answers at once (its command: "cancelled")."""
     return ls.jobs.cancel(args)
 
 
