@@ -184,3 +184,29 @@ def test_build_errors_of_the_typing_are_raised_before_anything_runs(tmp_path, ca
             module.df.build(module.top, target="simulator")
         assert exited.value.code == 1
         assert message in capsys.readouterr().out
+
+
+def test_a_stream_arrays_index_is_evaluated_in_python_as_allo_resolves_it(tmp_path):
+    # Allo resolves a stream array's index at compile time (ASTResolver, Python's %): with
+    # pid 0, `(i - 1) % 2` is 1, not remsi's -1 (Allo's test_cannon.py relies on it).
+    source = """
+    @df.region()
+    def top(R: int32[2]):
+        fifo: Stream[int32, 2][2]
+
+        @df.kernel(mapping=[2])
+        def producer():
+            i = df.get_pid()
+            fifo[(i - 1) % 2].put(i + 10)
+
+        @df.kernel(mapping=[2], args=[R])
+        def consumer(r: int32[2]):
+            j = df.get_pid()
+            with allo.meta_if((j - 1) % 2 == 1):
+                r[0] = fifo[j].get()
+            with allo.meta_else():
+                r[1] = fifo[j].get()
+    """
+    R = np.zeros(2, np.int32)
+    run(tmp_path, source, R)
+    assert R.tolist() == [11, 10]

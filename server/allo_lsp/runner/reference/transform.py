@@ -76,6 +76,7 @@ class KernelTransformer(ast.NodeTransformer):
         # The kernel's Allo types (`typed.kernel_types`, on the tree before it is rewritten):
         # each typed operation is written as Allo computes it (`typed.py`); None: untyped.
         self.types = types
+        self._constant = False  # inside an expression Allo evaluates at compile time
         self.is_allo = is_allo  # name -> does it refer to allo / allo.dataflow?
         self.is_region = is_region  # name -> is it a region function?
         self.evaluate_type = evaluate_type  # annotation node -> index into the kernel's type table
@@ -162,7 +163,7 @@ class KernelTransformer(ast.NodeTransformer):
         args = stmt.items[0].context_expr.args
         if kind == "meta_if":
             flag = self._chain_flags[key] = f"__meta_{next(self._temps)}"
-            test = self.visit(args[0]) if args else ast.Constant(True)
+            test = self._resolved(args[0]) if args else ast.Constant(True)
             # `not not c`, not `bool(c)`: designs import Allo's `bool` type under that name.
             truth = ast.UnaryOp(ast.Not(), ast.UnaryOp(ast.Not(), test))
             set_flag = ast.Assign([ast.Name(flag, ast.Store())], truth)
@@ -171,7 +172,7 @@ class KernelTransformer(ast.NodeTransformer):
         flag = self._chain_flags[key]
         not_taken = ast.UnaryOp(ast.Not(), ast.Name(flag, ast.Load()))
         if kind == "meta_elif":
-            test = ast.BoolOp(ast.And(), [not_taken, self.visit(args[0])])
+            test = ast.BoolOp(ast.And(), [not_taken, self._resolved(args[0])])
             taken = ast.Assign([ast.Name(flag, ast.Store())], ast.Constant(True))
             return [ast.copy_location(ast.If(test, [taken, *body], []), stmt)]
         return [ast.copy_location(ast.If(not_taken, body, []), stmt)]
@@ -179,7 +180,7 @@ class KernelTransformer(ast.NodeTransformer):
     def _meta_for(self, stmt: ast.With) -> ast.stmt:
         item = stmt.items[0]
         target = item.optional_vars or ast.Name("_", ast.Store())
-        bounds = [self.visit(a) for a in item.context_expr.args]
+        bounds = [self._resolved(a) for a in item.context_expr.args]
         loop = ast.For(target=target, iter=_ref_call("range", *bounds), body=self._meta_body(stmt.body), orelse=[])
         return ast.copy_location(loop, stmt)
 
@@ -296,8 +297,18 @@ class KernelTransformer(ast.NodeTransformer):
 
     def _ty(self, node: ast.AST):
         """`node`'s scalar Allo type (a `typing_rules.Ty`), None when untyped or an array."""
-        found = self.types.of(node) if self.types is not None else None
+        found = self.types.of(node) if self.types is not None and not self._constant else None
         return found.ty if found is not None and not found.shape else None
+
+    def _resolved(self, node: ast.expr) -> ast.expr:
+        """`node` rewritten as a compile-time expression: Allo evaluates a stream array's index,
+        a meta_if condition and meta_for bounds in Python (`ASTResolver`), not in its types
+        (`fifo[(pi - 1) % P]` is Python's %)."""
+        outer, self._constant = self._constant, True
+        try:
+            return self.visit(node)
+        finally:
+            self._constant = outer
 
     def _stored(self, value: ast.expr, target: ast.expr) -> ast.expr:
         """`value` rewritten, cast for a store into `target` (a typed local, an array element,
@@ -475,7 +486,11 @@ class KernelTransformer(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load):
             return self.generic_visit(node)
         if isinstance(node.value, ast.Name) and self.is_stream(node.value.id):
-            index = self._index(node.slice)
+            outer, self._constant = self._constant, True
+            try:
+                index = self._index(node.slice)
+            finally:
+                self._constant = outer
             if any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
                 # `pipe[:]`: a list of streams (a slice is no dict key before Python 3.12).
                 call = ast.Call(ast.Attribute(node.value, "select", ast.Load()), [index], [])
