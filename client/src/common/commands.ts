@@ -8,10 +8,10 @@
 // whose words are the running lens's), a line in the log naming file and region. In Restricted
 // Mode nothing is sent: the user is told why, and offered to manage the workspace's trust.
 import { CancellationToken, CodeLens, Disposable, ProviderResult, TextDocument, window } from "vscode";
-import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, StaticFeature, WorkDoneProgress } from "vscode-languageclient/node";
+import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, MessageType, ShowMessageRequest, StaticFeature, WorkDoneProgress } from "vscode-languageclient/node";
 import { traceError, traceInfo, traceWarn } from "./logger";
 import { Status } from "./status";
-import { explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
+import { askWithActions, explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
 import { SWEEP_COMMAND, sweepRegion } from "../report/sweepCommand";
 import { Views } from "./views";
 import { activeTextEditor, executeCommand, isTrusted, registerCommand, visibleDocuments } from "./vscodeapi";
@@ -121,9 +121,12 @@ export class Jobs {
                 throw error;
             }
         };
-        return Object.keys(JOB_COMMANDS)
+        // The server's questions (a job failed for its environment): their actions run commands.
+        const asked = client.onRequest(ShowMessageRequest.type, (params) => askWithActions(params, showMessage, executeCommand));
+        const missing = Object.keys(JOB_COMMANDS)
             .filter((command) => !offered.has(command))
             .map((command) => registerCommand(command, (...args: any[]) => this.execute(command, args, send)));
+        return [asked, ...missing];
     }
 
     /** vscode-languageclient's provideCodeLenses middleware: running lenses cancel, restricted ones say so. */
@@ -232,4 +235,10 @@ function logOutcome(what: string, result: unknown): void {
     const why = typeof cause === "string" && cause && cause !== status ? ` (${cause})` : "";
     const line = `${what}: ${status}${why}${seconds}${typeof message === "string" && message ? `: ${message.split("\n")[0]}` : ""}`;
     (status === "passed" || status === "cancelled" || status === "running" ? traceInfo : traceWarn)(line);
+}
+
+/** VS Code's message of an LSP message type, with `titles` as its buttons. */
+function showMessage(type: number, message: string, titles: string[]): Thenable<string | undefined> {
+    const show = type === MessageType.Error ? window.showErrorMessage : type === MessageType.Warning ? window.showWarningMessage : window.showInformationMessage;
+    return show(message, ...titles);
 }

@@ -67,7 +67,8 @@ export function fileName(uri: string): string {
 }
 
 export const CANCEL_COMMAND = "alloDataflow.cancelJob";
-export const RUNNING_TITLE = "⏳ running… (click to cancel)";
+// A codicon, not "⏳": that glyph draws as a box in some editor fonts (VS Code renders `$(name)`).
+export const RUNNING_TITLE = "$(sync~spin) running… (click to cancel)";
 export const RESTRICTED_TOOLTIP = "Restricted Mode: Allo runs nothing in an untrusted workspace. Click to manage workspace trust.";
 
 /** The part of a code lens's command the client may change. */
@@ -89,9 +90,33 @@ export function lensView(lens: LensCommand, running: ReadonlySet<string>, truste
     if (kind && target && running.has(jobKey(target.uri, target.name, kind))) {
         return { title: RUNNING_TITLE, command: CANCEL_COMMAND, arguments: [target.uri, target.name, kind], tooltip: "Cancel this job" };
     }
+    if (lens.title.startsWith("⏳")) {
+        return { ...lens, title: lens.title.replace(/^⏳\s*/u, "$(sync~spin) ") }; // the server's running lens
+    }
     if (!trusted && kind) {
         const plain = lens.title.replace(/^[▶⚙]\s*/u, "");
         return { ...lens, title: `$(lock) ${plain}`, tooltip: RESTRICTED_TOOLTIP };
     }
     return lens;
+}
+
+/** The commands the server's message actions stand for (a job failed for its environment). */
+export const MESSAGE_ACTIONS: Readonly<Record<string, { command: string; args: unknown[] }>> = {
+    "Open Settings": { command: "workbench.action.openSettings", args: ["alloDataflow"] },
+    "Select Interpreter": { command: "alloDataflow.selectInterpreter", args: [] },
+};
+
+/** A `window/showMessageRequest` of the server, asked with its actions (`show`: VS Code's
+ * show*Message for its type); the chosen action's command is run (`run`) and the choice answered. */
+export async function askWithActions(
+    params: { type: number; message: string; actions?: { title: string }[] },
+    show: (type: number, message: string, titles: string[]) => Thenable<string | undefined>,
+    run: (command: string, ...args: unknown[]) => Thenable<unknown>,
+): Promise<{ title: string } | null> {
+    const choice = await show(params.type, params.message, (params.actions ?? []).map((a) => a.title));
+    const action = choice === undefined ? undefined : MESSAGE_ACTIONS[choice];
+    if (action) {
+        void run(action.command, ...action.args);
+    }
+    return choice === undefined ? null : { title: choice };
 }

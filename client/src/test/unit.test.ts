@@ -29,6 +29,7 @@ import { withTrust } from "../common/settings";
 import { backendLine, backendText, INSTALL_COMMAND, jobsText, Status } from "../common/status";
 import { changeSettings, EventEmitter, languages, LogLevel, window as stubWindow } from "./vscode-stub";
 import {
+    askWithActions,
     explicitTarget,
     fileName,
     isUnknownCommand,
@@ -376,6 +377,9 @@ test("a running job's lens cancels it, whatever the server's last lens said", ()
         arguments: [uri, "top", "simulate"],
         tooltip: "Cancel this job",
     });
+    assert.ok(RUNNING_TITLE.startsWith("$(sync~spin) running"), "a codicon, not ⏳ (a box in some fonts)");
+    const serverRunning = { title: "⏳ running… (click to cancel)", command: "alloDataflow.cancelJob", arguments: [uri, "top", "synthesize"] };
+    assert.equal(lensView(serverRunning, running, true, KINDS).title, "$(sync~spin) running… (click to cancel)");
     const other = { title: "▶ Simulate", command: "alloDataflow.simulate", arguments: [uri, "other"] };
     assert.deepEqual(lensView(other, running, true, KINDS), other);
     const run = { title: "▶ Run", command: "alloDataflow.run", arguments: [uri, "top"] };
@@ -555,4 +559,20 @@ test("in Restricted Mode the workspace's own interpreters are not candidates (as
     ];
     assert.deepEqual(outside(candidates, ["/w"]).map((c) => c.name), ["other folder", "env allo"]);
     assert.deepEqual(outside(candidates, []), candidates);
+});
+
+test("an environment failure's message: its actions run Open Settings and Select Interpreter", async () => {
+    const ran: unknown[][] = [];
+    const run = async (command: string, ...args: unknown[]) => ran.push([command, ...args]);
+    const params = { type: 1, message: "allo-lsp: [top] error: no-such-python", actions: [{ title: "Open Settings" }, { title: "Select Interpreter" }] };
+    const shown: unknown[] = [];
+    const choose = (title: string | undefined) => async (type: number, message: string, titles: string[]) => {
+        shown.push([type, message, titles]);
+        return title;
+    };
+    assert.deepEqual(await askWithActions(params, choose("Select Interpreter"), run), { title: "Select Interpreter" });
+    assert.deepEqual(await askWithActions(params, choose("Open Settings"), run), { title: "Open Settings" });
+    assert.equal(await askWithActions(params, choose(undefined), run), null); // dismissed: nothing run
+    assert.deepEqual(ran, [["alloDataflow.selectInterpreter"], ["workbench.action.openSettings", "alloDataflow"]]);
+    assert.deepEqual(shown[0], [1, params.message, ["Open Settings", "Select Interpreter"]]);
 });
