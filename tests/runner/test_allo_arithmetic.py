@@ -210,3 +210,18 @@ def test_a_stream_arrays_index_is_evaluated_in_python_as_allo_resolves_it(tmp_pa
     R = np.zeros(2, np.int32)
     run(tmp_path, source, R)
     assert R.tolist() == [11, 10]
+
+
+def test_a_fixed_point_parameter_does_not_build_for_the_simulator(tmp_path, capsys):
+    source = """
+    @df.region()
+    def top(A: Fixed(8, 4)[1], R: float32[1]):
+        @df.kernel(mapping=[1], args=[A, R])
+        def k(a: Fixed(8, 4)[1], r: float32[1]):
+            r[0] = 1.0
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit):
+            module.df.build(module.top, target="simulator")
+        assert "'a' is fixed(8, 4) and cannot be built" in capsys.readouterr().out

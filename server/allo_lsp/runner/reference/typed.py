@@ -83,6 +83,14 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
 def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
     """Allo's simulator lowers with a pipeline of its own (`LLVMOMPModule.__init__`) that has no
     `math` dialect and no fixed-point lowering: such a kernel does not build for it."""
+    declared = {**types.env.params, **types.env.streams}
+    for name, value in declared.items():
+        if value.ty.kind in ("fixed", "ufixed"):
+            raise BuildError(
+                f"'{name}' is {value.ty} and cannot be built for target=\"simulator\": the simulator's pass "
+                "pipeline (LLVMOMPModule) has no fixed-point lowering",
+                fdef.lineno,
+            )
     for node in ast.walk(fdef):
         call = node.func if isinstance(node, ast.Call) else None
         if (
