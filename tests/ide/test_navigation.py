@@ -54,7 +54,7 @@ def test_document_symbols():
     assert (region.name, region.detail) == ("top", "(A, B)")
     assert [(c.name, c.kind, c.detail) for c in region.children] == [
         ("pipe", "stream", "Stream[int32, 2]"),
-        ("producer", "kernel", "mapping [1] · 1 PEs"),
+        ("producer", "kernel", "mapping [1] · 1 PE"),
         ("consumer", "kernel", "mapping [2, 2] · 4 PEs"),
     ]
 

@@ -46,3 +46,16 @@ async def test_an_environment_failure_asks_with_actions_and_other_failures_stay_
     await until(lambda: asked, what="window/showMessageRequest", wake=file_poll)
     assert [a.title for a in asked[0].actions] == ["Open Settings", "Select Interpreter"]
     assert "no-such-python" in asked[0].message and asked[0].type == lsp.MessageType.Error
+
+
+async def test_a_kernel_of_one_pe_says_1_pe(job_editor, tmp_path):
+    """The Outline said "mapping [1] · 1 PEs"."""
+    path = design(tmp_path)
+    uri = job_editor.open(path.read_text(), path=path)
+    await job_editor.diagnostics(uri)
+    symbols = await job_editor.client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(uri))
+    )
+    details = [child.detail for symbol in symbols for child in (getattr(symbol, "children", None) or [])]
+    assert "mapping [1] · 1 PE" in details, details
+    assert not [d for d in details if d and "1 PEs" in d]

@@ -15,7 +15,7 @@ def document_symbols(analysis: Analysis) -> list[Symbol]:
                 k.name,
                 "kernel",
                 f"mapping [{', '.join('?' if m is None else str(m) for m in k.mapping or ())}]"
-                f" · {k.pe_count if k.pe_count is not None else '?'} PEs",
+                f" · {k.pe_count if k.pe_count is not None else '?'} PE{'' if k.pe_count == 1 else 's'}",
                 _span(k.decorator_range, k.body_range or k.range),
                 k.range,
             )

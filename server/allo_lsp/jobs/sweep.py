@@ -333,7 +333,10 @@ async def run_slurm(
         when_cancelled(cancel.request)
     entry = await slurm_jobs.submit(slurm_config, storage, spec, cancel=cancel)
     # On stderr: stdout is the table (JSON, CSV) alone.
-    print(f"allo-lsp sweep: {len(points)} points as Slurm job array {entry.job_id} ({entry.job_dir})", file=sys.stderr)
+    print(
+        f"allo-lsp sweep: {len(points)} point{'' if len(points) == 1 else 's'} as Slurm job array {entry.job_id} ({entry.job_dir})",
+        file=sys.stderr,
+    )
     ended = [0]
 
     def seen(states) -> None:
