@@ -457,12 +457,18 @@ async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     async with lsp_session.session({**faults.job_settings(20), "python": python}, env=faults.job_env(tmpdir)) as s:
+        asked = []  # an environment's failure asks with its fixes (issue 26, item 21)
+        s.client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)(lambda params: asked.append(params))
         (tmp_path / "d").mkdir()
         uri = await open_file(s, faults.design(tmp_path / "d"))
         result = await s.request(lsp.WORKSPACE_EXECUTE_COMMAND, command("simulate", uri, "top"))
         assert (result["status"], result["cause"]) == ("error", "environment"), result
         assert expected in result["message"] and "alloDataflow.python" in result["message"], result["message"]
-        assert any(expected in m.message for m in s.client.messages)
+        await until(lambda: asked, what="the message asking with its fixes", wake=file_poll)
+        assert expected in asked[0].message and [a.title for a in asked[0].actions] == [
+            "Open Settings",
+            "Select Interpreter",
+        ]
         hover = await s.request(
             lsp.TEXT_DOCUMENT_HOVER,
             lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(0, 0)),
