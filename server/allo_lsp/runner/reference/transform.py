@@ -5,6 +5,10 @@
   between the blocks of one chain do not end it). Each chain gets a flag that records whether a
   branch was taken; conditions are evaluated per PE, since `get_pid()` values are constants of
   the PE. `with allo.meta_for(a, b, s) as i:` becomes `for i in range(a, b, s)`;
+- every operation the kernel's typing (`typed.kernel_types`) types is written as Allo computes
+  it (`typed.py`: its result type, the casts Allo's builder emits, the simulator's puts); an
+  untyped local's later assignments are cast to its first one's type. What Allo evaluates at
+  compile time (a stream array's index, meta_if conditions, meta_for bounds) stays Python's;
 - `x: int8 = v` declares a typed local: that and every later assignment to `x` store through
   the type (wrap, round); `C: int32[M, N] = 0` allocates a typed array;
 - every subscript goes through the executor (`__ref.load` / `__ref.assign_item`): an array is
