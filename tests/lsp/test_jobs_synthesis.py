@@ -91,3 +91,17 @@ def _links(markdown: str) -> list[tuple[str, str]]:
     import re
 
     return re.findall(r"\[([^\]]+)\]\((file:[^)]+)\)", markdown or "")
+
+
+async def test_a_synthesis_reports_its_phases_on_the_clients_own_token(job_editor, tmp_path):
+    """VS Code's client takes no server-made progress (it shows jobs in its status bar item): it
+    gives the job command a token of its own, as a sweep's, and shows the phases reported on it."""
+    path, uri = await _open(job_editor, tmp_path, "slow")
+    job_editor.client.progress_reports["client-1"] = []  # the client made it (pytest-lsp warns of unknown ones)
+    result = await job_editor.client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="alloDataflow.synthesize", arguments=[uri, "top", {"progress": "client-1"}])
+    )
+    assert result["status"] == "passed", result["message"]
+    messages = [r.message for r in job_editor.client.progress_reports.get("client-1", []) if r.kind == "report"]
+    assert "transforming the code" in messages and "top: scheduled" in messages, messages
+    assert messages.index("transforming the code") < messages.index("top: scheduled")

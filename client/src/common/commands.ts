@@ -73,6 +73,7 @@ export const NO_SERVER_PROGRESS: StaticFeature = {
 export class Jobs {
     /** The jobs this client started and the server has not answered yet (`jobKey`). */
     private readonly running = new Set<string>();
+    private jobTokens = 0; // the progress tokens of the jobs this client started
 
     constructor(
         private readonly client: () => LanguageClient | undefined,
@@ -167,7 +168,18 @@ export class Jobs {
         const key = job.label ? jobKey(target.uri, target.name, job.label) : undefined;
         // A second start of a running target: the server starts nothing and says so.
         const starts = key !== undefined && !this.running.has(key);
-        const done = starts ? this.status.jobStarted(`${target.name} ${job.label}`) : () => undefined;
+        let done = starts ? this.status.jobStarted(`${target.name} ${job.label}`) : () => undefined;
+        // The job's phases (Vitis': `top: scheduling`), reported on a token of ours, in its status item.
+        const token = `allo-job-${++this.jobTokens}`;
+        const phases = starts
+            ? this.client()?.onProgress(WorkDoneProgress.type, token, (value) => {
+                  if (value.kind === "report" && value.message) {
+                      const shown = this.status.jobStarted(`${target.name} ${job.label}: ${value.message}`);
+                      done();
+                      done = shown;
+                  }
+              })
+            : undefined;
         if (starts) {
             this.running.add(key);
             this.refreshLenses();
@@ -175,7 +187,7 @@ export class Jobs {
         }
         let result: unknown;
         try {
-            result = await next(command, [target.uri, target.name]);
+            result = await next(command, phases ? [target.uri, target.name, { progress: token }] : [target.uri, target.name]);
         } catch (error) {
             if (!isUnknownCommand(error)) {
                 traceError(`${command} ${target.name}: ${error}`); // the user has been told already
@@ -189,6 +201,7 @@ export class Jobs {
                 this.running.delete(key);
                 this.refreshLenses();
             }
+            phases?.dispose();
             done();
         }
         if (starts) {

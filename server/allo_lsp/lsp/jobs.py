@@ -26,7 +26,7 @@ from allo_lsp.protocol.vocabulary import SWEEP
 
 _SHUTDOWN_WAIT_S = 2.0  # for the jobs' directories to be removed; their processes die anyway
 TARGET, KIND, SETS = (("uri", STRING), ("name", STRING)), ("kind", STRING), ("sets", STRINGS)
-SWEEP_OPTIONS = ("options", record(progress=nullable(TOKEN)))  # the client's progress token
+SWEEP_OPTIONS = ("options", record(progress=nullable(TOKEN)))  # the client's progress token (a job's too)
 
 
 async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> str | None:
@@ -39,8 +39,9 @@ async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> st
     return await refusal_once_told(ls.settings_received, refused)
 
 
-async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> dict:
-    """Run one job to its end and show the outcome; returns it (as JSON) to the client."""
+async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str, options: dict | None = None) -> dict:
+    """Run one job to its end and show the outcome; returns it (as JSON) to the client. `options`:
+    the client's own progress token (`progress`) for the job's phases, as a sweep's."""
     from allo_lsp.jobs.editor import answer, running_answer
     from allo_lsp.jobs.launch import Target
 
@@ -52,7 +53,7 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     if not ls.jobs.claim(uri, (name, kind)):
         return running_answer(name, kind)  # one job per target: its running lens cancels it
     doc, model, text = ls.document(uri), ls.store.model(uri), ls.text(uri)
-    outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source)
+    outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source, (options or {}).get("progress"))
     _finished(ls, uri, (name, kind), outcome, model, text)
     data = answer(outcome, kind)
     if kind == MLIR and (found := await asyncio.to_thread(compiled_by, outcome, model, name)) is not None:
@@ -61,14 +62,14 @@ async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> d
     return data
 
 
-async def _run(ls: AlloLanguageServer, target, model: FileModel, source: str) -> JobResult:
+async def _run(ls: AlloLanguageServer, target, model: FileModel, source: str, given=None) -> JobResult:
     """The job's outcome, whatever happens; its progress shown while it runs."""
     ls.refresh_lenses(target.uri)
     ls.protocol.when_cancelled(lambda: ls.jobs.manager.cancel(target.key))  # `$/cancelRequest` cancels it
     settings = ls.settings
     if settings.allo_build == "auto":
         asyncio.ensure_future(_probe_build(ls, settings.job_config()))
-    token = await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
+    token = given if given is not None else await _begin_progress(ls, f"{target.name}: {target.kind}", target.key)
 
     def progress(phase: str) -> None:
         if token is not None:
@@ -77,7 +78,7 @@ async def _run(ls: AlloLanguageServer, target, model: FileModel, source: str) ->
     try:
         return await ls.jobs.run(target, model, source, settings, progress)
     finally:
-        if token is not None:
+        if token is not None and given is None:
             ls.work_done_progress.end(token, convert.progress_end("done"))
             ls.jobs.progress.pop(token, None)
 
@@ -131,8 +132,8 @@ def _finished(ls: AlloLanguageServer, uri: str, job: tuple[str, str], outcome: J
 
 
 def _job_command(kind: str):
-    async def command(ls: AlloLanguageServer, uri: str, name: str) -> dict:
-        return await start_job(ls, uri, name, kind)
+    async def command(ls: AlloLanguageServer, uri: str, name: str, options: dict | None = None) -> dict:
+        return await start_job(ls, uri, name, kind, options)
 
     command.__name__ = f"start_{kind}"
     return command
@@ -190,7 +191,8 @@ def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded 
 
 def register(server: AlloLanguageServer) -> None:
     """Each command with its arguments, checked before it runs (`jsonrpc/params.py`)."""
-    commands = [(COMMANDS[kind], _job_command(kind), TARGET, None) for kind in (SIMULATE, RUN, MLIR, SYNTHESIZE)]
+    jobs = (SIMULATE, RUN, MLIR, SYNTHESIZE)
+    commands = [(COMMANDS[kind], _job_command(kind), (*TARGET, SWEEP_OPTIONS), (2, 3)) for kind in jobs]
     commands += [(COMMANDS[REPORT], show_report, TARGET, None), (CANCEL, cancel_job, (*TARGET, KIND), (0, 3))]
     commands += [(SWEEP, sweep, (*TARGET, SETS, SWEEP_OPTIONS), (2, 3, 4))]
     for command, handler, names, counts in commands:
