@@ -40,8 +40,7 @@ async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> st
 
 
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str, options: dict | None = None) -> dict:
-    """Run one job to its end and show the outcome; returns it (as JSON) to the client. `options`:
-    the client's own progress token (`progress`) for the job's phases, as a sweep's."""
+    """Run one job, show and return its outcome (JSON); `options`: the client's progress token, if any."""
     from allo_lsp.jobs.editor import answer, running_answer
     from allo_lsp.jobs.launch import Target
 
