@@ -28,10 +28,14 @@ CASES = [
 ]
 for command in ("simulate", "run", "showMlir", "synthesize", "showReport"):
     name = f"alloDataflow.{command}"
+    # A job takes the client's progress token too (issue 26, item 6): (uri, name[, options]).
+    counts, listed = (
+        ("2 arguments", "uri, name") if command == "showReport" else ("2 or 3 arguments", "uri, name, options")
+    )
     CASES += [
-        (name, None, f"{name} takes 2 arguments (uri, name), not 0"),
-        (name, [URI], "takes 2 arguments"),
-        (name, [URI, "top", "more"], "takes 2 arguments"),
+        (name, None, f"{name} takes {counts} ({listed}), not 0"),
+        (name, [URI], f"takes {counts}"),
+        (name, [URI, "top", "more", 4] if command != "showReport" else [URI, "top", "more"], f"takes {counts}"),
         (name, [5, "top"], "argument 1 (uri) must be a string, not 5"),
         (name, [URI, 5], "argument 2 (name) must be a string, not 5"),
         (name, [URI, None], "argument 2 (name) must be a string, not None"),
@@ -43,6 +47,7 @@ CASES += [
     (CANCEL, [URI, "top", 3], "argument 3 (kind) must be a string"),
     (CANCEL, [URI], "takes 0 or 3 arguments"),
     (SWEEP, [URI], "takes 2 or 3 or 4 arguments"),
+    ("alloDataflow.synthesize", [URI, "top", {"progress": True}], "argument 3 (options).progress must be a string"),
     (SWEEP, [URI, 7], "argument 2 (name) must be a string"),
     (SWEEP, [URI, "top", "M=4,8"], "argument 3 (sets) must be a list of strings"),
     (SWEEP, [URI, "top", [4, 8]], "argument 3 (sets) must be a list of strings"),
