@@ -33,28 +33,11 @@ import ast
 import itertools
 
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
+from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
 
 REF = "__ref"
 _META = ("meta_if", "meta_elif", "meta_else", "meta_for")
 _VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on integer/float values
-
-
-class Unsupported(Exception):
-    """A construct the reference executor does not run (never a silently wrong answer)."""
-
-    def __init__(self, what: str, line: int | None, message: str | None = None) -> None:
-        self.line = line
-        where = f" (line {line})" if line else ""
-        super().__init__(message or f"{what}{where} is not supported by the reference executor; use the Allo backend")
-
-
-class BuildError(Exception):
-    """An error Allo reports while building (type inference, the builder): Allo prints the
-    message and exits with status 1, and so does `df.build` here (`shim/allo/dataflow.py`)."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        self.line = line
-        super().__init__(message)
 
 
 _SUSPENDING = {"put": 1, "get": 0}  # method -> argument count: a blocking stream operation
@@ -639,26 +622,6 @@ def _base_name(node: ast.expr) -> str | None:
     while isinstance(node, ast.Subscript):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
-
-
-class _Fill(ast.NodeTransformer):
-    def __init__(self, subs: dict) -> None:
-        self.subs = subs
-
-    def visit_Name(self, node: ast.Name):
-        return self.subs.get(node.id, node)
-
-
-def _template(src: str, **subs):
-    """`src` parsed (an expression, or one statement), its upper-case names replaced by nodes."""
-    tree = ast.parse(src)
-    node = tree.body[0]
-    for sub in ast.walk(node):  # the template's own positions are not the user's: taken from the site
-        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-            if hasattr(sub, attr):
-                delattr(sub, attr)
-    node = _Fill(subs).visit(node)
-    return node.value if isinstance(node, ast.Expr) else node
 
 
 def _ref_call(name: str, *args: ast.expr) -> ast.Call:

@@ -28,7 +28,7 @@ import numpy as np
 from allo_lsp.protocol import typing_rules as rules
 from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
-from allo_lsp.runner.reference.transform import BuildError, Unsupported, _template
+from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16
 
 # Allo's functions that lower to the `math` dialect, which the simulator's pipeline cannot lower.
