@@ -1,6 +1,7 @@
 """The editor's sweep (`alloDataflow.sweep`) and the workspace's storage, through the real server
 over stdio: the stand-in Allo and the stand-in Vitis HLS, the local scheduler."""
 
+import asyncio
 import math
 import os
 import sys
@@ -18,7 +19,7 @@ from hostile_vitis import huge_lut_path
 from lsprotocol import types as lsp
 from paths import STANDIN
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from waiting import file_poll, notification, until
+from waiting import file_poll, until
 
 SWEEP = "alloDataflow.sweep"
 # One directory per test run, made before the servers start (their environment names it): the
@@ -233,13 +234,21 @@ async def test_the_registry_of_cluster_jobs_is_read_from_the_editors_storage(swe
     for directory, region in ((here, "top"), (elsewhere, "elsewhere")):
         entry = Submitted(job_id, region, str(path), str(tmp_path / region), time.time(), uri)
         Registry(directory).add(entry)
-    shown = notification(sweep_client, lsp.WINDOW_SHOW_MESSAGE)
+    # A missing scontrol is the environment's failure: asked with the actions that fix it
+    # (window/showMessageRequest, shown by VS Code as a message with buttons).
+    asked, answered = [], asyncio.Event()
+
+    @sweep_client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: lsp.ShowMessageRequestParams):
+        asked.append(params)
+        answered.set()
+
     await sweep_client.editor.lenses(uri)  # the first lens request re-attaches
     message = await until(
-        lambda: next((m.message for m in sweep_client.messages if "scontrol" in m.message), None),
+        lambda: next((m.message for m in asked if "scontrol" in m.message), None),
         what="the re-attached job's error",
-        wake=shown,
-        seen=lambda: [m.message for m in sweep_client.messages],
+        wake=answered.wait,
+        seen=lambda: [m.message for m in asked],
     )
     assert "scontrol is not on PATH" in message
     # It was this storage's job, on region `top`: its lens shows the outcome, not "⚙ Synthesize".
