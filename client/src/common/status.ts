@@ -74,7 +74,9 @@ export class Status implements Disposable {
 /** The job item's words: those of the running lens ("⏳ running… (click to cancel)"). */
 export function jobsText(labels: readonly string[]): { text: string; tooltip: string } {
     if (labels.length === 1) {
-        return { text: `$(sync~spin) Allo: ${labels[0]} running…`, tooltip: `${labels[0]}: running… (click to cancel)` };
+        // A label with its phase ("top synthesize: top: scheduling") says what runs already.
+        const words = labels[0].includes(": ") ? labels[0] : `${labels[0]} running…`;
+        return { text: `$(sync~spin) Allo: ${words}`, tooltip: `${labels[0]}: running… (click to cancel)` };
     }
     return { text: `$(sync~spin) Allo: ${labels.length} jobs running…`, tooltip: `${labels.join(", ")}: running… (click to cancel them)` };
 }
