@@ -236,18 +236,12 @@ async def test_the_registry_of_cluster_jobs_is_read_from_the_editors_storage(swe
         Registry(directory).add(entry)
     # A missing scontrol is the environment's failure: asked with the actions that fix it
     # (window/showMessageRequest, shown by VS Code as a message with buttons).
-    asked, answered = [], asyncio.Event()
-
-    @sweep_client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
-    def show_message_request(params: lsp.ShowMessageRequestParams):
-        asked.append(params)
-        answered.set()
-
+    asked = sweep_client.asked  # answered by the test client (tests/lsp/editor.py)
     await sweep_client.editor.lenses(uri)  # the first lens request re-attaches
     message = await until(
         lambda: next((m.message for m in asked if "scontrol" in m.message), None),
         what="the re-attached job's error",
-        wake=answered.wait,
+        wake=lambda: asyncio.sleep(0.2),
         seen=lambda: [m.message for m in asked],
     )
     assert "scontrol is not on PATH" in message

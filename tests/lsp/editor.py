@@ -162,6 +162,13 @@ def make_client() -> LanguageClient:
         await asyncio.sleep(client.refresh_delay)  # not a wait for an event: the client's own slowness
         client.refreshes_answered += 1
 
+    client.asked = []  # the window/showMessageRequest the server sent (a job's environment failure)
+
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: lsp.ShowMessageRequestParams):
+        client.asked.append(params)  # shown by VS Code as a message with buttons; none is pressed
+        return None
+
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: lsp.RegistrationParams):
         return None  # editors accept dynamic registrations; pytest-lsp's client has no handler

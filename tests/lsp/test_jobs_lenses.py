@@ -23,12 +23,7 @@ async def test_an_environment_failure_asks_with_actions_and_other_failures_stay_
     """A job that failed for its environment: a message with the actions that fix it (the client
     maps them to commands). Any other failure is a diagnostic on the target: no message that
     would outlive the fix (VS Code cannot close a toast)."""
-    asked = []
-
-    @job_editor.client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
-    def show_message_request(params: lsp.ShowMessageRequestParams):
-        asked.append(params)
-        return None
+    asked = job_editor.client.asked  # answered by the test client (tests/lsp/editor.py)
 
     path = design(tmp_path, "segfault")
     uri = job_editor.open(path.read_text(), path=path)
