@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 from allo_lsp.protocol.kernel_types import SLICE_WARNING, Environment, KernelTypes, Value
-from allo_lsp.protocol.typing_rules import FLOAT32, INT32, Fixed, Int, Ty, UInt
+from allo_lsp.protocol.typing_rules import FLOAT32, INT32, Fixed, Int, UInt
 
 _NAMES = {"int8": Int(8), "int16": Int(16), "int32": INT32, "uint8": UInt(8), "float32": FLOAT32}
 
@@ -146,7 +146,10 @@ def test_a_name_declared_before_a_block_is_known_after_it_whatever_its_type():
     "expression, message",
     [
         ("abs(a[0])", "Unsupported function call abs"),
-        ("u[0] // u[1]", "Allo cannot build `//` on ui8"),  # u // 2 is i8 (div_rule) and builds
+        (
+            "u[0] // u[1]",
+            "Allo cannot build `//` on ui8 (build_general_binop has no such operation)",
+        ),  # u // 2 is i8 (div_rule) and builds
         ("f[0] << 2", "Typing rule is not defined with input types (f32, i32)"),
     ],
 )
@@ -157,9 +160,7 @@ def test_build_errors(expression, message):
             x = {expression}
         """
     )
-    assert [p.message for p in types.problems if p.error] == [
-        message.replace("ui8", "ui8 (build_general_binop has no such operation)") if "//" in message else message
-    ]
+    assert [p.message for p in types.problems if p.error] == [message]
 
 
 def test_a_stream_get_has_the_stream_element_type():
@@ -195,4 +196,3 @@ def test_an_unknown_name_is_left_untyped_not_guessed():
         """
     )
     assert not types.locals and not types.problems
-    assert Ty("int", 32) == INT32
