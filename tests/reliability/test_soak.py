@@ -8,7 +8,8 @@ import soak
 
 OPERATIONS = 1000
 P99_BOUND_MS = 1000.0  # a stall, not a slow machine: 518 ms was seen with both cores busy elsewhere
-RSS_GROWTH_BOUND_KIB = 20 * 1024
+# 24 MiB since each analysis keeps its kernels' Allo types (issue 27): 20.5 MiB seen, flat from operation 600 on.
+RSS_GROWTH_BOUND_KIB = 24 * 1024
 
 
 async def test_a_thousand_random_operations():
