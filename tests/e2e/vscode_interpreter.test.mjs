@@ -25,10 +25,17 @@ function workspaceSetting(name) {
     }
 }
 
-/** Opens the picker from the status bar item and picks the row `label`, once its marks say `marked`. */
+/** Opens the picker from the status bar item and picks the row `label`, once its marks say `marked`
+ * and every interpreter has answered (the rows regroup once then), typing the label first as a user
+ * finds a row in a long list (this machine's pyenv versions too). */
 async function pick(label, marked) {
     await environmentItem().click();
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Allo: Select Interpreter" }).waitFor({ timeout: 10 * SECOND });
+    await waitUntil("every interpreter to answer", async () => {
+        const rows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+        return rows.length > 0 && !rows.some((r) => /asking what it can import/.test(r));
+    }, 60 * SECOND);
+    await page.locator(".quick-input-widget input").fill(label);
     const row = pickerRow(label).first();
     await waitUntil(`the picker's row ${label} marked ${marked}`, async () => marked.test(await textOf(row)), 60 * SECOND);
     await row.click();

@@ -314,19 +314,24 @@ export interface PickerRow {
 const GROUPS: [(can: Capability) => boolean, string][] = [
     [(can) => can === "allo", "Allo"],
     [(can) => can === "reference", "Reference executor only (numpy, no Allo)"],
-    [(can) => can === "probing", "Asking…"],
-    [(can) => !usable(can) && can !== "probing", "Cannot run jobs"],
+    [(can) => !usable(can), "Cannot run jobs"],
 ];
+// Until every interpreter has answered, one group in the order found.
+const ASKING: [(can: Capability) => boolean, string][] = [[() => true, "Asking each what it can import…"]];
 
 /** The picker's rows: "Enter interpreter path…" first (always in view), then the interpreters
- * that run Allo, those that run the reference executor, those still being asked, and last those
- * that cannot run jobs, each with a one-line reason; each group in the order found, the one in
- * use checked, its source in the description. The server's interpreter last. */
+ * that run Allo, those that run the reference executor, and last those that cannot run jobs, each
+ * with a one-line reason; each group in the order found, the one in use checked, its source in the
+ * description. The server's interpreter last. While any is still being asked, the interpreters stay
+ * in the order found and only their marks change: a row must not move as answers come in, since
+ * VS Code reports a click by the row's index in the list it showed, and a list replaced under the
+ * click would choose the row that moved there. */
 export function pickerRows(candidates: readonly Candidate[], probed: ReadonlyMap<string, Probed>, current: string,
     home = os.homedir()): PickerRow[] {
     const rows: PickerRow[] = [{ label: "$(folder-opened) Enter interpreter path…", action: "enter path" }];
     const short = (p: string): string => (p.startsWith(home + path.sep) ? `~${p.slice(home.length)}` : p);
-    for (const [belongs, title] of GROUPS) {
+    const answered = candidates.every((c) => capability(probed.get(c.python)) !== "probing");
+    for (const [belongs, title] of answered ? GROUPS : ASKING) {
         const inGroup = candidates.filter((c) => belongs(capability(probed.get(c.python))));
         if (!inGroup.length) {
             continue;

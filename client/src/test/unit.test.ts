@@ -20,6 +20,7 @@ import {
     outside,
     pickerRows,
     probeInterpreter,
+    PickerRow,
     Probed,
 } from "../common/interpreters";
 import { serverArgs } from "../common/isolation";
@@ -224,17 +225,34 @@ test("the picker's rows: Enter interpreter path first, those that run Allo, then
         ["/c/envs/allo/bin/python", ALLO],
         ["/usr/bin/python3", NEITHER],
     ]);
+    // pyenv 3.12.1 not answered yet: every row where it was found, whatever the others answered,
+    // so no answer moves a row under the user's click (VS Code reports a click by the row's index).
+    const labels = (rs: PickerRow[]) => rs.map((r) => (r.separator ? `-- ${r.label}` : r.label));
+    const asking = [
+        "$(folder-opened) Enter interpreter path…",
+        "-- Asking each what it can import…",
+        "pyenv 2.7.18",
+        "$(check) .venv",
+        "pyenv 3.12.1",
+        "env allo",
+        "/usr/bin/python3",
+        "-- ",
+        "$(server-environment) Use the language server's interpreter",
+    ];
+    assert.deepEqual(labels(pickerRows(candidates, new Map(), "/w/.venv/bin/python", HOME)), asking);
+    assert.deepEqual(labels(pickerRows(candidates, probed, "/w/.venv/bin/python", HOME)), asking);
+    assert.match(pickerRows(candidates, probed, "", HOME)[5].detail!, /Allo 0\.5/, "each answer shows in its row at once");
+    probed.set("/p/versions/3.12.1/bin/python", { error: "timed out" });
     const rows = pickerRows(candidates, probed, "/w/.venv/bin/python", HOME);
-    assert.deepEqual(rows.map((r) => (r.separator ? `-- ${r.label}` : r.label)), [
+    assert.deepEqual(labels(rows), [
         "$(folder-opened) Enter interpreter path…",
         "-- Allo",
         "env allo",
         "-- Reference executor only (numpy, no Allo)",
         "$(check) .venv",
-        "-- Asking…",
-        "pyenv 3.12.1",
         "-- Cannot run jobs",
         "pyenv 2.7.18",
+        "pyenv 3.12.1",
         "/usr/bin/python3",
         "-- ",
         "$(server-environment) Use the language server's interpreter",
