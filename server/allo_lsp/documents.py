@@ -33,8 +33,10 @@ class ClientDocument(TextDocument):
         # pygls reads a document the client never opened from disk, whole, on the event loop: a
         # request on a FIFO or /dev/stdin hung the server, on /dev/zero it grew to 21 GB. Only
         # the client's text counts; a file it has not opened is empty.
+        # pygls 2.1 private `_source`: no upstream issue found (pygls reads an unopened document on purpose).
         return self._source or ""
 
+    # pygls 2.1 private `_apply_incremental_change`, `_position_codec`: no upstream issue found for out-of-range edits.
     def _apply_incremental_change(self, change) -> None:
         codec, r = self._position_codec, change.range
         units_of = None if codec.encoding == lsp.PositionEncodingKind.Utf32 else codec.client_num_units
@@ -58,8 +60,10 @@ class ClientWorkspace(Workspace):
     def adopt(workspace: Workspace) -> None:
         """pygls makes its workspace just before `initialize`: from then on its documents are these."""
         if type(workspace) is Workspace:
+            # No hook chooses pygls' Workspace class: https://github.com/openlawlibrary/pygls/issues/131 (closed, none added).
             workspace.__class__ = ClientWorkspace
 
+    # pygls 2.1 private `_create_text_document`, `_sync_kind`, `_position_codec`: openlawlibrary/pygls#131 as above.
     def _create_text_document(self, doc_uri, source=None, version=None, language_id=None) -> TextDocument:
         return ClientDocument(
             doc_uri,
@@ -73,6 +77,7 @@ class ClientWorkspace(Workspace):
     # pygls keys documents by the unquoted URI: `c%20d.py` (a file named `c d.py`) and
     # `c%2520d.py` (one named `c%20d.py`) or `c d.py`, each a document of its own for the client,
     # were one here. Keyed by the URI as the client wrote it.
+    # pygls 2.1 private `_text_documents`, `_cell_in_notebook`: no upstream issue found for the unquoted keys.
     def get_text_document(self, doc_uri: str) -> TextDocument:
         return self._text_documents.get(doc_uri) or self._create_text_document(doc_uri)
 
@@ -92,6 +97,7 @@ class ClientWorkspace(Workspace):
 
     def update_text_document(self, text_doc: lsp.VersionedTextDocumentIdentifier, change) -> None:
         document = self._text_documents.get(text_doc.uri)
+        # The KeyError of an edit of an unknown document: https://github.com/openlawlibrary/pygls/issues/168 (closed as the user's slip).
         if document is None:  # pygls raised, and showed the user "Error in server" for the client's slip
             log.warning("%s: an edit of a document that is not open: ignored", text_doc.uri)
             return

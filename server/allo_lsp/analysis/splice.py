@@ -25,6 +25,8 @@ from libcst._position import CodePosition, CodeRange
 
 from allo_lsp.analysis.parse import PARSE_FAILURES
 
+# `libcst._position` is libcst 1.9's private module; its classes are public in libcst.metadata: Instagram/LibCST#96.
+
 _Path = list[tuple[cst.CSTNode, str, int | None]]  # (node, field, index in the field's tuple)
 
 

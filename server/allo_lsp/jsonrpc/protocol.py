@@ -89,6 +89,7 @@ def _unfit(protocol: LanguageServerProtocol, data: dict, reason: str) -> None:
     method = data.get("method")
     if method is None:  # the client's answer to one of our requests: settle that request
         log.warning("an answer to request %s that does not fit: %s", _short(data["id"]), reason)
+        # pygls 2.1 private `_handle_response`: no upstream issue found (pygls leaves the request waiting).
         protocol._handle_response(data["id"], error=ResponseError(INVALID_PARAMS, f"the answer does not fit: {reason}"))
     elif "id" in data:
         log.warning("%s request %s with invalid params: %s", method[:_DETAIL], _short(data["id"]), reason)
@@ -111,6 +112,7 @@ def _short(value) -> str:
 def send_error(protocol: LanguageServerProtocol, msg_id, code: int, message: str) -> None:
     # A dict, not lsprotocol's ResponseErrorMessage: that one leaves out an id of None, and
     # JSON-RPC wants `"id": null` when the id could not be read.
+    # pygls 2.1 private `_send_data`: no upstream issue found for answering a message it could not read.
     protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
 
@@ -124,6 +126,8 @@ class Protocol(LanguageServerProtocol):
     # specification). pygls raises SystemExit with it, which its own stdio loop swallows.
     exit_status = 0
 
+    # pygls 2.1 private `_shutdown`, `_workspace`: requests after shutdown, https://github.com/openlawlibrary/pygls/issues/605;
+    # requests before initialize: no upstream issue found.
     def handle_message(self, message) -> None:
         method = getattr(message, "method", None)
         is_request = method is not None and hasattr(message, "id")
@@ -142,12 +146,14 @@ class Protocol(LanguageServerProtocol):
         if not is_request:
             self._forget_finished()
 
+    # pygls 2.1 private `_request_futures`: no upstream issue found (its sibling `_result_types` leak is openlawlibrary/pygls#608).
     def _forget_finished(self) -> None:
         """pygls (2.1, `JsonRPCProtocol`) keeps the future of every notification it handled in
         `_request_futures` forever: drop the finished ones, or a long session leaks one per edit."""
         for msg_id in [k for k, f in self._request_futures.items() if f.done()]:
             self._request_futures.pop(msg_id, None)
 
+    # pygls 2.1 private `_handle_cancel_notification`: https://github.com/openlawlibrary/pygls/issues/517 (the unknown-id warnings).
     def _handle_cancel_notification(self, msg_id) -> None:
         """A cancel of a request already answered is normal (VS Code cancels every hover or
         symbol request the user moved away from, often after its answer): a debug line, where
@@ -157,6 +163,7 @@ class Protocol(LanguageServerProtocol):
             return
         super()._handle_cancel_notification(msg_id)
 
+    # pygls 2.1 private `_request_futures`: no upstream issue found for a started coroutine running on after its cancel.
     def when_cancelled(self, callback) -> None:
         """`callback()` once the client cancels the request being handled (`$/cancelRequest`):
         pygls answers it "cancelled" but lets the handler's coroutine run on (pygls 2.1,
@@ -172,12 +179,15 @@ class Protocol(LanguageServerProtocol):
 
         request.add_done_callback(cancelled)
 
+    # A second `initialize` replacing pygls 2.1's private `_workspace`: no upstream issue found.
     @lsp_method(INITIALIZE)
     def lsp_initialize(self, params):
         if self._workspace is not None:
             raise JsonRpcInvalidRequest("the server is already initialized: a second initialize is refused")
         return (yield from super().lsp_initialize(params))
 
+    # pygls 2.1 private `_send_data`, `_serialize_message`, `_include_headers`, `_server._report_server_error`:
+    # no upstream issue found for NaN written as bare JSON NaN.
     def _send_data(self, data) -> None:
         if not data:
             return

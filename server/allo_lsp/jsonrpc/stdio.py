@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 class CheckedStdioServer(LanguageServer):
     input_error: str | None = None  # why the client's input could not be read (`frames.serve`)
 
+    # pygls 2.1 private `_start_io_async`, `_stop_event`: no upstream issue found for its reader's header handling.
     def _start_io_async(self, stdin=None, stdout=None) -> None:
         self._stop_event = Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
