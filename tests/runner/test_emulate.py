@@ -111,3 +111,89 @@ def test_without_emulation_an_aie_module_is_unsupported_and_vliw_is_refused(tmp_
     vliw = run(path, "test_vliw", "--emulate", "aie")
     assert (vliw["status"], vliw["cause"]) == ("error", "unsupported")
     assert vliw["message"] == "allo.backend.aie.vliw is not part of the reference executor"
+
+
+# Allo's AIE backend (allo/backend/aie/utils.py, `inject_external_kernels`) replaces a
+# `linalg.matmul` whose buffer is cast right away (the `cast_from` linalg.generic of
+# `build_cast_op`) by the external kernel of the (input, cast target) pair, when its
+# `matmul_external_kernel_config_map` has one: int16 x int16 accumulates in int32, int8 x int8 in
+# int16 or int32. Allo's simulator computes the same `linalg.matmul` in the inputs' type.
+MATMUL_DESIGN = """
+import allo
+from allo.ir.types import int8, int16, int32
+import allo.dataflow as df
+from allo.memory import Layout
+import numpy as np
+
+S = Layout.Shard
+R = Layout.Replicate
+M, N, K = 4, 6, 8
+
+
+@df.region()
+def widened(A: int16[M, K], B: int16[K, N], C: int32[M, N]):
+    @df.kernel(mapping=[2, 1], args=[A, B, C])
+    def mm(local_A: int16[M, K] @ [S(0), R], local_B: int16[K, N] @ [R, R],
+           local_C: int32[M, N] @ [S(0), R]):
+        local_C[:, :] = allo.matmul(local_A, local_B)
+
+
+@df.region()
+def declared(A: int8[M, K], B: int8[K, N], C: int16[M, N]):
+    @df.kernel(mapping=[1], args=[A, B, C])
+    def mm(local_A: int8[M, K], local_B: int8[K, N], local_C: int16[M, N]):
+        part: int16[M, N] = allo.matmul(local_A, local_B)
+        local_C[:, :] = part
+
+
+@df.region()
+def narrow(A: int16[M, K], B: int16[K, N], C: int16[M, N]):
+    @df.kernel(mapping=[1], args=[A, B, C])
+    def mm(local_A: int16[M, K], local_B: int16[K, N], local_C: int16[M, N]):
+        local_C[:, :] = allo.matmul(local_A, local_B)
+
+
+def operands(dtype, low):
+    A = (low + np.arange(M * K).reshape(M, K) % 23).astype(dtype)
+    B = (low + np.arange(K * N).reshape(K, N) % 19).astype(dtype)
+    exact = A.astype(np.int64) @ B.astype(np.int64)
+    return A, B, exact
+
+
+def test_widened_aie():
+    A, B, exact = operands(np.int16, 150)
+    assert exact.max() > 32767  # the int16 product overflows
+    C = np.zeros((M, N), np.int32)
+    df.build(widened, target="aie")(A, B, C)
+    np.testing.assert_array_equal(C, exact)
+
+
+def test_widened_simulator():
+    A, B, exact = operands(np.int16, 150)
+    C = np.zeros((M, N), np.int32)
+    df.build(widened, target="simulator")(A, B, C)
+    np.testing.assert_array_equal(C, exact.astype(np.int16))
+
+
+def test_declared_aie():
+    A, B, exact = operands(np.int8, 90)
+    assert exact.max() > 32767
+    C = np.zeros((M, N), np.int16)
+    df.build(declared, target="aie")(A, B, C)
+    np.testing.assert_array_equal(C, exact.astype(np.int16))
+
+
+def test_narrow_aie():
+    A, B, exact = operands(np.int16, 150)
+    C = np.zeros((M, N), np.int16)
+    df.build(narrow, target="aie")(A, B, C)
+    np.testing.assert_array_equal(C, exact.astype(np.int16))
+"""
+
+
+def test_aie_matmul_accumulates_in_the_type_it_is_stored_into(tmp_path):
+    path = tmp_path / "matmul_design.py"
+    path.write_text(textwrap.dedent(MATMUL_DESIGN))
+    for target in ("test_widened_aie", "test_widened_simulator", "test_declared_aie", "test_narrow_aie"):
+        result = run(path, target, "--emulate", "aie")
+        assert result["status"] == "passed", (target, result["message"])

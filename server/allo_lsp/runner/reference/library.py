@@ -7,9 +7,9 @@ import functools
 import itertools
 
 import numpy as np
-from allo_lsp.runner.reference import values
+from allo_lsp.runner.reference import emulate, values
 from allo_lsp.runner.reference.transform import Unsupported
-from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, as_allo_array, sized
+from allo_lsp.runner.reference.types import AlloArray, ArrayType, ScalarType, Stateful, as_allo_array, sized
 
 
 def _relu(x):
@@ -47,9 +47,57 @@ def scatter(buffer, streams, line=None):
         yield from s.wait_put(row, line)
 
 
+# The signed (input, output) widths of the integer pairs in Allo's AIE
+# `matmul_external_kernel_config_map` (allo/backend/aie/utils.py): mlir-aie's mm.cc kernels.
+AIE_MATMUL_WIDTHS = frozenset({(8, 16), (8, 32), (16, 32)})
+
+
+class Product(AlloArray):
+    """`allo.matmul` of two same-typed int8 or int16 arrays under AIE emulation: the value Allo
+    types it (the inputs' type, as `infer.py`'s `visit_library_op`; Allo's simulator computes
+    that `linalg.matmul`), and `exact`, the sum of products in int64, for a store that casts it.
+    A view or an operation of it is a plain value of the inputs' type (`exact` None)."""
+
+    exact = None
+
+    def __array_finalize__(self, obj) -> None:
+        super().__array_finalize__(obj)
+        self.exact = None
+
+
+def _matmul(a, b):
+    product = np.matmul(a, b)
+    kind = getattr(a, "allo_type", None)
+    if (
+        emulate.current() == "aie"
+        and kind is not None
+        and kind == getattr(b, "allo_type", None)
+        and kind.kind == "int"
+        and any(kind.bits == bits for bits, _ in AIE_MATMUL_WIDTHS)
+        and np.ndim(a) == np.ndim(b) == 2
+    ):
+        wide = np.asarray(product).view(Product)
+        wide.allo_type = kind
+        wide.exact = np.matmul(np.asarray(a, np.int64), np.asarray(b, np.int64))
+        return wide
+    return product
+
+
+def cast_into(value, elem: ScalarType):
+    """`value` as a store into `elem` elements casts it. Allo's AIE backend runs a matmul whose
+    result is cast at once (its buffer used by the zero fill, the matmul and the `cast_from`
+    linalg.generic alone: `x: int32[...] = allo.matmul(a, b)`, `c[:, :] = ...`) as the external
+    kernel of (input type, cast target), which accumulates in the target type: int16 x int16
+    into int32 is the exact sum, not the int16 one sign-extended (`inject_external_kernels`)."""
+    exact = getattr(value, "exact", None)
+    if exact is None or elem.kind != "int" or (value.allo_type.bits, elem.bits) not in AIE_MATMUL_WIDTHS:
+        return value
+    return exact
+
+
 # Allo's library calls with a numpy meaning (results take the destination's type when stored).
 LIBRARY = {
-    "matmul": np.matmul,
+    "matmul": _matmul,
     "bmm": np.matmul,
     "add": np.add,
     "sub": np.subtract,
@@ -122,7 +170,7 @@ class Runtime:
         if isinstance(kind, Stateful):
             return self._stateful(index, kind.kind, value)
         if isinstance(kind, ArrayType):
-            data = np.broadcast_to(np.asarray(value), kind.shape)
+            data = np.broadcast_to(np.asarray(cast_into(value, kind.elem)), kind.shape)
             return as_allo_array(kind.elem.cast_array(data).copy(), kind.elem)
         return kind.cast(value) if isinstance(kind, ScalarType) else value
 
@@ -148,7 +196,7 @@ class Runtime:
                 return stored
             kind = kind.kind
         if isinstance(kind, ArrayType):
-            return as_allo_array(kind.elem.cast_array(value), kind.elem)
+            return as_allo_array(kind.elem.cast_array(cast_into(value, kind.elem)), kind.elem)
         return kind.cast(value) if isinstance(kind, ScalarType) else value
 
     def store_for(self, array, value):
@@ -157,7 +205,7 @@ class Runtime:
         if elem is None:
             return value
         if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value):
-            return elem.cast_array(value)
+            return elem.cast_array(cast_into(value, elem))
         return elem.cast(value)
 
     def load(self, container, index, line):

@@ -85,12 +85,13 @@ class SimulatorModule:
         if self.label:
             emulate.record(self.label)
         wide = [_wide_ints(a) for a in arrays]
-        run_region(
-            self.fn,
-            [a if w is None else w for a, w in zip(arrays, wide)],
-            state=self.state,
-            target=self.label or "simulator",
-        )
+        with emulate.running(self.label):
+            run_region(
+                self.fn,
+                [a if w is None else w for a, w in zip(arrays, wide)],
+                state=self.state,
+                target=self.label or "simulator",
+            )
         for array, ints in zip(arrays, wide):
             if ints is not None:
                 _store_wide_ints(array, ints)
