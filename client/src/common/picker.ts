@@ -109,7 +109,7 @@ export class AlloEnvironment implements Disposable {
         // the guess above only stands in until it answers.
         const choice = await this.askBackend?.().catch(() => undefined);
         if (choice && generation === this.generation) {
-            this.item.text = backendText(name, choice);
+            this.item.text = backendText(name, choice, this.item.text);
             this.item.tooltip = environmentTooltip(python, Boolean(configured), probed, backend, backendLine(choice));
             traceInfo(`Allo environment: simulations and tests run on ${choice.backend || "nothing"}: ${choice.reason}`);
         }

@@ -94,11 +94,16 @@ export interface BackendChoice {
 }
 
 /** The environment item's text: `Allo 0.5.1 · env allo`, `reference executor · env allo`. */
-export function backendText(name: string, choice: BackendChoice): string {
+export function backendText(name: string, choice: BackendChoice, guess?: string): string {
     if (choice.backend === "allo") {
         return `$(chip) Allo${choice.allo && choice.allo !== "?" ? ` ${choice.allo}` : ""} · ${name}`;
     }
-    return choice.backend === "reference" ? `$(chip) reference executor · ${name}` : `$(warning) no jobs run · ${name}`;
+    if (choice.backend === "reference") {
+        return `$(chip) reference executor · ${name}`;
+    }
+    // No job runs: a warning the probe already showed ("no Allo, no numpy") says why, so it stays
+    // rather than flipping to a vaguer text once the server answers.
+    return guess?.startsWith("$(warning)") ? guess : `$(warning) no jobs run · ${name}`;
 }
 
 /** The tooltip's line on what runs simulations and tests, and why. */

@@ -317,6 +317,9 @@ test("the status bar shows the backend the server says will run, and why (allo/b
     assert.equal(backendText("env allo", { ...allo, allo: "?" }), "$(chip) Allo · env allo");
     const none = { backend: "", reason: "the workspace is not trusted: no job runs", python: "/e/bin/python", allo: null };
     assert.equal(backendText(".venv", none), "$(warning) no jobs run · .venv");
+    // The probe's warning says why better than the server's "no jobs run", and the text does not flip.
+    assert.equal(backendText(".venv", none, "$(warning) no Allo, no numpy · .venv"), "$(warning) no Allo, no numpy · .venv");
+    assert.equal(backendText(".venv", none, "$(chip) reference executor · .venv"), "$(warning) no jobs run · .venv");
     assert.equal(backendLine(none), "No simulation or test runs: the workspace is not trusted: no job runs.");
 });
 
