@@ -211,6 +211,53 @@ def test_df_pipe_of_blocks_is_not_rewritten():
     assert titles(text, "ADF040") == []
 
 
+_NARROW_PUT = """\
+import allo
+from allo.ir.types import Int, int8, int32, Stream
+import allo.dataflow as df
+
+N = 8
+
+
+@df.region()
+def top(A: int8[N], B: int8[N], C: int32[N]):
+    s: Stream[ELEMENT, 4]
+
+    @df.kernel(mapping=[1], args=[A, B])
+    def producer(a: int8[N], b: int8[N]):
+        for i in range(N):
+            PUT
+
+    @df.kernel(mapping=[1], args=[C])
+    def consumer(c: int32[N]):
+        for i in range(N):
+            c[i] = s.get()
+"""
+
+
+@pytest.mark.parametrize(
+    ("element", "put"),
+    [
+        ("int32", "if i >= 0: s.put(a[i] * b[i])"),  # a one-line `if`: no line of its own to store on
+        ("int32", "p = a[i]; s.put(p * b[i])"),  # the local would read `p` before it is bound
+        ("int32", "[s.put(a[i] * b[j]) for j in range(1)]"),  # inside a comprehension
+        ("Int(32)", "s.put(a[i] * b[i])"),  # an element type built by a call: left to the user
+    ],
+    ids=["one-line-if", "two-statements", "comprehension", "call-element"],
+)
+def test_a_put_with_no_line_of_its_own_gets_no_local(element, put):
+    text = _NARROW_PUT.replace("ELEMENT", element).replace("PUT", put)
+    assert [p.code for p in analyze(text).problems] == ["ADF090"]
+    assert titles(text, "ADF090") == []
+
+
+def test_the_stored_put_keeps_the_line_break_of_its_line():
+    text = _NARROW_PUT.replace("ELEMENT", "int32").replace("PUT", "s.put(a[i] * b[i])").replace("\n", "\r\n")
+    fixed = fix(text, "ADF090")
+    assert "            value: int32 = a[i] * b[i]\r\n            s.put(value)\r\n" in fixed
+    assert not any(p.code == "ADF090" for p in analyze(fixed).problems)
+
+
 # -- robustness -------------------------------------------------------------------------------
 
 

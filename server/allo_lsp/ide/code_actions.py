@@ -16,6 +16,7 @@ from allo_lsp.ide.fixes import (
     build_target,
     decorator,
     kernel_order,
+    put_local,
     removed_syntax,
     rename,
     scalar,
@@ -41,6 +42,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF052": build_target.simulator_target,
     "ADF070": allo_functions.use_allo_function,
     "ADF081": allo_functions.use_allo_function,  # a builtin Allo has its own function for (`abs`)
+    "ADF090": put_local.through_local,
 }
 
 

@@ -23,6 +23,9 @@ Use instead:
             v: int32 = a[i] * b[i]
             s.put(v)
 ```
+The quick fix does that (`value: int32 = ...` before the put, the name free in the kernel) when
+the put is a statement on a line of its own. It is unsafe: the stream then receives another
+number, the sign-extended one.
 """
 
 from allo_lsp.analysis.problems import Severity
@@ -45,5 +48,5 @@ def check(ctx: Context):
                 f"Kernel '{kernel.name}' puts a value of type {put.value} into stream '{put.stream}' of {put.element}: "
                 f"Allo's simulator zero-extends it, so a negative value arrives as a large positive one. "
                 "Store it in a local of the stream's type first.",
-                {"region": region.name, "kernel": kernel.name},
+                {"region": region.name, "kernel": kernel.name, "stream": put.stream},
             )
