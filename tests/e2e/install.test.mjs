@@ -75,6 +75,13 @@ describe("Allo Dataflow's first run in VS Code (code-server)", { timeout: 10 * 6
         const action = page.locator(".monaco-hover a, .workbench-hover a, .monaco-hover .monaco-link, .workbench-hover .monaco-link",
             { hasText: /^Install$/ });
         await action.first().waitFor({ timeout: 15 * SECOND });
+        // On screen, not cut off by a long detail (issue 26, item 18): inside the window and the hover.
+        const box = await action.first().boundingBox();
+        const view = page.viewportSize();
+        console.log(`Install action at x ${box?.x.toFixed(0)}..${(box?.x + box?.width).toFixed(0)} of ${view.width}`);
+        assert.ok(box && box.x >= 0 && box.x + box.width <= view.width && box.y >= 0 && box.y + box.height <= view.height,
+            `the Install action is on screen: ${JSON.stringify(box)} in ${JSON.stringify(view)}`);
+        await shot("not-installed-install-action");
         await page.mouse.move(5, 5);
     });
 

@@ -300,4 +300,27 @@ describe("Allo Dataflow in VS Code (code-server)", { timeout: 10 * 60 * SECOND }
         }, 30 * SECOND);
         console.log(`Synthesis lens after the cancel: ${await codeLens(/Synthesize/).innerText()}`);
     }, 300 * SECOND);
+
+    uiTest("after Restart Server, breadcrumbs and Outline show the design without an edit (issue 26, item 17)", async () => {
+        await openFile("pitfall_arg_order.py");
+        const consumer = find("pitfall_arg_order.py", "def consumer(");
+        await goTo(consumer.line + 1, 9);
+        const crumbs = page.locator(".editor-group-container.active .breadcrumbs-control");
+        await crumbs.locator(".monaco-icon-label", { hasText: /^consumer/ }).first().waitFor({ timeout: 60 * SECOND });
+        await command("Allo: Restart Server");
+        // The new server is asked for the symbols right after the document is opened to it; an empty
+        // answer then would stay until the next edit (the bug). No edit here: only the cursor moves.
+        await page.waitForTimeout(3 * SECOND);
+        const producer = find("pitfall_arg_order.py", "def producer(");
+        await goTo(producer.line + 1, 9);
+        await crumbs.locator(".monaco-icon-label", { hasText: /^producer/ }).first().waitFor({ timeout: 60 * SECOND });
+        const path = (await crumbs.innerText()).replace(/\s+/g, " ");
+        console.log(`Breadcrumbs after Restart Server: ${path}`);
+        assert.match(path, /top.*producer/);
+        await command("View: Show Outline");
+        const outline = page.locator(".outline-pane .monaco-list-row");
+        await outline.filter({ hasText: /^top/ }).first().waitFor({ timeout: 30 * SECOND });
+        await outline.filter({ hasText: /consumer/ }).first().waitFor({ timeout: 30 * SECOND });
+        await shot("outline-after-restart");
+    }, 180 * SECOND);
 });

@@ -399,6 +399,19 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await shotOfPanel("report-view-light", false);
     }, 300 * SECOND);
 
+    uiTest("the Files lens beside Report opens what the synthesis kept: the HLS project, vitis.log, kernel.cpp (issue 26, item 6)", async () => {
+        await page.locator(".tab", { hasText: "producer_consumer.py" }).first().click();
+        await codeLens(/^Files$/).click({ timeout: 30 * SECOND });
+        const rows = page.locator(".quick-input-list .monaco-list-row");
+        await rows.filter({ hasText: "kernel.cpp" }).first().waitFor({ timeout: 30 * SECOND });
+        const labels = (await rows.locator(".label-name").allInnerTexts()).map((l) => l.trim());
+        console.log(`Files lens offers: ${labels.join(" | ")}`);
+        assert.deepEqual(labels, ["HLS project", "vitis.log", "kernel.cpp"]);
+        await shot("synthesis-files");
+        await rows.filter({ hasText: "vitis.log" }).first().click();
+        await page.locator(".tab.active", { hasText: "vitis.log" }).waitFor({ timeout: 30 * SECOND });
+    }, 120 * SECOND);
+
     uiTest("Allo: Sweep Region… (the stand-in Vitis HLS, the local pool): the sweep view's table, front and chart; a kept point opens its report", async () => {
         await command("View: Close All Editors");
         await openFile("producer_consumer.py");

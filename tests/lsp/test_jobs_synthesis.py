@@ -85,6 +85,13 @@ async def test_synthesis_progress_carries_vitis_phases_and_the_hover_links_its_f
     view = await job_editor.click(uri, "Report", "top")
     assert [(f["label"], f["path"]) for f in view["files"]] == [(k, urlsplit(v).path) for k, v in links.items()]
     assert [f["folder"] for f in view["files"]] == [True, False, False]
+    # So does the Files lens beside Report (issue 26, item 6), for editors that show lenses only.
+    titles = [
+        lens.command.title for lens in await job_editor.lenses(uri) if list(lens.command.arguments[1:2]) == ["top"]
+    ]
+    assert "Files" in titles and titles.index("Files") == titles.index("Report") + 1, titles
+    files = await job_editor.click(uri, "Files", "top")
+    assert files["files"] == view["files"]
 
 
 def _links(markdown: str) -> list[tuple[str, str]]:

@@ -26,16 +26,22 @@ CASES = [
     (GRAPH, {"textDocument": {"uri": URI}, "region": DEEP}, "region must be a string"),
     (GRAPH, {"textDocument": DEEP_OBJECT}, "textDocument.uri is missing"),
 ]
-for command in ("simulate", "run", "showMlir", "synthesize", "showReport"):
+for command in ("simulate", "run", "showMlir", "synthesize", "showReport", "showSynthesisFiles"):
     name = f"alloDataflow.{command}"
     # A job takes the client's progress token too (issue 26, item 6): (uri, name[, options]).
     counts, listed = (
-        ("2 arguments", "uri, name") if command == "showReport" else ("2 or 3 arguments", "uri, name, options")
+        ("2 arguments", "uri, name")
+        if command in ("showReport", "showSynthesisFiles")
+        else ("2 or 3 arguments", "uri, name, options")
     )
     CASES += [
         (name, None, f"{name} takes {counts} ({listed}), not 0"),
         (name, [URI], f"takes {counts}"),
-        (name, [URI, "top", "more", 4] if command != "showReport" else [URI, "top", "more"], f"takes {counts}"),
+        (
+            name,
+            [URI, "top", "more", 4] if command not in ("showReport", "showSynthesisFiles") else [URI, "top", "more"],
+            f"takes {counts}",
+        ),
         (name, [5, "top"], "argument 1 (uri) must be a string, not 5"),
         (name, [URI, 5], "argument 2 (name) must be a string, not 5"),
         (name, [URI, None], "argument 2 (name) must be a string, not None"),

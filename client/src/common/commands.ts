@@ -24,7 +24,7 @@ interface JobCommand {
     lenses: string[];
     /** The job's word in the status bar; none for commands that start no job. */
     label?: string;
-    show?: "mlir" | "report";
+    show?: "mlir" | "report" | "files";
 }
 
 const SIMULATE = "alloDataflow.simulate";
@@ -36,6 +36,7 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
     [SYNTHESIZE]: { title: "Synthesize", lenses: [SYNTHESIZE, SIMULATE], label: "synthesize" },
     "alloDataflow.showMlir": { title: "Show MLIR", lenses: ["alloDataflow.showMlir", SIMULATE], label: "mlir", show: "mlir" },
     "alloDataflow.showReport": { title: "Show synthesis report", lenses: ["alloDataflow.showReport", SYNTHESIZE, SIMULATE], show: "report" },
+    "alloDataflow.showSynthesisFiles": { title: "Show synthesis files", lenses: ["alloDataflow.showSynthesisFiles", SYNTHESIZE, SIMULATE], show: "files" },
 };
 
 /** Job command -> the job kind the server names it by (the commands that start a job). */
@@ -216,6 +217,8 @@ export class Jobs {
             await this.views.showMlir(result);
         } else if (job.show === "report") {
             await this.views.showReport(result, `${target.name} synthesis report`);
+        } else if (job.show === "files") {
+            await this.views.showSynthesisFiles(result, `${target.name} synthesis files`);
         }
         return result;
     }

@@ -95,6 +95,25 @@ export class Views implements Disposable {
         }
     }
 
+    /** The answer of `alloDataflow.showSynthesisFiles` (the Files lens): what the last synthesis kept,
+     * picked from a list and opened (the HLS project as a folder in a new window, as the report view does). */
+    async showSynthesisFiles(result: unknown, title: string): Promise<void> {
+        const files = synthesisFiles(result);
+        if (files.length === 0) {
+            void window.showInformationMessage(`Allo: ${title}: no synthesis has kept its files yet.`);
+            return;
+        }
+        const picked = await window.showQuickPick(
+            files.map((f) => ({ label: `$(${f.folder ? "folder" : "file"}) ${f.label}`, description: f.path, file: f })),
+            { title: `Allo: ${title}`, placeHolder: "Open what the last synthesis kept" },
+        );
+        if (picked?.file.folder) {
+            await commands.executeCommand("vscode.openFolder", Uri.file(picked.file.path), { forceNewWindow: true });
+        } else if (picked) {
+            await window.showTextDocument(Uri.file(picked.file.path), { preview: true });
+        }
+    }
+
     /** Shows a sweep's table and chart (report/sweepPanel.ts). */
     showSweep(answer: SweepAnswer, title: string): void {
         this.reportPanels?.showSweep(answer, title);
@@ -104,4 +123,20 @@ export class Views implements Disposable {
         this.reportPanels?.dispose();
         this.registrations.forEach((r) => r.dispose());
     }
+}
+
+export interface SynthesisFile {
+    label: string;
+    path: string;
+    folder: boolean;
+}
+
+/** The files of a `showSynthesisFiles` answer that are well formed (absolute paths), in its order. */
+export function synthesisFiles(result: unknown): SynthesisFile[] {
+    const files = (result as { files?: unknown } | undefined)?.files;
+    if (!Array.isArray(files)) {
+        return [];
+    }
+    return files.filter((f): f is SynthesisFile =>
+        typeof f?.label === "string" && typeof f?.path === "string" && f.path.startsWith("/") && typeof f?.folder === "boolean");
 }

@@ -1,6 +1,7 @@
 """Code lenses and the matching code actions: run what the user points at.
 
-Above each module-level region: Simulate, Synthesize and MLIR (and Report once synthesized);
+Above each module-level region: Simulate, Synthesize and MLIR (and Report and Files once
+synthesized: the report view, and the HLS project, `vitis.log` and `kernel.cpp`);
 above each module-level function that builds a region (a test): Run. After a job, its lens shows
 the outcome ("✓ passed 1.4 s", "⚙ 1,208 cycles · II 1,003 · LUT 52% · 5.3 ns").
 """
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Range
 from allo_lsp.ide.outcomes import cluster_title, lens_title_after
+from allo_lsp.ide.synthesis import synthesis_files
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
+FILES = "files"  # what that synthesis kept (a lens beside Report)
 # A running job's lens cancels it; running the target again while it runs starts nothing.
 CANCEL = "alloDataflow.cancelJob"
 COMMANDS = {
@@ -24,8 +27,16 @@ COMMANDS = {
     MLIR: "alloDataflow.showMlir",
     SYNTHESIZE: "alloDataflow.synthesize",
     REPORT: "alloDataflow.showReport",
+    FILES: "alloDataflow.showSynthesisFiles",
 }
-_LABELS = {SIMULATE: "▶ Simulate", RUN: "▶ Run", MLIR: "MLIR", SYNTHESIZE: "⚙ Synthesize", REPORT: "Report"}
+_LABELS = {
+    SIMULATE: "▶ Simulate",
+    RUN: "▶ Run",
+    MLIR: "MLIR",
+    SYNTHESIZE: "⚙ Synthesize",
+    REPORT: "Report",
+    FILES: "Files",
+}
 _ACTION_TITLES = {
     SIMULATE: "Simulate region '{}'",
     RUN: "Run test '{}'",
@@ -78,6 +89,8 @@ def code_lenses(
             and details_as(outcomes[(name, kind)].details, SynthesisDetails).report
         ):
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
+            if synthesis_files(outcomes[(name, kind)]):
+                lenses.append(Lens(rng, _LABELS[FILES], COMMANDS[FILES], name, FILES))
     return lenses
 
 

@@ -119,8 +119,16 @@ def report_view(name: str, newest: JobResult | None, previous: dict | None) -> d
     markdown = details.report_markdown or ""
     if previous is not None and details.report is not None:
         markdown += change_markdown(previous, details.report)
-    files = [{"label": k, "path": p, "folder": p == details.project} for k, p in synthesis_files(newest)]
-    return {"markdown": markdown, "report": details.report, "previous": previous, "files": files}
+    return {"markdown": markdown, "report": details.report, "previous": previous, "files": file_links(newest)}
+
+
+def file_links(outcome: JobResult | None) -> list[dict]:
+    """`synthesis_files` as the report view and the Files lens give them to the editor: each with
+    whether it is the project's folder (opened as a folder, not a file)."""
+    if outcome is None:
+        return []
+    project = details_as(outcome.details, SynthesisDetails).project
+    return [{"label": k, "path": p, "folder": p == project} for k, p in synthesis_files(outcome)]
 
 
 def change_markdown(old: dict, new: dict) -> str:

@@ -14,9 +14,9 @@ from lsprotocol import types as lsp
 
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.ide import log_lines, outcomes
-from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT
+from allo_lsp.ide.lenses import CANCEL, COMMANDS, FILES, REPORT
 from allo_lsp.ide.mlir_view import compiled_by
-from allo_lsp.ide.synthesis import report_view
+from allo_lsp.ide.synthesis import file_links, report_view
 from allo_lsp.jsonrpc.encoded import Encoded
 from allo_lsp.jsonrpc.params import STRING, STRINGS, TOKEN, arguments, nullable, record
 from allo_lsp.lsp import convert
@@ -143,6 +143,11 @@ def show_report(ls: AlloLanguageServer, uri: str, name: str) -> dict:
     return report_view(name, *ls.jobs.reports_to_compare(uri, name))
 
 
+def show_synthesis_files(ls: AlloLanguageServer, uri: str, name: str) -> dict:
+    """What the last synthesis of a region kept (the Files lens): its HLS project, log and C++."""
+    return {"files": file_links(ls.jobs.reports_to_compare(uri, name)[0])}
+
+
 async def sweep(ls: AlloLanguageServer, uri: str, name: str, *rest) -> dict:
     """A region's sweep (`jobs/sweep_editor.py`): [uri, region] its parameters, [uri, region, sets] its table."""
     from allo_lsp.jobs.sweep_editor import command
@@ -192,7 +197,8 @@ def register(server: AlloLanguageServer) -> None:
     """Each command with its arguments, checked before it runs (`jsonrpc/params.py`)."""
     jobs = (SIMULATE, RUN, MLIR, SYNTHESIZE)
     commands = [(COMMANDS[kind], _job_command(kind), (*TARGET, SWEEP_OPTIONS), (2, 3)) for kind in jobs]
-    commands += [(COMMANDS[REPORT], show_report, TARGET, None), (CANCEL, cancel_job, (*TARGET, KIND), (0, 3))]
+    commands += [(COMMANDS[REPORT], show_report, TARGET, None), (COMMANDS[FILES], show_synthesis_files, TARGET, None)]
+    commands += [(CANCEL, cancel_job, (*TARGET, KIND), (0, 3))]
     commands += [(SWEEP, sweep, (*TARGET, SETS, SWEEP_OPTIONS), (2, 3, 4))]
     for command, handler, names, counts in commands:
         server.command(command)(arguments(command, *names, counts=counts)(handler))

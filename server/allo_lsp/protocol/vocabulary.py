@@ -24,9 +24,10 @@ JOB_COMMANDS = {
     SYNTHESIZE: f"{SECTION}.synthesize",
 }
 SHOW_REPORT = f"{SECTION}.showReport"  # the last synthesis' report (no job)
+SYNTHESIS_FILES = f"{SECTION}.showSynthesisFiles"  # what the last synthesis kept: project, log, C++
 CANCEL_JOB = f"{SECTION}.cancelJob"
 SWEEP = f"{SECTION}.sweep"  # a region's sweep: [uri, region] its parameters, [uri, region, sets] the table
-SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, CANCEL_JOB, SWEEP)
+SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, SYNTHESIS_FILES, CANCEL_JOB, SWEEP)
 # initializationOptions: the editor's storage directory for the workspace (VS Code's storageUri),
 # where the cluster's jobs are kept; without it `$XDG_STATE_HOME/allo-lsp/workspaces/<digest>`.
 WORKSPACE_STORAGE = "workspaceStorage"
