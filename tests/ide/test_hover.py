@@ -1,3 +1,4 @@
+import pytest
 from allo_lsp.analysis import Options, analyze
 from allo_lsp.ide.hover import hover
 from cursor import split_cursor
@@ -173,3 +174,34 @@ def test_unsigned_difference_is_one_bit_wider_and_signed():
 
 def test_loop_variable_is_an_index():
     assert typed_hover("3") == "Allo type `index`"
+
+
+METHODS = """
+from allo.ir.types import int8, int16, float32
+
+@df.region()
+def top(A: int8[4], H: int16[4], F: float32[4]):
+    @df.kernel(mapping=[1], args=[A, H, F])
+    def k(a: int8[4], h: int16[4], f: float32[4]):
+        x = (a[0] + a[1]).rev$1erse()
+        y = h[0].bit$2cast()
+        z = f[0].bit$3cast()
+"""
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [
+        ("1", "Allo type `Int(9)` (Allo prints `i9`)"),  # `.reverse()` keeps its operand's type
+        ("2", "Allo type `float16` (Allo prints `f16`)"),  # an Int(16)'s bits as a float16
+        ("3", "Allo type `UInt(32)` (Allo prints `ui32`)"),  # a float32's bits as a UInt(32)
+    ],
+)
+def test_a_value_methods_call_shows_its_allo_type(marker, expected):
+    src = METHODS
+    for other in "123":
+        if other != marker:
+            src = src.replace(f"${other}", "")
+    text, pos = split_cursor(src.replace(f"${marker}", "$0"))
+    result = hover(analyze(text), pos)
+    assert result is not None and result.markdown == expected

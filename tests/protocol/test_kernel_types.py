@@ -77,6 +77,15 @@ CASES = {
                 moving = w[i:i + 4]  # => ui4
                 n = -w  # => i32
     """,
+    "value methods": """
+        def k(a: int8[8], h: int16[8], f: float32[8]):
+            for i in range(8):
+                r = a[i].reverse()  # => i8
+                s = (a[i] + a[i]).reverse()  # => i9
+                g = h[i].bitcast()  # => f16
+                u = f[i].bitcast()  # => ui32
+                x = a[i][0:4].reverse()  # => ui4
+    """,
     "loop variables and pids": """
         def k(a: int32[8]):
             pi, pj = df.get_pid()
@@ -151,6 +160,10 @@ def test_a_name_declared_before_a_block_is_known_after_it_whatever_its_type():
             "Allo cannot build `//` on ui8 (build_general_binop has no such operation)",
         ),  # u // 2 is i8 (div_rule) and builds
         ("f[0] << 2", "Typing rule is not defined with input types (f32, i32)"),
+        ("0 < a[0] < 10", "Only support one comparator for now"),
+        ("f[0].reverse()", "Can only reverse integers"),
+        ("u[0].bitcast()", "Unsupported bitwidth 8"),
+        ("(a[0] + a[1]).bitcast()", "Unsupported bitwidth 33"),
     ],
 )
 def test_build_errors(expression, message):
@@ -161,6 +174,20 @@ def test_build_errors(expression, message):
         """
     )
     assert [p.message for p in types.problems if p.error] == [message]
+
+
+def test_only_a_meta_constructs_comparison_may_chain():
+    # `ASTResolver.resolve_constant` evaluates a meta construct's arguments in Python.
+    types, _, _ = typed(
+        """
+        def k(a: int32[8]):
+            with allo.meta_if(0 <= P < 4):
+                with allo.meta_for(2 if 0 < P < 4 else 1) as j:
+                    a[0] = 0 < a[1] < 2
+        """,
+        constants={"P": 2},
+    )
+    assert [(p.message, p.node.lineno) for p in types.problems] == [("Only support one comparator for now", 5)]
 
 
 def test_a_stream_get_has_the_stream_element_type():

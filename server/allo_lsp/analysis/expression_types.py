@@ -25,7 +25,15 @@ from allo_lsp.analysis.model import (
     TypingProblem,
 )
 from allo_lsp.analysis.types import AlloType, DType
-from allo_lsp.protocol.kernel_types import _BINOPS, SLICE_WARNING, Environment, KernelTypes, Value, _is_pid_call
+from allo_lsp.protocol.kernel_types import (
+    _BINOPS,
+    CHAINED_COMPARISON,
+    SLICE_WARNING,
+    Environment,
+    KernelTypes,
+    Value,
+    _is_pid_call,
+)
 from allo_lsp.protocol.typing_rules import BOOL, INDEX, Ty
 
 _UNARY = {ast.Invert: "~", ast.USub: "-", ast.UAdd: "+"}
@@ -159,6 +167,9 @@ _KINDS = (
     ("Allo cannot build", "operator"),
     ("Can only access bit", "bits"),
     ("upper bound must be", "bits"),
+    ("Can only reverse", "bits"),
+    ("Unsupported bitwidth", "bits"),
+    (CHAINED_COMPARISON, "comparison"),
     (SLICE_WARNING, "slice"),
 )
 

@@ -17,6 +17,11 @@ Allo's rules that surprise, each mirrored where it is applied:
 - a bit get `x[i]` is `UInt(1)`; a bit slice `x[lo:hi]` is `UInt(hi - lo)` when the difference is
   a number symbolically, every name a symbol (`visit_symbol`), else `UInt(32)` with Allo's
   warning `Cannot infer the bitwidth of the slice` (`x[0:N]` with a module-level `N` is that case);
+- a chained comparison `a < b < c` does not build (`visit_Compare` asserts one comparator), except
+  in a meta construct's condition, which Allo evaluates in Python;
+- `x.reverse()` is `x`'s type (integers only: `Can only reverse integers`); `x.bitcast()` of an
+  Int/UInt of 16, 32 or 64 bits is float16/32/64 (another width: `Unsupported bitwidth N`), of
+  any other type `UInt` of its width;
 - `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule; another builtin
   (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
   scalars (`allo.exp(x)`) has its first argument's type.
@@ -30,7 +35,9 @@ from dataclasses import dataclass, field
 
 from allo_lsp.protocol.typing_rules import (
     BOOL,
+    FLOAT16,
     FLOAT32,
+    FLOAT64,
     INDEX,
     INT32,
     Ty,
@@ -57,6 +64,7 @@ _BINOPS = {
     ast.BitAnd: "&",
 }
 SLICE_WARNING = "Cannot infer the bitwidth of the slice, use UInt(32) as default"
+CHAINED_COMPARISON = "Only support one comparator for now"  # `visit_Compare`'s assertion
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,7 @@ class KernelTypes:
         self._scopes: list[dict[str, Value]] = [dict(env.params)]
         self._closed: set[str] = set()  # names whose block has ended
         self._declared: set[str] = set()  # names annotated with a type not read here: never blamed
+        self._compile_time = False  # inside arguments Allo evaluates in Python (a meta construct's)
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -153,7 +162,10 @@ class KernelTypes:
             self._block(node.orelse, scoped=True)
         elif isinstance(node, ast.With):
             for item in node.items:
+                # A meta construct's arguments are Python's (`ASTResolver.resolve_constant`).
+                outer, self._compile_time = self._compile_time, _is_meta_call(item.context_expr, self.env)
                 self._expr(item.context_expr)
+                self._compile_time = outer
             self._scopes.append({})
             for item in node.items:  # `with allo.meta_for(n) as i:` binds an index
                 if isinstance(item.optional_vars, ast.Name):
@@ -210,7 +222,11 @@ class KernelTypes:
         if isinstance(node, ast.Compare):
             left = self._expr(node.left)
             rights = [self._expr(c) for c in node.comparators]
-            if left is None or rights[0] is None or len(rights) != 1:
+            if len(rights) != 1:
+                if not self._compile_time:  # `a < b < c`: Python's, where Allo evaluates it
+                    self.problems.append(Problem(node, CHAINED_COMPARISON, True))
+                return None
+            if left is None or rights[0] is None:
                 return None
             return self._typed(node, lambda: Value(result_type("cmp", left.ty, rights[0].ty)))
         if isinstance(node, ast.BoolOp):
@@ -310,7 +326,9 @@ class KernelTypes:
                 if args and all(a is not None and not a.shape for a in args):
                     return args[0]  # an element-wise library call: its first argument's type
                 return None
-            self._expr(owner)
+            value = self._expr(owner)
+            if func.attr in _VALUE_METHODS and value is not None and not value.shape and not node.args:
+                return self._value_method(node, func.attr, value.ty)
             return None
         if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
             if func.id in ("float", "int"):
@@ -320,6 +338,38 @@ class KernelTypes:
             if func.id in _BUILTINS:
                 self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
         return None
+
+    def _value_method(self, node: ast.Call, name: str, ty: Ty) -> Value | None:
+        """`x.reverse()`: the bits of an integer reversed over its width, of its type;
+        `x.bitcast()`: an integer's bits as the float of its width, a float's (any other
+        type's) as `UInt` of its width (`visit_Attribute`, `visit_Call`)."""
+        if name == "reverse":
+            if ty.kind in ("int", "uint"):
+                return Value(ty)
+            self.problems.append(Problem(node, "Can only reverse integers", True))
+            return None
+        if ty.kind not in ("int", "uint"):
+            return Value(UInt(ty.bits))
+        if ty.bits in _FLOAT_OF_WIDTH:
+            return Value(_FLOAT_OF_WIDTH[ty.bits])
+        self.problems.append(Problem(node, f"Unsupported bitwidth {ty.bits}", True))
+        return None
+
+
+_VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on a scalar value
+_FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UInt: IEEE float16 (never bfloat16)
+
+# The MLIR verifiers' messages (`AffineStoreOp::verify`, `memref.store`'s type constraint).
+VERIFIER = {
+    "affine.store": "'affine.store' op value to store must have the same type as memref element type",
+    "memref.store": "'memref.store' op failed to verify that type of 'value' matches element type of 'memref'",
+}
+_INTEGERS = ("int", "uint")  # MLIR's IntegerType (signless); `index` is not one
+
+
+def _mlir(ty: Ty) -> str:
+    """The MLIR type Allo builds for `ty` (`AlloType.build`): Int and UInt are both signless."""
+    return f"i{ty.bits}" if ty.kind in _INTEGERS else str(ty)
 
 
 # Python's builtins Allo's `visit_Call` has no case for (a kernel that calls one does not build).
@@ -334,6 +384,17 @@ def _is_pid_call(node: ast.expr, env: Environment) -> bool:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "get_pid"
+        and isinstance(node.func.value, ast.Name)
+        and env.is_allo(node.func.value.id)
+    )
+
+
+def _is_meta_call(node: ast.expr, env: Environment) -> bool:
+    """`allo.meta_if(c)`, `allo.meta_elif(c)`, `allo.meta_for(n)`: arguments Allo evaluates in Python."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("meta_if", "meta_elif", "meta_for")
         and isinstance(node.func.value, ast.Name)
         and env.is_allo(node.func.value.id)
     )

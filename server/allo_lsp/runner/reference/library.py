@@ -275,6 +275,9 @@ class Runtime:
     def method(self, name: str, value, line):
         return values.method(name, value, line)
 
+    def typed_method(self, name: str, value, kind: str, bits: int, line):
+        return values.typed_method(name, value, kind, bits, line)
+
     def allo(self, name: str, line: int):
         if name == "get_pid":
             return self._pid

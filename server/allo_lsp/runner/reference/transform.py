@@ -540,8 +540,17 @@ class KernelTransformer(ast.NodeTransformer):
         res = self._ty(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _VALUE_METHODS and not node.args and not node.keywords:
-            # `(A[i]).reverse()`, `x.bitcast()`: Allo's methods on values (lists keep theirs).
-            call = _ref_call("method", ast.Constant(func.attr), self.visit(func.value), ast.Constant(node.lineno))
+            # `(A[i]).reverse()`, `x.bitcast()`: Allo's methods on values (lists keep theirs), in
+            # the operand's Allo type where it is typed (its width is the type's, whatever the
+            # value carries), else in the width the value carries.
+            src = self._ty(func.value)
+            value = self.visit(func.value)
+            if src is not None and res is not None:
+                kind = ast.Constant(src.kind)
+                bits, line = ast.Constant(src.bits), ast.Constant(node.lineno)
+                call = _ref_call("typed_method", ast.Constant(func.attr), value, kind, bits, line)
+            else:
+                call = _ref_call("method", ast.Constant(func.attr), value, ast.Constant(node.lineno))
             return ast.copy_location(call, node)
         node = self.generic_visit(node)
         func = node.func

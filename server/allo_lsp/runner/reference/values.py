@@ -6,8 +6,11 @@
   line (Python's negative indices would silently wrap: never used).
 - An integer value is bit-accessed: `x[i]` is bit i, `x[lo:hi]` bits lo..hi-1 (`a[28:32]` of
   0xABCD0123 is 0xA); both can be assigned, which gives a new value that the caller stores back.
-- `x.reverse()` reverses the bits of an integer of its width; `x.bitcast()` reinterprets the bits
-  of an integer as the float of the same width, and of a float as an integer.
+- `x.reverse()` reverses the bits of an integer over its width (`BitReverseOp`), the result of
+  its type (an `Int` reads signed); `x.bitcast()` reinterprets the bits of an integer as the float
+  of the same width, and of a float as a `UInt`. The width is the operand's Allo type where the
+  typing knows it (`typed_method`: `(a + b).reverse()` of two int8 reverses 9 bits), else the
+  width the value carries (`method`).
 """
 
 from __future__ import annotations
@@ -108,6 +111,25 @@ def _bounds(index: slice, line) -> tuple[int, int]:
     if not 0 <= lo < hi:
         raise Unsupported(f"the bit slice [{lo}:{hi}]", line)
     return lo, hi
+
+
+def typed_method(name: str, value, kind: str, bits: int, line):
+    """`.reverse()` / `.bitcast()` of `value`, of Allo type `kind` of `bits` bits; the typing
+    (`protocol/kernel_types.py`) has refused the rest: `reverse` of a non-integer, `bitcast` of an
+    integer of no float's width."""
+    if kind in ("int", "uint"):
+        raw = int(value) & ((1 << bits) - 1)
+        if name == "bitcast":
+            return np.array(raw, dtype=_UINT_OF_WIDTH[bits]).view(_FLOAT_OF_WIDTH[bits])[()]
+        reversed_bits = int(format(raw, f"0{bits}b")[::-1], 2)
+        if kind == "int" and bits > 1 and reversed_bits >> (bits - 1):
+            reversed_bits -= 1 << bits  # the reversed pattern read as the signed type it has
+        return sized(bits)(reversed_bits)
+    if kind == "float" and bits in _FLOAT_OF_WIDTH:
+        return sized(bits)(int(np.array(value, dtype=_FLOAT_OF_WIDTH[bits]).view(_UINT_OF_WIDTH[bits])[()]))
+    if kind == "bfloat":  # bfloat16 is the upper half of a float32 (held exactly: rounded when stored)
+        return sized(16)(int(np.array(value, dtype=np.float32).view(np.uint32)[()]) >> 16)
+    raise Unsupported(f".{name}() of a {kind} value", line)
 
 
 def method(name: str, value, line):
