@@ -48,3 +48,23 @@ def test_the_setting_and_the_workspace_trust_decide_first(monkeypatch):
     assert (untrusted.backend, untrusted.reason) == ("", "the workspace is not trusted: no job runs")
     gone = choice(monkeypatch, llvm=fake_llvm_build_dir(), python="/nonexistent/python")
     assert gone.backend == "" and "does not exist" in gone.reason
+
+
+def test_where_neither_allo_nor_numpy_imports_nothing_runs_not_the_reference_executor(monkeypatch, tmp_path):
+    """The reference executor runs in the job's interpreter, on numpy: a bare venv runs nothing, and
+    the answer says so (the status bar said "reference executor" there, and every job failed)."""
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    bare = str(tmp_path / "bare" / "bin" / "python")
+    monkeypatch.setenv("PYTHONPATH", "")
+    for llvm, why in ((fake_llvm_build_dir(), f"Allo does not import in {bare}"), ("", "LLVM_BUILD_DIR is not set")):
+        found = choice(monkeypatch, llvm, python=bare)
+        assert (found.backend, found.reason) == (
+            "",
+            f"{why}, and numpy does not import there either: no simulation or test can run",
+        )
+    forced = choice(monkeypatch, backend="reference", python=bare)
+    assert forced.backend == "" and forced.reason.startswith("alloDataflow.backend is reference, and numpy")
+    # Where numpy imports (this interpreter), the reference executor runs.
+    assert choice(monkeypatch, fake_llvm_build_dir()).backend == "reference"

@@ -62,9 +62,10 @@ class BuildProbe:
 
 BACKEND_REQUEST = "allo/backend"  # the client asks; the answer is a `BackendChoice`'s fields
 _ASK_S = 15.0  # an interpreter that has not said within this long is "could not be asked"
-# Whether `allo` is importable where a job runs: the path the runner gets (isolation.BOOTSTRAP:
-# the absolute PYTHONPATH entries, a plain interpreter's user site), `find_spec` alone (it
-# imports nothing of Allo's), and the version its metadata gives.
+# Whether `allo` and numpy are importable where a job runs (the reference executor runs there
+# too, on numpy): the path the runner gets (isolation.BOOTSTRAP: the absolute PYTHONPATH entries,
+# a plain interpreter's user site), `find_spec` alone (it imports nothing), and Allo's version
+# as its metadata gives it.
 _FIND_ALLO = """\
 import importlib.util, json, os, sys
 sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p)]
@@ -79,7 +80,7 @@ if importlib.util.find_spec("allo") is not None:
         version = importlib.metadata.version("allo")
     except Exception:
         version = "?"
-print(json.dumps({"allo": version}))
+print(json.dumps({"allo": version, "numpy": importlib.util.find_spec("numpy") is not None}))
 """
 
 
@@ -95,34 +96,46 @@ class BackendChoice:
 
 async def backend_choice(config: JobConfig, backend: str, trusted: bool) -> BackendChoice:
     """What `launch.prepare` and the runner's `choose_backend` will pick for a simulation with
-    `config` and the `alloDataflow.backend` setting `backend`, asking the job interpreter
-    whether Allo imports (only in a trusted workspace: nothing runs in another)."""
+    `config` and the `alloDataflow.backend` setting `backend`, asking the job interpreter what it
+    imports (only in a trusted workspace: nothing runs in another)."""
     from allo_lsp.jobs.environment import SetupError, check_llvm_build_dir, interpreter_named, resolve_python
 
     python = interpreter_named(config.python)
     if not trusted:
         return BackendChoice("", "the workspace is not trusted: no job runs", python)
-    if backend == "reference":
-        return BackendChoice("reference", f"{SECTION}.backend is reference", python)
     try:
-        llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", ""))
+        llvm, no_llvm = check_llvm_build_dir(config.llvm_build_dir or os.environ.get("LLVM_BUILD_DIR", "")), None
     except SetupError as exc:
-        if backend == "allo":
-            return BackendChoice("allo", f"{SECTION}.backend is allo, but jobs will fail: {exc}", python)
-        return BackendChoice("reference", _first_clause(str(exc)), python)
+        llvm, no_llvm = None, exc
     try:
         python = resolve_python(config.python)
     except SetupError as exc:
         return BackendChoice("", str(exc), python)
-    version, why = await _allo_version(python, config, llvm)
+    found, why = await _imports(python, config, llvm)
     if why:
-        return BackendChoice("", f"{python} could not be asked whether Allo imports ({why})", python)
+        return BackendChoice("", f"{python} could not be asked what it imports ({why})", python)
+    version = found["allo"]
+    if backend == "reference":
+        return _reference(f"{SECTION}.backend is reference", found, python)
+    if no_llvm is not None:
+        if backend == "allo":
+            return BackendChoice("allo", f"{SECTION}.backend is allo, but jobs will fail: {no_llvm}", python, version)
+        return _reference(_first_clause(str(no_llvm)), found, python)
     if backend == "allo":
         return BackendChoice("allo", f"{SECTION}.backend is allo", python, version)
     if version is None:
-        return BackendChoice("reference", f"Allo does not import in {python}", python)
+        return _reference(f"Allo does not import in {python}", found, python)
     named = "Allo" if version == "?" else f"Allo {version}"  # "?": its metadata does not say
     return BackendChoice("allo", f"{named} with the LLVM build at {llvm}", python, version)
+
+
+def _reference(why: str, found: dict, python: str) -> BackendChoice:
+    """The reference executor, for `why`, if numpy imports where it would run; else nothing runs."""
+    if not found["numpy"]:
+        return BackendChoice(
+            "", f"{why}, and numpy does not import there either: no simulation or test can run", python
+        )
+    return BackendChoice("reference", why, python)
 
 
 def _first_clause(message: str) -> str:
@@ -130,8 +143,9 @@ def _first_clause(message: str) -> str:
     return message.split(": ", 1)[0].split(". ", 1)[0].rstrip(".")
 
 
-async def _allo_version(python: str, config: JobConfig, llvm: str) -> tuple[str | None, str]:
-    """(the Allo version `python` imports, or None; why it could not be asked, or "")."""
+async def _imports(python: str, config: JobConfig, llvm: str | None) -> tuple[dict, str]:
+    """({"allo": the Allo version `python` imports or None, "numpy": whether it imports numpy};
+    why it could not be asked, or "")."""
     from allo_lsp.jobs.environment import job_environment
 
     try:
@@ -149,18 +163,18 @@ async def _allo_version(python: str, config: JobConfig, llvm: str) -> tuple[str 
             start_new_session=True,  # its own process group: killed whole if it does not answer
         )
     except OSError as exc:
-        return None, str(exc)
+        return {}, str(exc)
     try:
         out, _ = await asyncio.wait_for(process.communicate(), _ASK_S)
     except asyncio.TimeoutError:
-        return None, f"no answer within {_ASK_S:g} s"
+        return {}, f"no answer within {_ASK_S:g} s"
     finally:
         if process.returncode is None:  # timed out, or the request was cancelled
             os.killpg(process.pid, signal.SIGKILL)
             await process.wait()
     try:
         answer = json.loads(out.decode(errors="replace").strip().splitlines()[-1])
-        version = answer["allo"]
+        version, numpy = answer["allo"], answer["numpy"]
     except (ValueError, IndexError, KeyError, TypeError):
-        return None, f"exit status {process.returncode}"
-    return (str(version) if version is not None else None), ""
+        return {}, f"exit status {process.returncode}"
+    return {"allo": str(version) if version is not None else None, "numpy": numpy is True}, ""
