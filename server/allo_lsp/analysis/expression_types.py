@@ -24,6 +24,7 @@ from allo_lsp.analysis.model import (
     TypedPut,
     TypingProblem,
 )
+from allo_lsp.analysis.non_negative import NonNegative
 from allo_lsp.analysis.types import AlloType, DType
 from allo_lsp.protocol.kernel_types import (
     _BINOPS,
@@ -146,8 +147,9 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
     out.problems += _runtime_indices(indexed, runtime | set(kt.env.params), source)
     # A stream array's index is Python's: Allo evaluates it when it builds (`get_stream_name`).
     in_index = {id(n) for subscript in indexed for n in ast.walk(subscript.slice)}
+    non_negative = NonNegative(fn, kt.env)
     for node in operators:
-        operation = _operation(node, kt, source) if id(node) not in in_index else None
+        operation = _operation(node, kt, source, non_negative) if id(node) not in in_index else None
         if operation is not None:
             out.operations.append(operation)
     for name, value in kt.locals.values():
@@ -212,21 +214,26 @@ def _literal(node: ast.AST) -> int | None:
 
 
 _OPERATORS = (ast.BinOp, ast.AugAssign, ast.UnaryOp)
+_DIVISIONS = ("/", "//", "%")
 
 
-def _operation(node: ast.AST, kt: KernelTypes, source: _Source) -> Operation | None:
+def _operation(node: ast.AST, kt: KernelTypes, source: _Source, non_negative: NonNegative) -> Operation | None:
     if isinstance(node, (ast.BinOp, ast.AugAssign)):
         left = node.left if isinstance(node, ast.BinOp) else node.target
+        right = node.right if isinstance(node, ast.BinOp) else node.value
         op = _BINOPS.get(type(node.op))
         if op is None:
             return None
+        signs = op in _DIVISIONS  # C's and Python's numbers differ there for negative operands only
         return Operation(
             source.range(node),
             op,
             _ty(kt, left),
-            _ty(kt, node.right if isinstance(node, ast.BinOp) else node.value),
+            _ty(kt, right),
             _literal(left),
-            _literal(node.right if isinstance(node, ast.BinOp) else node.value),
+            _literal(right),
+            signs and non_negative(left),
+            signs and non_negative(right),
         )
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return Operation(source.range(node), _UNARY[type(node.op)], _ty(kt, node.operand), None, _literal(node.operand))

@@ -164,8 +164,10 @@ class TypingProblem:
 
 @dataclass(frozen=True, slots=True)
 class Operation:
-    """An operator of the body with its operands' types (`right` None for `~x`, `-x`) and the
-    value of an int literal operand (None where the operand is not one)."""
+    """An operator of the body with its operands' types (`right` None for `~x`, `-x`), the
+    value of an int literal operand (None where the operand is not one), and, for a division
+    (`/`, `//`, `%`), whether each operand is known never to be negative (False for the other
+    operators, where no rule asks: `analysis/non_negative.py`)."""
 
     range: Range
     op: str  # "+", "//", "<<", "~", ...
@@ -173,6 +175,8 @@ class Operation:
     right: Ty | None
     left_literal: int | None = None
     right_literal: int | None = None
+    left_non_negative: bool = False
+    right_non_negative: bool = False
 
 
 @dataclass(frozen=True, slots=True)
