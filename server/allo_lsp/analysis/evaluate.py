@@ -3,12 +3,12 @@
 Allo reads a region's source and resolves `M`, `Ty`, `P0 = M + 2` from module globals, from the
 enclosing function's assignments and from closures. `Scope` records those bindings by line;
 `Evaluator` folds an expression to an int, a type, a tuple, or `UNKNOWN` (never raises, never runs
-user code: only literals, arithmetic and Allo's type constructors are understood).
+user code: only literals, Allo's type constructors and the operations of
+`protocol/constant_fold.py` are understood, with its rules and bounds, the graph's).
 """
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,18 +22,8 @@ from allo_lsp.analysis.types import (
     dtype_from_constructor,
     dtype_from_name,
 )
-
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Any = _Unknown()
-
-# Guards so that folding `2 ** 10 ** 10` in a half-typed file cannot hang the server.
-_MAX_INT = 1 << 64
-_MAX_STRING = 512
+from allo_lsp.protocol import constant_fold
+from allo_lsp.protocol.constant_fold import MAX_ITEMS, UNKNOWN, checked, sequence
 
 
 @dataclass(frozen=True)
@@ -195,7 +185,7 @@ class Evaluator:
 
     def _eval(self, node: cst.BaseExpression, scope: Scope, line: int) -> Any:
         if isinstance(node, cst.Integer):
-            return int(node.value.replace("_", ""), 0)
+            return checked(int(node.value.replace("_", ""), 0))
         if isinstance(node, cst.Float):
             return float(node.value.replace("_", ""))
         if isinstance(node, cst.SimpleString):
@@ -207,12 +197,15 @@ class Evaluator:
             if node.value == "None":
                 return None
             return self.lookup(node.value, scope, line)
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
             if any(not isinstance(e, cst.Element) for e in node.elements):
                 return UNKNOWN
-            return tuple(self._eval(e.value, scope, line) for e in node.elements)
+            items = [self._eval(e.value, scope, line) for e in node.elements]
+            if isinstance(node, cst.Set):  # only of known values, as `{0, M + 1}` in a condition
+                return UNKNOWN if any(i is UNKNOWN for i in items) else sequence(items, frozenset)
+            return sequence(items)
         if isinstance(node, cst.UnaryOperation):
-            return _unary(node.operator, self._eval(node.expression, scope, line))
+            return constant_fold.unary(_UNARY.get(type(node.operator), ""), self._eval(node.expression, scope, line))
         if isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, cst.MatrixMultiply):
                 left = self._eval(node.left, scope, line)
@@ -221,7 +214,15 @@ class Evaluator:
                 return UNKNOWN
             left = self._eval(node.left, scope, line)
             right = self._eval(node.right, scope, line)
-            return _binary(node.operator, left, right)
+            return constant_fold.binary(_BINARY.get(type(node.operator), ""), left, right)
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node, scope, line)
+        if isinstance(node, cst.BooleanOperation):
+            values = [self._eval(node.left, scope, line), self._eval(node.right, scope, line)]
+            return constant_fold.both(values, "or" if isinstance(node.operator, cst.Or) else "and")
+        if isinstance(node, cst.IfExp):
+            test = constant_fold.truth(self._eval(node.test, scope, line))
+            return UNKNOWN if test is UNKNOWN else self._eval(node.body if test else node.orelse, scope, line)
         if isinstance(node, cst.Attribute):
             return self._attribute(node, scope, line)
         if isinstance(node, cst.Call):
@@ -229,6 +230,17 @@ class Evaluator:
         if isinstance(node, cst.Subscript):
             return self._subscript(node, scope, line)
         return UNKNOWN
+
+    def _comparison(self, node: cst.Comparison, scope: Scope, line: int) -> Any:
+        """`a < b <= c`: False at the first link that fails, UNKNOWN at one that does not fold."""
+        left = self._eval(node.left, scope, line)
+        for target in node.comparisons:
+            right = self._eval(target.comparator, scope, line)
+            result = constant_fold.compare(_COMPARE.get(type(target.operator), ""), left, right)
+            if result is not True:
+                return result
+            left = right
+        return True
 
     def _attribute(self, node: cst.Attribute, scope: Scope, line: int) -> Any:
         # `allo.ir.types.int32`, `types.Int`: only the final name matters for Allo's types.
@@ -252,9 +264,13 @@ class Evaluator:
             if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
                 return dtype_from_constructor(func.qualname, args) or UNKNOWN
             return UNKNOWN
-        builtin = node.func.value if isinstance(node.func, cst.Name) else None
-        if builtin in _BUILTINS and func is UNKNOWN and args and all(_number(a) for a in args):
-            return _BUILTINS[builtin](*args)
+        builtin = node.func.value if isinstance(node.func, cst.Name) else ""
+        if (
+            func is UNKNOWN
+            and constant_fold.is_builtin(builtin)
+            and all(a.star == "" and a.keyword is None for a in node.args)
+        ):
+            return constant_fold.builtin(builtin, args)
         return UNKNOWN
 
     def _subscript(self, node: cst.Subscript, scope: Scope, line: int) -> Any:
@@ -300,7 +316,7 @@ class Evaluator:
 
 def string_value(node: cst.SimpleString) -> str | None:
     """The value of a short string literal; None for bytes, long or undecodable literals."""
-    if len(node.value) > _MAX_STRING:
+    if len(node.value) > MAX_ITEMS:
         return None
     try:
         value = node.evaluated_value
@@ -334,62 +350,34 @@ def _dim(value: Any) -> int | str | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _index(value: Any, i: int) -> Any:
     if isinstance(value, tuple) and 0 <= i < len(value):
         return value[i]
     return UNKNOWN
 
 
-def _checked(value: Any) -> Any:
-    if isinstance(value, int) and abs(value) > _MAX_INT:
-        return UNKNOWN
-    return value
-
-
 _BINARY = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.Divide: operator.truediv,
-    cst.Modulo: operator.mod,
-    cst.BitAnd: operator.and_,
-    cst.BitOr: operator.or_,
-    cst.BitXor: operator.xor,
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.LeftShift: "<<",
+    cst.RightShift: ">>",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
 }
-
-
-def _binary(op: cst.BaseBinaryOp, left: Any, right: Any) -> Any:
-    if not (_number(left) and _number(right)):
-        return UNKNOWN
-    if isinstance(op, cst.Power):
-        if abs(right) > 64 or abs(left) > _MAX_INT:
-            return UNKNOWN
-        return _checked(left**right)
-    if isinstance(op, (cst.LeftShift, cst.RightShift)):
-        if not (isinstance(left, int) and isinstance(right, int)) or not 0 <= right <= 64:
-            return UNKNOWN
-        return _checked(left << right if isinstance(op, cst.LeftShift) else left >> right)
-    fn = _BINARY.get(type(op))
-    return UNKNOWN if fn is None else _checked(fn(left, right))
-
-
-def _unary(op: cst.BaseUnaryOp, value: Any) -> Any:
-    if isinstance(op, cst.Not):
-        return UNKNOWN if value is UNKNOWN else not value
-    if not _number(value):
-        return UNKNOWN
-    if isinstance(op, cst.Minus):
-        return -value
-    if isinstance(op, cst.Plus):
-        return value
-    if isinstance(op, cst.BitInvert) and isinstance(value, int):
-        return ~value
-    return UNKNOWN
-
-
-_BUILTINS = {"int": int, "min": min, "max": max, "abs": abs}
+_UNARY = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
+_COMPARE = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+    cst.In: "in",
+    cst.NotIn: "not in",
+}

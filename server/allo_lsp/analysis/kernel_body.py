@@ -28,10 +28,9 @@ from allo_lsp.analysis.model import (
 from allo_lsp.analysis.syntax import dotted, target_names
 from allo_lsp.analysis.types import AlloType, DType
 from allo_lsp.analysis.walk import walk
-from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
+from allo_lsp.protocol.meta_chains import BRANCHES, MetaChainError, MetaLevel
 
 META = ("meta_if", "meta_elif", "meta_else", "meta_for")
-_BRANCHES = ("meta_if", "meta_elif", "meta_else")
 # Stream methods that move an element, and the direction: the non-blocking forms
 # (`ok = s.try_put(x)`, `x, ok = s.try_get()`) count as the blocking ones do.
 _STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
@@ -87,8 +86,9 @@ class _Scanner(cst.CSTVisitor):
         self.constants: dict[str, object] = {}
         self.annotations: dict[tuple[int, int], AlloType] = {}
         self._folded: set[str] = set()
-        # One level per meta body being visited (the kernel body is the outermost): Allo pairs
-        # a meta_elif/meta_else with the last open meta_if of its own level.
+        # One level per meta branch body being visited (the kernel body is the outermost; a
+        # meta_for body shares its enclosing one): Allo pairs a meta_elif/meta_else with the last
+        # open meta_if of its own level (protocol/meta_chains.py).
         self._levels: list[MetaLevel] = [MetaLevel()]
         self._meta_bodies: set[int] = set()
         # What a stream use's trip count needs: one factor per enclosing loop or branch (None
@@ -398,10 +398,10 @@ class _Scanner(cst.CSTVisitor):
             )
             self.meta_uses.append(MetaUse(name, qualified, self._branch(name), self.ctx.range(func)))
         if metas:
-            self._levels.append(MetaLevel())
             self._meta_bodies.add(id(node))
             self._locals.update(target_names(node))
-            if any(name in _BRANCHES for _, name in metas):
+            if any(name in BRANCHES for _, name in metas):
+                self._levels.append(MetaLevel())  # a meta_for body stays on its enclosing level
                 self._meta_branches.add(id(node))
                 self._trips.append(None)
             else:  # `meta_for(ub)`, `(lb, ub)` or `(lb, ub, step)`, unrolled at compile time
@@ -410,15 +410,16 @@ class _Scanner(cst.CSTVisitor):
 
     def leave_With(self, original_node: cst.With) -> None:
         if id(original_node) in self._meta_bodies:
+            if id(original_node) in self._meta_branches:
+                self._levels.pop()
             self._meta_bodies.discard(id(original_node))
             self._meta_branches.discard(id(original_node))
-            self._levels.pop()
             self._trips.pop()
 
     def _branch(self, name: str) -> bool:
         """Whether a meta branch pairs with an open chain of its level (conditions are not
         folded here: only the pairing matters)."""
-        if name not in _BRANCHES:
+        if name not in BRANCHES:
             return True
         try:
             self._levels[-1].branch(name)

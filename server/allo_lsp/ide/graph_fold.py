@@ -3,34 +3,27 @@ indices, the `allo.meta_if/elif/else` branches it keeps, and the stream elements
 gets name (`fifo_A[i, j + 1]` -> `fifo_A[1, 2]`).
 
 The model says which kernel uses which stream, not which element each PE names: that is folded
-here from the kernel's source with Python's `ast`, one kernel at a time. Nothing runs: literals,
-names bound to constants (module level, the functions enclosing the region, the region's body, the
-kernel's straight-line assignments), arithmetic, comparisons, `in` a literal set, `and`/`or`/`not`,
-`x if c else y` and `min`/`max`/`abs`/`int` fold; anything else is `UNKNOWN`. A use whose index
-does not fold, or that sits in a meta branch whose condition does not, is not placed on a PE
-(`PeUse.placed`): the graph links it at the kernel's level. A text that `ast` cannot parse places
-nothing.
+here from the kernel's source with Python's `ast`, one kernel at a time. Nothing runs: names are
+bound to constants (module level, the functions enclosing the region, the region's body, the
+kernel's straight-line assignments) and expressions folded by `protocol/constant_fold.py`, the
+rules and bounds the analysis folds with; the meta branches pair as `protocol/meta_chains.py`
+says, as in the analysis and the executor. A use whose index does not fold, or that sits in a
+meta branch whose condition does not (or that pairs with no `meta_if`: Allo does not build it), is
+not placed on a PE (`PeUse.placed`): the graph links it at the kernel's level. A text that `ast`
+cannot parse places nothing.
 """
 
 from __future__ import annotations
 
 import ast
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 
 from allo_lsp.analysis.model import Kernel, Region
+from allo_lsp.protocol.constant_fold import UNKNOWN, fold, truth
+from allo_lsp.protocol.meta_chains import BRANCHES, MetaChainError, MetaLevel
 
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Any = _Unknown()
 STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
-_META_CHAIN = ("meta_if", "meta_elif", "meta_else")
-_MAX_INT = 1 << 64  # folding `2 ** 10 ** 10` in a half-typed file must not hang the server
 
 
 @dataclass(frozen=True)
@@ -153,43 +146,47 @@ class _Walker:
         self.branches: list[ast.With] = []
         self.unknown_role = False
         self.uses: list[PeUse] = []
+        self.level = MetaLevel()  # the open meta_if chains of the body being walked
 
     def block(self, body: list[ast.stmt], placed: bool, in_loop: bool) -> None:
-        chain = "none"  # the meta chain at this level: "open" (no branch taken yet), "taken", "unknown"
         for stmt in body:
             meta = _meta_call(stmt)
-            if meta is not None and meta.func.attr in _META_CHAIN:  # type: ignore[union-attr]
-                chain = self._meta(stmt, meta, chain, placed, in_loop)
-                continue
-            if meta is not None:  # meta_for: unrolled at compile time; its variable is not folded here
+            if meta is None:
+                self.statement(stmt, placed, in_loop)
+            elif meta.func.attr in BRANCHES:  # type: ignore[union-attr]
+                self._branch(stmt, meta, placed, in_loop)  # type: ignore[arg-type]
+            else:  # meta_for: unrolled at compile time, its body at this level; its variable is not folded
+                if stmt.items[0].optional_vars is not None:  # type: ignore[attr-defined]
+                    _assign(stmt.items[0].optional_vars, UNKNOWN, self.env)  # type: ignore[attr-defined]
                 self.block(stmt.body, placed, True)  # type: ignore[attr-defined]
-                continue
-            self.statement(stmt, placed, in_loop)
 
-    def _meta(self, stmt: ast.With, call: ast.Call, chain: str, placed: bool, in_loop: bool) -> str:
-        func = call.func.attr  # type: ignore[union-attr]
-        if func == "meta_if":
-            chain = "open"
-        if chain == "taken":
-            return chain
-        if chain == "unknown":
-            take = UNKNOWN
-        elif func == "meta_else":
-            take = True
-        else:
-            take = _truth(fold(call.args[0], self.env)) if call.args else UNKNOWN
-        if take is UNKNOWN:
+    def _branch(self, stmt: ast.With, call: ast.Call, placed: bool, in_loop: bool) -> None:
+        """A `meta_if`/`meta_elif`/`meta_else`, paired with its chain as Allo pairs it."""
+        kind = call.func.attr  # type: ignore[attr-defined]
+        cond = truth(fold(call.args[0], self.env)) if call.args and kind != "meta_else" else UNKNOWN
+        try:
+            taken, _ = self.level.branch(kind, None if cond is UNKNOWN else cond)
+        except MetaChainError:  # Allo does not build the kernel (the analysis says why): no PE is known
+            taken = None
+        if taken is False:
+            return
+        if taken is None:
             self.unknown_role = True
-            self.block(stmt.body, False, in_loop)
-            return "unknown"
-        if not take:
-            return chain
-        condition = ast.unparse(call.args[0]) if call.args else ""
-        self.roles.append(f"{func}({condition})")
+            self._body(stmt.body, False, in_loop)
+            return
+        condition = ast.unparse(call.args[0]) if call.args and kind != "meta_else" else ""
+        self.roles.append(f"{kind}({condition})")
         self.role_line = stmt.lineno - 1
         self.branches.append(stmt)
-        self.block(stmt.body, placed, in_loop)
-        return "taken"
+        self._body(stmt.body, placed, in_loop)
+
+    def _body(self, body: list[ast.stmt], placed: bool, in_loop: bool) -> None:
+        """A meta branch's body: a level of its own (Allo's `with_scope_level + 1`)."""
+        outer, self.level = self.level, MetaLevel()
+        try:
+            self.block(body, placed, in_loop)
+        finally:
+            self.level = outer
 
     def statement(self, stmt: ast.stmt, placed: bool, in_loop: bool) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -266,7 +263,7 @@ def _meta_call(stmt: ast.stmt) -> ast.Call | None:
         return None
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    if name not in (*_META_CHAIN, "meta_for"):
+    if name not in (*BRANCHES, "meta_for"):
         return None
     if isinstance(func, ast.Name):
         call = ast.Call(ast.Attribute(ast.Name("allo"), name), call.args, call.keywords)  # one shape for both
@@ -288,101 +285,3 @@ def _index(node: ast.expr, env: dict[str, Any]) -> tuple[int, ...] | None:
     if all(type(v) is int for v in values):
         return tuple(values)
     return None
-
-
-def _truth(value: Any) -> Any:
-    return UNKNOWN if value is UNKNOWN else bool(value)
-
-
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Div: operator.truediv,
-    ast.BitAnd: operator.and_,
-    ast.BitOr: operator.or_,
-    ast.BitXor: operator.xor,
-}
-_COMPARE = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-}
-_CALLS = {"min": min, "max": max, "abs": abs, "int": int}
-
-
-def fold(node: ast.expr, env: dict[str, Any]) -> Any:
-    """The value of `node` (an int, a bool, a float, a string, a tuple or frozenset of them) or
-    UNKNOWN. Never raises."""
-    try:
-        value = _fold(node, env)
-    except (ArithmeticError, TypeError, ValueError, RecursionError):
-        return UNKNOWN
-    if isinstance(value, int) and abs(value) > _MAX_INT:
-        return UNKNOWN
-    return value
-
-
-def _fold(node: ast.expr, env: dict[str, Any]) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, (int, float, str)) else UNKNOWN
-    if isinstance(node, ast.Name):
-        return env.get(node.id, UNKNOWN)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        items = [fold(e, env) for e in node.elts]
-        if any(i is UNKNOWN for i in items):
-            return UNKNOWN
-        return frozenset(items) if isinstance(node, ast.Set) else tuple(items)
-    if isinstance(node, ast.BinOp):
-        left, right = fold(node.left, env), fold(node.right, env)
-        if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
-        if isinstance(node.op, ast.Pow):
-            return left**right if isinstance(right, int) and 0 <= right <= 64 and abs(left) < _MAX_INT else UNKNOWN
-        if isinstance(node.op, (ast.LShift, ast.RShift)):
-            if not isinstance(right, int) or not 0 <= right <= 64:
-                return UNKNOWN
-            return left << right if isinstance(node.op, ast.LShift) else left >> right
-        op = _BINARY.get(type(node.op))
-        return op(left, right) if op is not None else UNKNOWN
-    if isinstance(node, ast.UnaryOp):
-        value = fold(node.operand, env)
-        if value is UNKNOWN:
-            return UNKNOWN
-        if isinstance(node.op, ast.Not):
-            return not value
-        return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)](value)
-    if isinstance(node, ast.BoolOp):
-        values = [_truth(fold(v, env)) for v in node.values]
-        decisive = isinstance(node.op, ast.Or)  # `or` is decided by a True, `and` by a False
-        if decisive in values:
-            return decisive
-        return UNKNOWN if UNKNOWN in values else not decisive
-    if isinstance(node, ast.Compare):
-        left = fold(node.left, env)
-        for op, right_node in zip(node.ops, node.comparators):
-            right = fold(right_node, env)
-            test = _COMPARE.get(type(op))
-            if left is UNKNOWN or right is UNKNOWN or test is None:
-                return UNKNOWN
-            if not test(left, right):
-                return False
-            left = right
-        return True
-    if isinstance(node, ast.IfExp):
-        test = _truth(fold(node.test, env))
-        return UNKNOWN if test is UNKNOWN else fold(node.body if test else node.orelse, env)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-        func = _CALLS.get(node.func.id)
-        args = [fold(a, env) for a in node.args]
-        if func is None or not args or any(a is UNKNOWN for a in args) or node.func.id in env:
-            return UNKNOWN
-        return func(*args)
-    return UNKNOWN

@@ -11,8 +11,10 @@ Conditions here are three-valued: True, False, or None when the caller cannot fo
 analysis, for a condition that depends on something it does not know). A branch is then taken
 True, False or None (unknown), by Kleene logic. The executor always knows its conditions.
 
-Each meta body (the statements inside one `with allo.meta_*():`) gets a fresh `MetaLevel`; the
-statements of plain loops and `if`s share the enclosing level, as Allo's `with_scope_level` does.
+Each branch body (the statements inside one `with allo.meta_if/elif/else():`) gets a fresh
+`MetaLevel` (Allo's `with_scope_level + 1`, the inner chains dropped when it ends); the statements
+of a `meta_for` body, plain loops and `if`s share the enclosing level: Allo unrolls `meta_for`
+without touching `with_scope_level`, so a `meta_else` in its body pairs with a `meta_if` before it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 Truth = bool | None
+BRANCHES = ("meta_if", "meta_elif", "meta_else")  # a meta_for is not a branch: it opens no level
 UNMATCHED_ELIF = "Unmatched allo.meta_elif()"
 UNMATCHED_ELSE = "Unmatched allo.meta_else()"
 

@@ -168,7 +168,11 @@ class KernelTransformer(ast.NodeTransformer):
         item = stmt.items[0]
         target = item.optional_vars or ast.Name("_", ast.Store())
         bounds = [self._resolved(a) for a in item.context_expr.args]
-        loop = ast.For(target=target, iter=_ref_call("range", *bounds), body=self._meta_body(stmt.body), orelse=[])
+        # Its body stays on this meta level (Allo's builder unrolls it without `with_scope_level
+        # + 1`): a meta_else in it pairs with a meta_if before the loop, and one after it with a
+        # chain its body left open, as the last unrolled copy's (the flag is set per iteration).
+        body = self._block(stmt.body) or [ast.Pass()]
+        loop = ast.For(target=target, iter=_ref_call("range", *bounds), body=body, orelse=[])
         return ast.copy_location(loop, stmt)
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
