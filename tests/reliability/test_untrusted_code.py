@@ -434,7 +434,9 @@ async def test_a_failed_synthesis_leaves_no_directory(tmp_path):
 # -- interpreters that are not there -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["missing", "not_on_path", "directory", "not_executable", "not_python", "bad_format"])
+@pytest.mark.parametrize(
+    "kind", ["missing", "not_on_path", "directory", "not_executable", "not_python", "bad_format", "bare_venv"]
+)
 async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
     text_file = tmp_path / "python3"
     if kind == "not_executable":
@@ -446,6 +448,8 @@ async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
     elif kind == "bad_format":
         text_file.write_bytes(b"\x7fELF garbage")
         text_file.chmod(0o755)
+    elif kind == "bare_venv":  # a Python with neither Allo nor numpy: not a traceback of our runner's
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
     python, expected = {
         "missing": (str(tmp_path / "no" / "python3"), "does not exist"),
         "not_on_path": ("python-allo-that-is-nowhere", "does not exist"),
@@ -453,6 +457,10 @@ async def test_a_python_setting_that_cannot_run_jobs_says_so(tmp_path, kind):
         "not_executable": (str(text_file), "is not executable"),
         "not_python": (str(text_file), "did not start the allo-lsp runner"),
         "bad_format": (str(text_file), "cannot start"),
+        "bare_venv": (
+            str(tmp_path / "venv" / "bin" / "python"),
+            "imports 'numpy', which is not installed in this Python",
+        ),
     }[kind]
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()

@@ -542,6 +542,14 @@ class _Log:
 def _not_a_runner(python: str, returncode: int, log: str) -> JobResult:
     """The interpreter exited without ever starting our runner: not Python 3.10+, or broken."""
     tail = "\n".join(log.strip().splitlines()[-5:])
+    if "No module named 'numpy'" in tail:  # the runner itself needs numpy, as Allo does
+        return JobResult(
+            "error",
+            "environment",
+            f"{python} (alloDataflow.python) has neither Allo nor numpy, so no job can run there. "
+            "Choose your Allo environment's interpreter (Allo: Select Interpreter), or install Allo "
+            "(or numpy, for the reference executor) into it.",
+        )
     return JobResult(
         "error",
         "environment",

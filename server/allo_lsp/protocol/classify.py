@@ -47,7 +47,7 @@ def environment_problem(text: str) -> str | None:
 # imports one the environment lacks needs it installed, there is nothing in the design to fix
 # (a module of the user's own that is missing stays the user's error).
 THIRD_PARTY = frozenset(
-    "torch torchvision ml_dtypes onnx onnxruntime transformers tvm scipy sympy pandas numba jax "
+    "numpy torch torchvision ml_dtypes onnx onnxruntime transformers tvm scipy sympy pandas numba jax "
     "tensorflow matplotlib networkx yaml tabulate psutil pytest hypothesis cupy einops pynq".split()
 )
 
