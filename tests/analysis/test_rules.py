@@ -76,6 +76,7 @@ def test_every_code_of_the_table_is_registered():
         "ADF084",
         "ADF085",
         "ADF086",
+        "ADF087",
         "ADF090",
         "ADF091",
         "ADF092",

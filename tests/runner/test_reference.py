@@ -104,7 +104,8 @@ def test_streams_store_their_element_type(tmp_path):
         @df.kernel(mapping=[1], args=[B])
         def consumer(local_B: int32[3]):
             for i in range(3):
-                local_B[i] = narrow.get()
+                v: int8 = narrow.get()  # Allo casts no get: into local_B, an int32, it does not build
+                local_B[i] = v
     """
     A, B = np.array([1, 200, -300], np.int32), np.zeros(3, np.int32)
     run(tmp_path, source, A, B)

@@ -154,7 +154,10 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
             out.operations.append(operation)
     for name, value in kt.locals.values():
         out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
-    out.problems += [TypingProblem(source.range(p.node), p.message, p.error, _kind(p.message)) for p in kt.problems]
+    out.problems += [
+        TypingProblem(source.range(p.node), p.message, p.error, _PIPELINE_KINDS.get(p.pipeline) or _kind(p.message))
+        for p in kt.problems
+    ]
     out.problems.sort(key=lambda p: p.range.start)
     out.expressions.sort(key=lambda e: e.range.start)
     out.locals.sort(key=lambda t: t.range.start)
@@ -174,6 +177,10 @@ _KINDS = (
     (CHAINED_COMPARISON, "comparison"),
     (SLICE_WARNING, "slice"),
 )
+
+
+# An MLIR verifier's refusal, by the pipeline that meets it (`Problem.pipeline`).
+_PIPELINE_KINDS = {"build": "stored-get", "simulator": "simulator-put"}
 
 
 def _kind(message: str) -> str:

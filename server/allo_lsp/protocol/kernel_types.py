@@ -22,6 +22,10 @@ Allo's rules that surprise, each mirrored where it is applied:
 - `x.reverse()` is `x`'s type (integers only: `Can only reverse integers`); `x.bitcast()` of an
   Int/UInt of 16, 32 or 64 bits is float16/32/64 (another width: `Unsupported bitwidth N`), of
   any other type `UInt` of its width;
+- a stream get is stored as it is (`build_assign_stmt` casts no `StreamGetOp`): into a local or
+  an array element of another MLIR type it is a store the verifier refuses when `df.build`
+  canonicalizes the module; a put's value of another type is converted by the simulator only
+  between integers (`_process_function_streams`), any other pair is a store it refuses there;
 - `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule; another builtin
   (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
   scalars (`allo.exp(x)`) has its first argument's type.
@@ -91,6 +95,10 @@ class Problem:
     node: ast.AST
     message: str
     error: bool  # True: Allo's build stops; False: Allo warns and goes on
+    # An MLIR verifier's refusal, not Allo's own error (an MLIRError out of `df.build`, no exit
+    # status): the pass pipeline that meets it, "build" (`_build_top`'s canonicalize, at every
+    # target) or "simulator" (`LLVMOMPModule`'s lowering, at target="simulator" only).
+    pipeline: str | None = None
 
 
 class KernelTypes:
@@ -105,6 +113,10 @@ class KernelTypes:
         self._scopes: list[dict[str, Value]] = [dict(env.params)]
         self._closed: set[str] = set()  # names whose block has ended
         self._declared: set[str] = set()  # names annotated with a type not read here: never blamed
+        # Names Allo's builder reads as Python ints (`ctx.global_vars`): get_pid() values and
+        # unrolled meta_for variables, built as i32 constants whatever their type here.
+        self._python_ints: set[str] = set()
+        self._loop_variables: set[str] = set()  # a `for` loop's: an affine map's dimensions
         self._compile_time = False  # inside arguments Allo evaluates in Python (a meta construct's)
         self._block(fn.body)
 
@@ -137,6 +149,7 @@ class KernelTypes:
             if isinstance(node.target, ast.Name) and declared is not None:
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
+                self._stored_get(node.target, node.value)
             elif isinstance(node.target, ast.Name):  # declared, of a type not known here
                 self._declared.add(node.target.id)
         elif isinstance(node, ast.Assign):
@@ -153,6 +166,7 @@ class KernelTypes:
                 if isinstance(target, ast.Name):
                     self._scopes[-1][target.id] = Value(INDEX)
                     self._set(target, Value(INDEX))
+                    self._loop_variables.add(target.id)
             self._block(node.body)
             self._closed |= set(self._scopes.pop())
             self._block(node.orelse, scoped=True)
@@ -170,6 +184,7 @@ class KernelTypes:
             for item in node.items:  # `with allo.meta_for(n) as i:` binds an index
                 if isinstance(item.optional_vars, ast.Name):
                     self._scopes[-1][item.optional_vars.id] = Value(INDEX)
+                    self._python_ints.add(item.optional_vars.id)
             self._block(node.body)
             self._closed |= set(self._scopes.pop())
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
@@ -182,6 +197,7 @@ class KernelTypes:
                 if isinstance(target, ast.Name):  # a module-level int of the PE: int32
                     self._scopes[-1][target.id] = Value(INT32)
                     self._set(target, Value(INT32))
+                    self._python_ints.add(target.id)
             return
         value = self._expr(node.value)
         for target in node.targets:
@@ -195,6 +211,60 @@ class KernelTypes:
                     self._set(target, known)
             else:
                 self._expr(target)
+            self._stored_get(target, node.value)
+
+    # -- stream values stored as they are ----------------------------------------------
+
+    def _stored_get(self, target: ast.expr, value: ast.expr | None) -> None:
+        """`x = s.get()`, `b[i] = s.get()`: the get is stored without a cast, so a scalar target
+        of another MLIR type is an `affine.store` (`memref.store` at an index that is not affine)
+        the verifier refuses when `_build_top` canonicalizes the module."""
+        got = self._stream_get(value)
+        stored = self.of(target)
+        if got is None or stored is None or got.shape or stored.shape or _mlir(got.ty) == _mlir(stored.ty):
+            return
+        if isinstance(target, ast.Subscript):
+            base = self.of(target.value)
+            if base is None or not base.shape:
+                return  # a bit of an integer set: not a store into memory
+            store = "affine.store" if self._affine(target.slice) else "memref.store"
+        elif isinstance(target, ast.Name):
+            store = "affine.store"
+        else:
+            return
+        self.problems.append(Problem(target, VERIFIER[store], True, "build"))
+
+    def _stream_get(self, value: ast.expr | None) -> Value | None:
+        """`value`'s type when it is a stream's `get()` (of a stream whose type is known)."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
+            return None
+        stream = _stream_name(value.func.value, self.env)
+        return self.env.streams[stream] if stream is not None else None
+
+    def _put(self, arg: ast.expr, element: Value) -> None:
+        """`s.put(v)`: the simulator converts a scalar value of another type only between
+        integers (`TruncIOp`/`ExtUIOp`); any other pair is stored as it is, a `memref.store` the
+        verifier refuses in `LLVMOMPModule`'s lowering."""
+        value = self.of(arg)
+        if value is None or value.shape or element.shape or isinstance(arg, ast.Compare):
+            return  # a comparison is built as i1 whatever its type here
+        ty = INT32 if isinstance(arg, ast.Name) and arg.id in self._python_ints else value.ty
+        if _mlir(ty) == _mlir(element.ty) or (ty.kind in _INTEGERS and element.ty.kind in _INTEGERS):
+            return
+        self.problems.append(Problem(arg, VERIFIER["memref.store"], True, "simulator"))
+
+    def _affine(self, index: ast.expr) -> bool:
+        """Does `build_indices` make `index` an affine map: every name a loop variable or a Python
+        int (a constant, a pid, an unrolled meta_for variable), through arithmetic only?"""
+        for node in ast.walk(index):
+            if isinstance(node, ast.Name):
+                if node.id in self._loop_variables or node.id in self._python_ints:
+                    continue
+                if self._lookup(node.id) is not None or not isinstance(self.env.constants.get(node.id), int):
+                    return False
+            elif not isinstance(node, (ast.BinOp, ast.Constant, ast.Tuple, ast.Load, ast.operator)):
+                return False
+        return True
 
     # -- expressions ---------------------------------------------------------------------
 
@@ -320,6 +390,8 @@ class KernelTypes:
             if stream is not None:
                 if isinstance(func.value, ast.Subscript):
                     self._expr(func.value)
+                if func.attr == "put" and len(node.args) == 1:
+                    self._put(node.args[0], self.env.streams[stream])
                 return self.env.streams[stream] if func.attr == "get" else None
             owner = func.value
             if isinstance(owner, ast.Name) and self.env.is_allo(owner.id):

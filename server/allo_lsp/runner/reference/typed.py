@@ -75,14 +75,40 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
     types = KernelTypes(fdef, env)
     for problem in types.problems:
-        if problem.error:
+        if problem.error and problem.pipeline is None:
             raise BuildError(problem.message, getattr(problem.node, "lineno", None))
+    # Allo's own errors stop it while it builds; the verifier's only when `_build_top` runs its
+    # pass (which prints that line and the module, then raises).
+    for problem in types.problems:
+        if problem.pipeline == "build":
+            print("Error: failed to run MLIR lower pipeline, printing module...")
+            raise MLIRError(problem, ns.get("__file__"))
     return types
+
+
+class MLIRError(Exception):
+    """What Allo's MLIR bindings raise when a pass pipeline meets a module the verifier refuses
+    (`allo._mlir.ir.MLIRError`): out of `df.build` as it is, no exit status. The location is the
+    statement's, as Allo's builder gives it (`Location.file`), or unknown for an operation the
+    simulator wrote."""
+
+    def __init__(self, problem, file: str | None) -> None:
+        node = problem.node
+        where = "unknown"
+        if problem.pipeline == "build":
+            where = f'"{file}":{node.lineno}:{node.col_offset}' if file else f"{node.lineno}:{node.col_offset}"
+        super().__init__(f"Failure while executing pass pipeline:\nerror: {where}: {problem.message}")
+        self.line = node.lineno
 
 
 def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
     """Allo's simulator lowers with a pipeline of its own (`LLVMOMPModule.__init__`) that has no
-    `math` dialect and no fixed-point lowering: such a kernel does not build for it."""
+    `math` dialect and no fixed-point lowering: such a kernel does not build for it. Before that
+    pipeline the simulator writes each put into its FIFO, and a put its conversion leaves of
+    another type than the FIFO's is refused by the verifier."""
+    for problem in types.problems:
+        if problem.pipeline == "simulator":
+            raise MLIRError(problem, None)  # the first pass of `LLVMOMPModule`'s lowering
     declared = {**types.env.params, **types.env.streams}
     for name, value in declared.items():
         if value.ty.kind in ("fixed", "ufixed"):
