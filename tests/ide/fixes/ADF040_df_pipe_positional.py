@@ -12,15 +12,15 @@ import numpy as np
 M = 16
 
 @df.region()
-def top(A: int32[M], B: int32[M]):
+def top(A: float32[M], B: float32[M]):
     pipe = df.pipe(float32, (), 8)
 
     @df.kernel(mapping=[1], args=[A])
-    def producer(local_A: int32[M]):
+    def producer(local_A: float32[M]):
         for i in range(M):
             pipe.put(local_A[i])
 
     @df.kernel(mapping=[1], args=[B])
-    def consumer(local_B: int32[M]):
+    def consumer(local_B: float32[M]):
         for i in range(M):
             local_B[i] = pipe.get()
