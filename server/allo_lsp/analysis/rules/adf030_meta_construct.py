@@ -3,7 +3,9 @@
 ## What it does
 Flags `with meta_if(...)` (a bare imported name), and an `allo.meta_elif`/`allo.meta_else` that
 no open `allo.meta_if` of its level takes: Allo keeps a stack of open `meta_if` chains per meta
-body (statements of plain `for`/`if` bodies share the enclosing level). A `meta_else` closes the
+branch body (statements of plain `for`/`if` bodies and of `allo.meta_for` bodies share the
+enclosing level: Allo a098603f's `build_With` unrolls a `meta_for` without opening a level, so a
+branch in its body pairs with a chain opened before the loop). A `meta_else` closes the
 chain on top, so ordinary statements between the blocks do not break a chain, but a `meta_elif`
 after the `meta_else` of its chain pairs only with a chain still open below it.
 
