@@ -8,7 +8,7 @@ import json
 import pytest
 from allo_lsp.analysis import analyze
 from allo_lsp.cli import build_parser
-from allo_lsp.ide.lenses import CANCEL, COMMANDS, REPORT, code_lenses
+from allo_lsp.ide.lenses import CANCEL, COMMANDS, FILES, REPORT, code_lenses
 from allo_lsp.jobs import launch, synthesis
 from allo_lsp.lsp import create_server
 from allo_lsp.protocol import vocabulary as v
@@ -66,8 +66,8 @@ def test_package_json_declares_the_tables_commands_and_its_menus_name_no_other()
 def test_the_server_registers_the_tables_server_commands_and_its_lenses_use_them():
     assert sorted(create_server().protocol.fm.commands) == sorted(v.SERVER_COMMANDS)
     assert {kind: COMMANDS[kind] for kind in v.JOB_KINDS} == v.JOB_COMMANDS
-    assert (COMMANDS[REPORT], CANCEL) == (v.SHOW_REPORT, v.CANCEL_JOB)
-    assert set(COMMANDS) == set(v.JOB_KINDS) | {REPORT}
+    assert (COMMANDS[REPORT], COMMANDS[FILES], CANCEL) == (v.SHOW_REPORT, v.SYNTHESIS_FILES, v.CANCEL_JOB)
+    assert set(COMMANDS) == set(v.JOB_KINDS) | {REPORT, FILES}
     text = (ROOT / "examples" / "producer_consumer.py").read_text()
     lenses = code_lenses(analyze(text), {}, set())
     assert lenses and {lens.kind for lens in lenses} <= set(v.JOB_KINDS)
