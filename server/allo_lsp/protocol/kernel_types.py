@@ -37,6 +37,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from allo_lsp.protocol.constant_fold import _AST_BINARY
 from allo_lsp.protocol.typing_rules import (
     BOOL,
     FLOAT16,
@@ -53,20 +54,7 @@ from allo_lsp.protocol.typing_rules import (
     unary_type,
 )
 
-_BINOPS = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-}
+_BINOPS = _AST_BINARY  # the operator symbols of ast, one table (protocol/constant_fold.py)
 SLICE_WARNING = "Cannot infer the bitwidth of the slice, use UInt(32) as default"
 CHAINED_COMPARISON = "Only support one comparator for now"  # `visit_Compare`'s assertion
 
