@@ -18,6 +18,9 @@ from allo_lsp.ide.text_edit import apply_edit, lsp_lines
 
 log = logging.getLogger(__name__)
 
+# Each "pygls 2.1 private" member below is why pyproject.toml pins pygls to 2.1.x: a private name
+# may change in any release, and these overrides would then silently stop applying.
+
 
 class ClientDocument(TextDocument):
     """A document whose lines end where LSP says (`ide/text_edit.py`), and whose edits apply as

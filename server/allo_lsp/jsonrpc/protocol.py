@@ -29,6 +29,9 @@ from allo_lsp.jsonrpc.encoded import Encoded
 
 log = logging.getLogger(__name__)
 
+# Each "pygls 2.1 private" member below is why pyproject.toml pins pygls to 2.1.x: a private name
+# may change in any release, and these overrides would then silently stop applying.
+
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32602, -32603
 NOT_INITIALIZED = -32002
 _DETAIL = 300  # characters of a reason sent back: a 50 MB method name is not echoed

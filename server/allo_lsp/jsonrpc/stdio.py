@@ -17,6 +17,9 @@ from allo_lsp.jsonrpc.protocol import dispatch
 
 log = logging.getLogger(__name__)
 
+# The "pygls 2.1 private" loop below is why pyproject.toml pins pygls to 2.1.x: were it renamed,
+# pygls' own reader would serve again, unchecked.
+
 
 class CheckedStdioServer(LanguageServer):
     input_error: str | None = None  # why the client's input could not be read (`frames.serve`)
