@@ -55,6 +55,24 @@ def test_csim():
     assert C[1, 1] != 0
 
 
+def bf16(x):
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).view(np.float32)
+
+
+def test_aie_then_csim():
+    # One region built for two targets in one process: each build computes in its own types
+    # (AIE: the bfloat16 product in float32; HLS: rounded to bfloat16 as Allo types it).
+    A, B = inputs()
+    C = np.zeros((M, N), np.float32)
+    df.build(top, target="aie")(A, B, C)
+    np.testing.assert_array_equal(C, bf16(A) * 3.0)
+    D = np.zeros((M, N), np.float32)
+    df.build(top, target="vitis_hls", mode="csim", project="p.prj")(A, B, D)
+    np.testing.assert_array_equal(D, bf16(bf16(A) * 3.0))
+    assert (C != D).any()
+
+
 def test_not_emulated():
     assert not is_available()
     mod = df.build(top, target="aie")
@@ -97,6 +115,8 @@ def test_aie_and_csim_modules_run_on_the_executor_when_emulated(tmp_path):
     aie = run(path, "test_aie", "--emulate", "aie")
     assert aie["status"] == "passed", aie["message"]
     assert aie["message"] == "test_aie() returned (emulated aie (functional, reference executor))"
+    both = run(path, "test_aie_then_csim", "--emulate", "aie,csim")
+    assert both["status"] == "passed", both["message"]
     csim = run(path, "test_csim", "--emulate", "csim")
     assert csim["status"] == "passed", csim["message"]
     assert "emulated csim (functional, reference executor)" in csim["message"]
@@ -197,3 +217,38 @@ def test_aie_matmul_accumulates_in_the_type_it_is_stored_into(tmp_path):
     for target in ("test_widened_aie", "test_widened_simulator", "test_declared_aie", "test_narrow_aie"):
         result = run(path, target, "--emulate", "aie")
         assert result["status"] == "passed", (target, result["message"])
+
+
+LLVM_DESIGN = """
+import allo
+from allo.ir.types import float32
+import allo.dataflow as df
+import numpy as np
+
+
+@df.region()
+def top(A: float32[4], B: float32[4]):
+    @df.kernel(mapping=[1], args=[A, B])
+    def k(a: float32[4], b: float32[4]):
+        for i in range(4):
+            b[i] = allo.exp(a[i])
+
+
+def test_llvm():
+    A = np.arange(4, dtype=np.float32)
+    B = np.zeros(4, np.float32)
+    df.build(top, target="llvm")(A, B)
+"""
+
+
+def test_a_region_built_for_llvm_is_refused_not_run_as_the_simulator(tmp_path):
+    # Allo builds it as an LLVMModule, whose pipeline lowers math (allo.exp builds there), not
+    # as the simulator's LLVMOMPModule: answering with the simulator's rules would be wrong.
+    path = tmp_path / "llvm_design.py"
+    path.write_text(textwrap.dedent(LLVM_DESIGN))
+    result = run(path, "test_llvm")
+    assert (result["status"], result["cause"]) == ("error", "unsupported"), result["message"]
+    assert result["message"].startswith(
+        'df.build(..., target="llvm") of a @df.region (Allo builds it as an LLVMModule)'
+    )
+    assert result["line"] == 19

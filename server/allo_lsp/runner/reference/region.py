@@ -349,7 +349,7 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
     region function, its generic arguments) keys the compiled code: rewritten once per design."""
     fn, generic, target = region
     try:
-        key = (fdef.lineno, fdef.name, generic, widths, target == "simulator")
+        key = (fdef.lineno, fdef.name, generic, widths, target)  # the target picks the types and checks
         compiled = _KERNELS.setdefault(fn, {}).get(key)
     except TypeError:  # generic arguments that are no dict key: compiled each time
         key = compiled = None

@@ -160,8 +160,15 @@ def build(fn, target="vitis_hls", mode=None, project="top.prj", configs=None, wr
         sys.exit(1)
     if target == "vitis_hls" and "num_output_args" not in (configs or {}):
         vitis_output_order(top_directions(fn))
-    if target in ("simulator", "llvm"):
+    if target == "simulator":
         return SimulatorModule(fn)
+    if target == "llvm":
+        # Allo builds a region for "llvm" with `Schedule.build` (LLVMModule: another pass pipeline
+        # than the simulator's LLVMOMPModule, no stream runtime); running it as the simulator would
+        # answer for a module Allo does not make.
+        raise Unsupported(
+            'df.build(..., target="llvm") of a @df.region (Allo builds it as an LLVMModule)', _user_line()
+        )
     if target in ("aie", "aie-mlir"):
         if emulate.enabled("aie"):
             return SimulatorModule(fn, "aie")
