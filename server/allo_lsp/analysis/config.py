@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from allo_lsp.analysis.model import Range
 from allo_lsp.analysis.problems import Problem, Severity
@@ -107,13 +107,12 @@ def _matches(pattern: str, relative_path: str, name: str) -> bool:
 def parse_config(text: str) -> tuple[Config | None, list[Problem]]:
     """The `[tool.allo-lsp]` table of a pyproject.toml's text (None: there is none), and the
     problems of what could not be used (on the config file's lines)."""
-    try:  # here, not at import: most runs find no [tool.allo-lsp] to parse
-        import tomllib
-    except ImportError:  # Python 3.10
-        return None, [_problem(text, "[tool.allo-lsp] is read on Python 3.11 and later only", TABLE)]
+    toml = _toml()
+    if toml is None:
+        return None, [_unreadable(text)]
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        document = toml.loads(text)
+    except toml.TOMLDecodeError as exc:
         return None, [_syntax_problem(text, exc)]
     except RecursionError:  # tomllib recurses once per level of nesting; where it gave up, it does not say
         first = text.split("\n", 1)[0]
@@ -126,6 +125,30 @@ def parse_config(text: str) -> tuple[Config | None, list[Problem]]:
     if not isinstance(table, dict):
         return None, [_problem(text, "tool.allo-lsp must be a table", TABLE)]
     return _Reader(text).config(table)
+
+
+def _toml():
+    """The TOML parser: the standard library's `tomllib` (Python 3.11+), else `tomli`, the same
+    parser published for Python 3.10 (a dependency there); None when neither is importable.
+    Imported here, not at import: most runs find no [tool.allo-lsp] to parse."""
+    try:
+        import tomllib
+    except ImportError:
+        try:
+            import tomli as tomllib
+        except ImportError:
+            return None
+    return tomllib
+
+
+def _unreadable(text: str) -> Problem:
+    """Without a parser the table is not read: said on it, so the user knows why their selection
+    and severities are not applied (the defaults are, as without a [tool.allo-lsp])."""
+    message = (
+        "[tool.allo-lsp] is not read: this Python has no tomllib (3.11+) and tomli is not installed"
+        " in the server's environment (pip install tomli)"
+    )
+    return replace(_problem(text, message, TABLE), severity=Severity.WARNING)
 
 
 class _Reader:
