@@ -306,7 +306,9 @@ def stream_cast(src: Ty, dst: Ty) -> str | None:
     from the FIFO's element type (`allo/backend/simulator.py`, `_process_function_streams`): it
     truncates a wider integer and widens a narrower one with `ExtSIOp` only when the MLIR type
     `is_signed`, which Allo's signless `iN` never is, so it zero-extends (`-15` as an `i16` put
-    into an `int32` FIFO arrives as 65521). Other types are stored as they are."""
+    into an `int32` FIFO arrives as 65521). Any other mismatch (a float and an integer, two float
+    widths) gets no conversion: its `memref.store` of the wrong type fails the module's
+    verification, so the simulator build fails (ADF087 says so before the build); None here."""
     if src.cls in ("int", "uint") and dst.cls in ("int", "uint") and src.bits != dst.bits:
         return "trunci" if src.bits > dst.bits else "extui"
     return None
