@@ -2,11 +2,13 @@
 
 Bad input never stops the server: each bad value is reported and replaced by its default; an
 answer that is not an object at all is `Unreadable` (the server keeps the settings it had). Trust
-fails closed: the workspace is untrusted unless the answer read says `trusted: true`.
+fails closed: the workspace is untrusted unless the answer read says `trusted: true`. The path
+settings are expanded here, as they are read (`expand_path`): everything after sees the path used.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -185,10 +187,26 @@ def _key(dotted: str) -> str:
     return dotted if len(parts) <= 6 and len(dotted) <= 200 else ".".join([*parts[:3], "...", parts[-1]])[:200]
 
 
-def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
+def expand_path(value: str, folder: str | None) -> str:
+    """A path setting as the user means it: `~` alone or before `/` (not `~user`), `${userHome}`,
+    and `${workspaceFolder}`, the first workspace folder's path `folder`. With no folder open it
+    is left as written, so that the "does not exist" a job then reports shows the setting as the
+    user wrote it, not a path made up of it. Surrounding spaces are a typo, not part of a path.
+    The client's `expandPath` (client/src/common/settings.ts) expands the same forms the same
+    way, for what it shows before the server answers: change both or neither."""
+    home = os.path.expanduser("~")  # $HOME, as the client's os.homedir()
+    value = value.strip()
+    if value == "~" or value.startswith("~/"):
+        value = home + value[1:]
+    value = value.replace("${userHome}", home)
+    return value if folder is None else value.replace("${workspaceFolder}", folder)
+
+
+def parse_settings(raw: Any, folder: str | None = None) -> tuple[Settings, list[str]]:
     """Settings from the client's JSON (camelCase keys), each value not given at its default, and
-    the warnings (one per rejected value, at most `_MAX_WARNINGS` and a count). `Unreadable`
-    when `raw` is not an object (None: no settings, all defaults)."""
+    the warnings (one per rejected value, at most `_MAX_WARNINGS` and a count); `python` and
+    `llvmBuildDir` expanded (`expand_path`, `folder`: the first workspace folder's path, if any).
+    `Unreadable` when `raw` is not an object (None: no settings, all defaults)."""
     if raw is None:
         return Settings(), []
     if not isinstance(raw, dict):
@@ -210,4 +228,8 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             warnings.append(f"{SECTION}.{_key(key)}: {exc}; using {getattr(settings, name)!r}")
     if len(warnings) > _MAX_WARNINGS:
         warnings[_MAX_WARNINGS:] = [f"and {len(warnings) - _MAX_WARNINGS} more problems in the {SECTION} settings"]
-    return settings, warnings
+    paths = {
+        "python": expand_path(settings.python, folder),
+        "llvm_build_dir": expand_path(settings.llvm_build_dir, folder),
+    }
+    return replace(settings, **paths), warnings

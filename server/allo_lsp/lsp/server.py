@@ -25,6 +25,7 @@ from allo_lsp.ide.project_config import ProjectConfigs
 from allo_lsp.ide.refresh import Refresh
 from allo_lsp.ide.scheduler import AnalysisQueue
 from allo_lsp.ide.store import DocumentStore
+from allo_lsp.ide.workspace_files import folder_paths
 from allo_lsp.ide.workspace_reports import WorkspaceReports
 from allo_lsp.jobs.build_probe import BuildProbe
 from allo_lsp.jsonrpc.protocol import Protocol
@@ -191,9 +192,11 @@ class AlloLanguageServer(CheckedStdioServer):
 
     def apply_settings(self, raw) -> None:
         """The client's `alloDataflow` section, read afresh (a value not given is its default,
-        `trusted` among them: false); an answer that cannot be read keeps the settings before."""
+        `trusted` among them: false); an answer that cannot be read keeps the settings before.
+        `${workspaceFolder}` in a path: the first folder, as VS Code's (else the client's root)."""
+        folders = folder_paths([f.uri for f in self.workspace.folders.values()] or [self.workspace.root_uri or ""])
         try:
-            settings, warnings = parse_settings(raw)
+            settings, warnings = parse_settings(raw, str(folders[0]) if folders else None)
         except Unreadable as exc:
             self.settings_unread(str(exc))
             return
