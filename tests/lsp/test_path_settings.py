@@ -4,6 +4,7 @@ showed a `~/...` interpreter as a working Allo environment while every job faile
 exist"."""
 
 import atexit
+import json
 import os
 import shutil
 import sys
@@ -20,33 +21,19 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from test_backend_request import ask
 from test_jobs import change_settings
 
-HOME = "/home/u"
+# The cases, as the client's unit test (client/src/test/paths.test.ts) reads them too.
+TABLE = json.loads((Path(__file__).parent / "path_settings.json").read_text())
+HOME = TABLE["home"]
 
 
 def test_each_form_is_expanded_and_nothing_else(monkeypatch):
+    """`~` alone or before `/` (not `~user`: another user's home is not ours to guess), `${userHome}`,
+    `${workspaceFolder}`, surrounding spaces trimmed (as the client trims), nothing else."""
     monkeypatch.setenv("HOME", HOME)
-    folder = "/work/design"
-    cases = {
-        "~": HOME,
-        "~/envs/allo/bin/python": f"{HOME}/envs/allo/bin/python",
-        "${userHome}/envs/allo/bin/python": f"{HOME}/envs/allo/bin/python",
-        "${workspaceFolder}/.venv/bin/python": f"{folder}/.venv/bin/python",
-        "  ~/llvm  ": f"{HOME}/llvm",  # the spaces the client trims too
-        "~user/bin/python": "~user/bin/python",  # another user's home: not ours to guess
-        "/opt/~/python": "/opt/~/python",  # `~` only leads
-        "~python": "~python",
-        "python3": "python3",  # a name looked up on PATH
-        "": "",  # the server's own interpreter
-    }
-    for written, expanded in cases.items():
-        assert expand_path(written, folder) == expanded, written
-
-
-def test_a_workspace_folder_with_none_open_is_left_as_written(monkeypatch):
-    """So that the job's "does not exist" shows what the user wrote, not `/.venv/bin/python`."""
-    monkeypatch.setenv("HOME", HOME)
-    assert expand_path("${workspaceFolder}/.venv/bin/python", None) == "${workspaceFolder}/.venv/bin/python"
-    assert expand_path("${userHome}/${workspaceFolder}", None) == f"{HOME}/${{workspaceFolder}}"
+    for written, with_folder, without in TABLE["cases"]:
+        assert expand_path(written, TABLE["folder"]) == with_folder, written
+        # None open: left as written, so that the job's "does not exist" shows what the user wrote.
+        assert expand_path(written, None) == without, written
 
 
 def test_the_settings_read_hold_the_expanded_paths(monkeypatch):

@@ -109,8 +109,11 @@ export class AlloEnvironment implements Disposable {
         // the guess above only stands in until it answers.
         const choice = await this.askBackend?.().catch(() => undefined);
         if (choice && generation === this.generation) {
-            this.item.text = backendText(name, choice, this.item.text);
-            this.item.tooltip = environmentTooltip(python, Boolean(configured), probed, backend, backendLine(choice));
+            // Its interpreter too: the one jobs run in, the setting as the server expanded it
+            // (settings.py `expand_path`, as `expandPath` here), or its own.
+            const ran = choice.python || python;
+            this.item.text = backendText(configured ? nameOf(ran) : SERVER_ENV, choice, this.item.text);
+            this.item.tooltip = environmentTooltip(ran, Boolean(configured), probed, backend, backendLine(choice));
             traceInfo(`Allo environment: simulations and tests run on ${choice.backend || "nothing"}: ${choice.reason}`);
         }
     }

@@ -4,7 +4,6 @@
 // `workspace/didChangeConfiguration`); its keys and defaults are declared once, in package.json
 // `contributes.configuration`. The client reads only `alloDataflow.server.*`, and adds `trusted`.
 import * as os from "os";
-import * as path from "path";
 import { ConfigurationChangeEvent, workspace } from "vscode";
 import { getConfiguration } from "./vscodeapi";
 
@@ -27,17 +26,26 @@ export function checkIfConfigurationChanged(e: ConfigurationChangeEvent): boolea
     return RESTART_SETTINGS.some((name) => e.affectsConfiguration(`${SECTION}.${name}`));
 }
 
-/** `~`, `${userHome}` and `${workspaceFolder}` in a path setting. */
-export function expandPath(value: string): string {
-    if (!value) {
-        return value;
-    }
-    const folder = workspace.workspaceFolders?.[0]?.uri.fsPath ?? "";
-    let out = value.replace(/\$\{userHome\}/g, os.homedir()).replace(/\$\{workspaceFolder\}/g, folder);
+/**
+ * A path setting as the user means it: `~` alone or before `/` (not `~user`), `${userHome}`, and
+ * `${workspaceFolder}`, the first folder's path (left as written when none is open); trimmed.
+ *
+ * The server expands `alloDataflow.python` and `llvmBuildDir` itself, the same forms the same way
+ * (server/allo_lsp/settings.py `expand_path`; tests/lsp/path_settings.json is both sides' table),
+ * and says which interpreter jobs run in (`allo/backend`'s `python`): what it says is shown once
+ * it answers. This one is for what the client does without it: `server.python`, which starts the
+ * server, and, for `python`, the status bar's probe before the server answers, the untrusted-
+ * workspace check and the picker.
+ */
+export function expandPath(value: string, folder: string | undefined = workspace.workspaceFolders?.[0]?.uri.fsPath): string {
+    const home = os.homedir();
+    let out = value.trim();
     if (out === "~" || out.startsWith("~/")) {
-        out = path.join(os.homedir(), out.slice(1));
+        out = home + out.slice(1);
     }
-    return out;
+    // split/join: a literal replacement, as Python's str.replace (`$&` in a path is not a pattern).
+    out = out.split("${userHome}").join(home);
+    return folder === undefined ? out : out.split("${workspaceFolder}").join(folder);
 }
 
 /**
