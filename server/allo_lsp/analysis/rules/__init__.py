@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
 from allo_lsp.analysis.problems import Problem, Severity
-from allo_lsp.analysis.rules.base import Context, Options
+from allo_lsp.analysis.rules.base import Context, Finding, Options
 
 
 @dataclass(frozen=True)
@@ -45,16 +46,28 @@ RULES: tuple[Rule, ...] = tuple(
 BY_CODE = {r.code: r for r in RULES}
 
 
+# The code of a rule that raised (its module says so, `failure`): the tool's bug, not the design's.
+INTERNAL_ERROR = "ADF902"
+
+
 def run_rules(ctx: Context) -> list[Problem]:
+    """Every rule's problems. Each rule runs alone: one that raises costs its own problems (all of
+    them, none half-made) and is one INTERNAL_ERROR problem naming it; the others still report."""
     problems = []
     for rule in RULES:
-        severity = rule.severity(ctx.options)
-        for finding in rule.module.check(ctx):
-            problems.append(
-                Problem(rule.code, finding.severity or severity, finding.range, finding.message, dict(finding.data))
-            )
+        try:
+            problems += _problems(rule, rule.module.check(ctx), ctx)
+        except Exception as exc:  # noqa: BLE001 - one rule's bug must not cost the other rules' problems
+            if rule.code not in ctx.options.selection.ignored:  # a rule the file does not show is not missed
+                internal = BY_CODE[INTERNAL_ERROR]
+                problems += _problems(internal, [internal.module.failure(rule.code, rule.name, exc)], ctx)
     problems.sort(key=lambda p: (p.range.start, p.code))
     return problems
+
+
+def _problems(rule: Rule, findings: Iterable[Finding], ctx: Context) -> list[Problem]:
+    severity = rule.severity(ctx.options)
+    return [Problem(rule.code, f.severity or severity, f.range, f.message, dict(f.data)) for f in findings]
 
 
 # Where the rules' pages are (`allo_lsp/rule_docs.py` writes them), from the README.
