@@ -12,9 +12,11 @@ from snapshot import assert_snapshot, render_problems
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
+# No design text makes these: ADF902 is a rule that raised (tests/analysis/test_rule_isolation.py).
+NOT_FROM_TEXT = {"ADF902"}
 
 
-@pytest.mark.parametrize("code", [r.code for r in RULES])
+@pytest.mark.parametrize("code", [r.code for r in RULES if r.code not in NOT_FROM_TEXT])
 def test_rule_fixture(code):
     path = FIXTURES / f"{code}.py"
     text = path.read_text()
@@ -84,4 +86,5 @@ def test_every_code_of_the_table_is_registered():
         "ADF094",
         "ADF900",
         "ADF901",
+        "ADF902",
     ]
