@@ -30,12 +30,24 @@ def test_a_meta_else_in_a_meta_for_body_takes_the_meta_if_before_the_loop():
         unmatched("""\
         with allo.meta_if(p == 0):
             local_A[0] = 1
-        with allo.meta_for(2) as t:
+        with allo.meta_for(1) as t:
             with allo.meta_else():
                 local_A[t] = 2
 """)
         == []
     )
+
+
+def test_in_a_second_iteration_that_meta_else_finds_the_chain_closed():
+    # Allo unrolls the loop (infer.py visits the body once per iteration, the meta_if stack
+    # untouched between them): the first copy closes the chain, the second is unmatched.
+    assert unmatched("""\
+        with allo.meta_if(p == 0):
+            local_A[0] = 1
+        with allo.meta_for(2) as t:
+            with allo.meta_else():
+                local_A[t] = 2
+""") == [13]
 
 
 def test_a_meta_else_after_a_meta_for_takes_the_meta_if_left_open_in_its_body():

@@ -74,7 +74,20 @@ ELSE_AFTER_ELSE = design("""\
 """)
 
 
-@pytest.mark.parametrize("text", [UNMATCHED_ELIF, ELSE_AFTER_ELSE], ids=["elif_first", "else_after_else"])
+ELSE_IN_UNROLLED_META_FOR = design("""\
+        with allo.meta_if(i == 0):
+            local_A[0] = 1
+        with allo.meta_for(2) as t:
+            with allo.meta_else():
+                s[j].put(1)
+""")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [UNMATCHED_ELIF, ELSE_AFTER_ELSE, ELSE_IN_UNROLLED_META_FOR],
+    ids=["elif_first", "else_after_else", "else_in_second_iteration"],
+)
 def test_a_branch_with_no_open_meta_if_builds_no_pe_so_no_role_and_no_placed_use(text):
     # Allo stops at "Unmatched allo.meta_elif()" / "meta_else()": which PE puts is not known.
     assert set(roles(text).values()) == {None}

@@ -111,6 +111,79 @@ def test_an_unmatched_meta_branch_is_allos_build_error(tmp_path, capsys, body, m
     assert message in capsys.readouterr().out
 
 
+# Allo unrolls an allo.meta_for (infer.py visits its body once per iteration): the branches of
+# its body pair once per iteration, each copy with whatever chain is open then.
+
+
+def test_a_meta_else_in_an_unrolled_loop_is_unmatched_in_its_second_iteration(tmp_path, capsys):
+    source = """
+    @df.region()
+    def top(C: int32[2]):
+        @df.kernel(mapping=[2], args=[C])
+        def k(local_C: int32[2]):
+            i = df.get_pid()
+            with allo.meta_if(i == 0):
+                local_C[i] = 1
+            with allo.meta_for(2) as r:
+                with allo.meta_else():
+                    local_C[i] = 2 + r
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+    assert exited.value.code == 1
+    assert "Unmatched allo.meta_else()" in capsys.readouterr().out
+
+
+UNROLLED_CHAINS = """
+@df.region()
+def top(C: int32[4], D: int32[4]):
+    @df.kernel(mapping=[4], args=[C, D])
+    def k(local_C: int32[4], local_D: int32[4]):
+        i = df.get_pid()
+        with allo.meta_if(i == 0):
+            local_C[i] = 1
+        with allo.meta_for(1, 3) as r:       # continues the chain: the first copy whose r == i
+            with allo.meta_elif(i == r):
+                local_C[i] = 10 * r
+        with allo.meta_else():
+            local_C[i] = 7
+        with allo.meta_for(3) as r:          # each copy opens a chain; the last one (r == 2) stays open
+            with allo.meta_if(i == r):
+                local_D[i] += 100 * (r + 1)
+        with allo.meta_else():               # pairs with the last copy's chain: every PE but i == 2
+            local_D[i] += 5
+"""
+
+
+def test_unrolled_meta_for_copies_pair_with_the_chain_open_in_their_iteration(tmp_path):
+    C, D = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    run(tmp_path, UNROLLED_CHAINS, C, D)
+    np.testing.assert_array_equal(C, [1, 10, 20, 7])
+    np.testing.assert_array_equal(D, [105, 205, 300, 5])
+
+
+def test_a_branch_pairing_with_an_earlier_iterations_copy_is_refused_by_name(tmp_path):
+    # The second meta_else pairs with the r == 1 copy: one flag per meta_if cannot say it.
+    source = """
+    @df.region()
+    def top(C: int32[4]):
+        @df.kernel(mapping=[4], args=[C])
+        def k(local_C: int32[4]):
+            i = df.get_pid()
+            with allo.meta_for(3) as r:
+                with allo.meta_if(i == r):
+                    local_C[i] += 1
+            with allo.meta_else():
+                local_C[i] += 2
+            with allo.meta_else():
+                local_C[i] += 4
+    """
+    with pytest.raises(Unsupported, match="an earlier allo.meta_for iteration"):
+        run(tmp_path, source, np.zeros(4, np.int32))
+
+
 # -- 8. Allo's build-time checks -------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ call only reads its arguments, as Allo's library functions return their results.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from math import prod
 
 import libcst as cst
@@ -96,6 +97,7 @@ class _Scanner(cst.CSTVisitor):
         # bound that reads one is not a constant).
         self._trips: list[int | None] = []
         self._meta_branches: set[int] = set()
+        self._loop_marks: dict[int, int] = {}  # a meta_for's: where its body's branches start in its level's log
         self._locals: set[str] = set()
 
     # -- writes --------------------------------------------------------------------------
@@ -396,7 +398,8 @@ class _Scanner(cst.CSTVisitor):
             qualified = (
                 isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "allo"
             )
-            self.meta_uses.append(MetaUse(name, qualified, self._branch(name), self.ctx.range(func)))
+            matched = self._branch(name, len(self.meta_uses))
+            self.meta_uses.append(MetaUse(name, qualified, matched, self.ctx.range(func)))
         if metas:
             self._meta_bodies.add(id(node))
             self._locals.update(target_names(node))
@@ -407,6 +410,7 @@ class _Scanner(cst.CSTVisitor):
             else:  # `meta_for(ub)`, `(lb, ub)` or `(lb, ub, step)`, unrolled at compile time
                 counts = [_trip_count("range", [self._constant(a.value) for a in call.args]) for call, _ in metas]
                 self._trips.append(None if None in counts else prod(counts))  # type: ignore[arg-type]
+                self._loop_marks[id(node)] = self._levels[-1].mark()
 
     def leave_With(self, original_node: cst.With) -> None:
         if id(original_node) in self._meta_bodies:
@@ -414,15 +418,22 @@ class _Scanner(cst.CSTVisitor):
                 self._levels.pop()
             self._meta_bodies.discard(id(original_node))
             self._meta_branches.discard(id(original_node))
-            self._trips.pop()
+            trips = self._trips.pop()
+            mark = self._loop_marks.pop(id(original_node), None)
+            if mark is not None and trips:  # Allo pairs the body's branches once per iteration
+                try:
+                    self._levels[-1].replay(mark, trips)
+                except MetaChainError as exc:  # a later iteration's copy is unmatched
+                    use = self.meta_uses[exc.tag]  # type: ignore[index]
+                    self.meta_uses[exc.tag] = replace(use, matched=False, unrolled=True)  # type: ignore[index]
 
-    def _branch(self, name: str) -> bool:
+    def _branch(self, name: str, tag: int) -> bool:
         """Whether a meta branch pairs with an open chain of its level (conditions are not
-        folded here: only the pairing matters)."""
+        folded here: only the pairing matters); `tag` is its index in `meta_uses`."""
         if name not in BRANCHES:
             return True
         try:
-            self._levels[-1].branch(name)
+            self._levels[-1].branch(name, tag=tag)
         except MetaChainError:
             return False
         return True

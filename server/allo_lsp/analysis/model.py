@@ -132,6 +132,9 @@ class MetaUse:
     qualified: bool  # written as an attribute of `allo`
     matched: bool  # meta_elif/meta_else: an open meta_if chain of the same meta level takes it
     range: Range
+    # Unmatched only in a later iteration of the allo.meta_for around it (Allo unrolls the loop:
+    # the copy of an earlier iteration closed the chain this one pairs with)
+    unrolled: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ cannot parse places nothing.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from allo_lsp.analysis.model import Kernel, Region
@@ -156,9 +156,21 @@ class _Walker:
             elif meta.func.attr in BRANCHES:  # type: ignore[union-attr]
                 self._branch(stmt, meta, placed, in_loop)  # type: ignore[arg-type]
             else:  # meta_for: unrolled at compile time, its body at this level; its variable is not folded
+                bounds, mark, uses = [fold(a, self.env) for a in meta.args], self.level.mark(), len(self.uses)
                 if stmt.items[0].optional_vars is not None:  # type: ignore[attr-defined]
                     _assign(stmt.items[0].optional_vars, UNKNOWN, self.env)  # type: ignore[attr-defined]
                 self.block(stmt.body, placed, True)  # type: ignore[attr-defined]
+                self._replay(bounds, mark, uses)
+
+    def _replay(self, bounds: list, mark: int, uses: int) -> None:
+        """The pairing of the loop's other iterations (Allo unrolls it: `MetaLevel.replay`)."""
+        if not (1 <= len(bounds) <= 3 and all(type(b) is int for b in bounds) and (len(bounds) < 3 or bounds[2])):
+            return
+        try:
+            self.level.replay(mark, len(range(*bounds)))
+        except MetaChainError:  # a later copy is unmatched: Allo does not build the kernel, and
+            self.unknown_role = True  # the loop's uses are on no PE, as an unmatched branch's
+            self.uses[uses:] = [replace(use, placed=False) for use in self.uses[uses:]]
 
     def _branch(self, stmt: ast.With, call: ast.Call, placed: bool, in_loop: bool) -> None:
         """A `meta_if`/`meta_elif`/`meta_else`, paired with its chain as Allo pairs it."""

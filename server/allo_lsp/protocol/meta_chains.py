@@ -28,7 +28,12 @@ UNMATCHED_ELSE = "Unmatched allo.meta_else()"
 
 
 class MetaChainError(Exception):
-    """A `meta_elif`/`meta_else` with no open `meta_if` at its level (Allo's own message)."""
+    """A `meta_elif`/`meta_else` with no open `meta_if` at its level (Allo's own message); `tag`
+    is the caller's tag of that branch (`MetaLevel.branch`)."""
+
+    def __init__(self, message: str, tag: object = None) -> None:
+        super().__init__(message)
+        self.tag = tag
 
 
 def _not(a: Truth) -> Truth:
@@ -48,35 +53,73 @@ def _or(a: Truth, b: Truth) -> Truth:
 
 
 @dataclass
+class _Open:
+    truth: Truth  # an earlier branch of the chain is taken
+    chain: int  # the chain's id: the index of the `meta_if` that opened it (its first copy)
+    stale: bool = False  # a later copy of the same `meta_if` (an unrolled loop's) is open too
+
+
+@dataclass
 class MetaLevel:
-    """The open `meta_if` chains of one nesting level; `branch` says whether a body is taken."""
+    """The open `meta_if` chains of one nesting level; `branch` says whether a body is taken.
 
-    _open: list[Truth] = field(default_factory=list)
-    # For each open chain, the index of its `meta_if` among the branches seen at this level:
-    # lets callers group the branches of one chain.
-    _chain_ids: list[int] = field(default_factory=list)
+    Allo unrolls a `meta_for` (every one on simulator and HLS targets; `infer.py` visits its body
+    once per iteration), so the branches of its body at this level pair once per iteration: the
+    callers walk the body once and `replay` the other iterations' pairing. A chain's id names its
+    `meta_if` statement, the same for every copy, so a caller can keep one flag per statement;
+    `exact` says whether that is enough (it is not once a copy pairs with another chain than the
+    first copy did, or a branch pairs with a copy that a later one has overwritten).
+    """
+
+    _open: list[_Open] = field(default_factory=list)
     _seen: int = 0
+    # (kind, chain, tag) of every branch seen at this level, replayed copies included
+    _log: list[tuple[str, int, object]] = field(default_factory=list)
+    exact: bool = True
 
-    def branch(self, kind: str, cond: Truth = None) -> tuple[Truth, int]:
+    def branch(self, kind: str, cond: Truth = None, tag: object = None) -> tuple[Truth, int]:
         """(taken, chain id) of a `meta_if`/`meta_elif` (with `cond`) or a `meta_else`.
 
         Raises MetaChainError with Allo's message for an unmatched `meta_elif`/`meta_else`.
         """
         index = self._seen
         self._seen += 1
+        taken, chain = self._pair(kind, cond, index if kind == "meta_if" else None, tag)
+        self._log.append((kind, chain, tag))
+        return taken, chain
+
+    def mark(self) -> int:
+        """Where the next branch goes in the log: give it to `replay` after the loop's body."""
+        return len(self._log)
+
+    def replay(self, mark: int, times: int) -> None:
+        """The pairing of `times - 1` more copies of the branches logged since `mark` (a
+        `meta_for` of `times` iterations whose body was walked once). Raises MetaChainError,
+        tagged with the branch's tag, where Allo's unrolled copy is unmatched."""
+        events = self._log[mark:]
+        for _ in range(times - 1):
+            for kind, chain, tag in events:
+                _, paired = self._pair(kind, None, chain if kind == "meta_if" else None, tag)
+                if paired != chain:
+                    self.exact = False
+                self._log.append((kind, chain, tag))
+
+    def _pair(self, kind: str, cond: Truth, opens: int | None, tag: object) -> tuple[Truth, int]:
         if kind == "meta_if":
-            self._open.append(cond)
-            self._chain_ids.append(index)
-            return cond, index
+            for other in self._open:
+                if other.chain == opens:
+                    other.stale = True
+            self._open.append(_Open(cond, opens))  # type: ignore[arg-type]
+            return cond, opens  # type: ignore[return-value]
+        if kind not in ("meta_elif", "meta_else"):
+            raise ValueError(f"not a meta branch: {kind}")
         if not self._open:
-            raise MetaChainError(UNMATCHED_ELIF if kind == "meta_elif" else UNMATCHED_ELSE)
-        before = self._open[-1]
-        chain = self._chain_ids[-1]
+            raise MetaChainError(UNMATCHED_ELIF if kind == "meta_elif" else UNMATCHED_ELSE, tag)
+        top = self._open[-1]
+        if top.stale:
+            self.exact = False
         if kind == "meta_elif":
-            self._open[-1] = _or(before, cond)
-            return _and(_not(before), cond), chain
-        if kind == "meta_else":
-            self._open.pop()
-            self._chain_ids.pop()
-            return _not(before), chain
-        raise ValueError(f"not a meta branch: {kind}")
+            before, top.truth = top.truth, _or(top.truth, cond)
+            return _and(_not(before), cond), top.chain
+        self._open.pop()
+        return _not(top.truth), top.chain

@@ -7,7 +7,10 @@ branch body (statements of plain `for`/`if` bodies and of `allo.meta_for` bodies
 enclosing level: Allo a098603f's `build_With` unrolls a `meta_for` without opening a level, so a
 branch in its body pairs with a chain opened before the loop). A `meta_else` closes the
 chain on top, so ordinary statements between the blocks do not break a chain, but a `meta_elif`
-after the `meta_else` of its chain pairs only with a chain still open below it.
+after the `meta_else` of its chain pairs only with a chain still open below it. Allo unrolls the
+`meta_for` (`infer.py` visits its body once per iteration), so its body's branches pair once per
+iteration: a `meta_else` in a loop of two or more iterations that closes a chain opened before the
+loop finds it closed in the second iteration.
 
 ## Why is this bad?
 Allo recognises meta (compile-time) control only as attribute calls on `allo`
@@ -54,9 +57,14 @@ def check(ctx: Context):
                         {"region": region.name, "kernel": kernel.name, "func": use.func},
                     )
                 elif not use.matched:
+                    where = (
+                        "in the allo.meta_for's second iteration (Allo unrolls the loop: the first "
+                        "iteration's copy closed the chain)"
+                        if use.unrolled
+                        else "here (a meta_else closes its chain)"
+                    )
                     yield Finding(
                         use.range,
-                        f"Unmatched allo.{use.func}(): no 'with allo.meta_if(...)' chain of this "
-                        "level is open here (a meta_else closes its chain).",
+                        f"Unmatched allo.{use.func}(): no 'with allo.meta_if(...)' chain of this level is open {where}.",
                         {"region": region.name, "kernel": kernel.name, "func": use.func},
                     )

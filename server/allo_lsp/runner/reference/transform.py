@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import itertools
 
+from allo_lsp.protocol.constant_fold import fold
 from allo_lsp.protocol.meta_chains import MetaChainError, MetaLevel
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
 
@@ -142,9 +143,10 @@ class KernelTransformer(ast.NodeTransformer):
         meta_else: if not flag: body
         """
         try:
-            _, chain = self._level.branch(kind)
+            _, chain = self._level.branch(kind, tag=stmt.lineno)
         except MetaChainError as exc:
             raise BuildError(str(exc), stmt.lineno) from exc
+        self._one_flag_per_chain(stmt.lineno)
         key = (id(self._level), chain)
         body = self._meta_body(stmt.body)
         args = stmt.items[0].context_expr.args
@@ -171,9 +173,40 @@ class KernelTransformer(ast.NodeTransformer):
         # Its body stays on this meta level (Allo's builder unrolls it without `with_scope_level
         # + 1`): a meta_else in it pairs with a meta_if before the loop, and one after it with a
         # chain its body left open, as the last unrolled copy's (the flag is set per iteration).
+        mark = self._level.mark()
         body = self._block(stmt.body) or [ast.Pass()]
+        self._unrolled(stmt, mark)
         loop = ast.For(target=target, iter=_ref_call("range", *bounds), body=body, orelse=[])
         return ast.copy_location(loop, stmt)
+
+    def _unrolled(self, stmt: ast.With, mark: int) -> None:
+        """Allo unrolls the loop, so its body's branches pair once per iteration (`MetaLevel.replay`):
+        a copy that is unmatched is Allo's build error; a copy that pairs with another chain than
+        the first did cannot be written as this loop's one flag per `meta_if`, and is refused."""
+        constants = {k: v for k, v in self.types.env.constants.items() if isinstance(v, int)} if self.types else {}
+        bounds = [fold(a, constants) for a in stmt.items[0].context_expr.args]
+        known = 1 <= len(bounds) <= 3 and all(isinstance(b, int) for b in bounds) and (len(bounds) < 3 or bounds[2])
+        try:  # bounds known only when the PE runs: as if two or more iterations
+            self._level.replay(mark, len(range(*bounds)) if known else 2)
+        except MetaChainError as exc:
+            if known:
+                raise BuildError(str(exc), exc.tag) from exc  # type: ignore[arg-type]
+            self._level.exact = False
+        if not known and not self._level.exact:
+            raise Unsupported(
+                "an allo.meta_for whose body's meta branches pair with other chains in later iterations, "
+                "with bounds known only when its PE runs",
+                stmt.lineno,
+            )
+        self._one_flag_per_chain(stmt.lineno)
+
+    def _one_flag_per_chain(self, line: int) -> None:
+        if not self._level.exact:
+            raise Unsupported(
+                "a meta branch pairing with a meta_if chain of an earlier allo.meta_for iteration than "
+                "its first copy did (Allo unrolls the loop)",
+                line,
+            )
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
         if not self._entered:
