@@ -171,7 +171,7 @@ def test_a_special_file_named_on_the_command_line_is_refused(tmp_path):
 
 def test_a_file_over_the_bound_is_refused_with_its_size(tmp_path):
     from allo_lsp.check import MAX_FILE_BYTES
-    from allo_lsp.ide import workspace_files
+    from allo_lsp.session import workspace_files
 
     assert MAX_FILE_BYTES == workspace_files.MAX_FILE_BYTES  # the editor's workspace scan passes it over too
     big = tmp_path / "tree" / "big.py"

@@ -16,27 +16,46 @@ FORBIDDEN = {
         "socket",
         "allo_lsp.lsp",
         "allo_lsp.ide",
+        "allo_lsp.session",
         "allo_lsp.jobs",
         "allo_lsp.runner",
         "allo_lsp.check",
         "allo_lsp.cli",
     ),
+    # Pure features: (analysis, plain inputs) -> frozen data. No event loop, process, thread or
+    # file: those have a lifetime, and live in session/.
     "ide": (
         "pygls",
         "lsprotocol",
         "subprocess",
         "socket",
+        "asyncio",
+        "threading",
+        "multiprocessing",
+        "concurrent",
+        "ctypes",
+        "signal",
         "allo_lsp.lsp",
+        "allo_lsp.session",
         "allo_lsp.jobs",
         "allo_lsp.runner",
         "allo_lsp.check",
         "allo_lsp.cli",
+        "allo_lsp.regular_files",
     ),
+    # The server's state: documents, the queue, the workspace, the editor's jobs. Below lsp/: it
+    # knows no pygls or lsprotocol.
+    "session": ("pygls", "lsprotocol", "allo_lsp.lsp", "allo_lsp.check", "allo_lsp.cli"),
     "mlir": ("pygls", "lsprotocol", "subprocess", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.jobs", "allo_lsp.runner"),
-    "jobs": ("pygls", "lsprotocol", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.runner"),
+    # Running things, no editor concept (the editor's jobs are session/editor.py's).
+    "jobs": ("pygls", "lsprotocol", "allo_lsp.lsp", "allo_lsp.ide", "allo_lsp.session", "allo_lsp.runner"),
     # The transport under the server: frames and JSON-RPC messages, no feature.
-    "jsonrpc": (
-        "allo_lsp.lsp",
+    "lsp/jsonrpc": (
+        "allo_lsp.lsp.convert",
+        "allo_lsp.lsp.server",
+        "allo_lsp.lsp.features",
+        "allo_lsp.lsp.jobs",
+        "allo_lsp.session",
         "allo_lsp.ide",
         "allo_lsp.jobs",
         "allo_lsp.analysis",
@@ -152,10 +171,10 @@ LSP = PACKAGE / "lsp"
 # the one it answers a client's unfit answer with). Elsewhere in lsp/ lsprotocol is read only: its
 # method names to register features, its types in annotations, its enum members.
 MAY_MAKE_LSP_VALUES = {"convert.py": None}
-# A thin adapter: the features are in ide/ and jobs/ (issue 16).
-# 950 since the settings, trust and backend requests of issues 25 and 26 (940 lines); issue 28 splits the
-# server's state into session/ and counts lsp/ with the pygls code it leans on.
-LSP_LINES_AT_MOST = 950
+# A thin adapter: the features are in ide/, the state in session/, the jobs in jobs/ (issues 16, 28).
+# Counted honestly since issue 28: every line that knows pygls, the document overrides
+# (documents.py) and the transport (jsonrpc/) included: 1,606 lines then.
+LSP_LINES_AT_MOST = 1650
 
 
 def _lsprotocol_calls(path: Path) -> list[str]:
@@ -250,5 +269,6 @@ def test_the_runners_wire_is_written_once():
 
 
 def test_lsp_is_a_thin_adapter():
-    lines = {path.name: len(path.read_text().splitlines()) for path in sorted(LSP.glob("*.py"))}
+    lines = {str(path.relative_to(LSP)): len(path.read_text().splitlines()) for path in sorted(LSP.rglob("*.py"))}
+    assert "jsonrpc/stdio.py" in lines and "documents.py" in lines
     assert sum(lines.values()) < LSP_LINES_AT_MOST, lines

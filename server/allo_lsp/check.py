@@ -21,12 +21,12 @@ from allo_lsp.analysis.problems import Problem
 from allo_lsp.analysis.rules import BY_CODE, RULES
 from allo_lsp.analysis.rules.base import MAX_ANALYSED_CHARS
 from allo_lsp.finite_json import dumps
-from allo_lsp.ide.project_config import ProjectConfigs
 from allo_lsp.regular_files import Refused, inside, read_regular, replace_atomically
+from allo_lsp.session.project_config import ProjectConfigs
 
 # A file is read whole up to 4 bytes (UTF-8's longest) for each character the analysis reads: a
 # larger text is still analysed up to the analysis' bound (ADF901 says so, counting the rest).
-# The editor's workspace scan has the same bound (ide/workspace_files.py, not imported for one
+# The editor's workspace scan has the same bound (session/workspace_files.py, not imported for one
 # number: 30 ms at each start); past it, a file is data, not a design, and is not read at all.
 MAX_FILE_BYTES = 4 * MAX_ANALYSED_CHARS
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache", "build", "dist"}

@@ -47,7 +47,7 @@ def _is_number(value: Any, whole: bool = False) -> bool:
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     allo_build: str = "auto"  # which Allo the user runs: auto (unknown), fixed, legacy
-    debounce_ms: int = 0  # opt-in quiet time after an edit before it is analysed (`ide/scheduler.py`)
+    debounce_ms: int = 0  # opt-in quiet time after an edit before it is analysed (`session/scheduler.py`)
     python: str = ""  # the Allo environment's interpreter; empty: the server's own
     llvm_build_dir: str = ""  # empty: $LLVM_BUILD_DIR of the server's environment
     omp_threads: int = 0  # 0: the design's PE count

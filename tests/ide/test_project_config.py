@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from allo_lsp.analysis import Options
-from allo_lsp.ide.project_config import MAX_BYTES, NONE, ProjectConfigs, is_config
+from allo_lsp.session.project_config import MAX_BYTES, NONE, ProjectConfigs, is_config
 
 
 def write(path, body: str, mtime_ns: int) -> None:
@@ -71,7 +71,7 @@ def test_is_config():
 # -- a pyproject.toml that is not a regular file, and where the search stops (issue 25, item 6) -----
 
 SEARCH = (
-    "import sys; from allo_lsp.ide.project_config import ProjectConfigs;"
+    "import sys; from allo_lsp.session.project_config import ProjectConfigs;"
     "found = ProjectConfigs().for_file(sys.argv[1]); print(found.path, found.config.ignore)"
 )
 

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from allo_lsp.ide.scheduler import AnalysisQueue
+from allo_lsp.session.scheduler import AnalysisQueue
 
 
 class Recorder:

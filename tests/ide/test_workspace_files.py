@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import allo_lsp.ide.workspace_files as workspace_files
+import allo_lsp.session.workspace_files as workspace_files
 import pytest
-from allo_lsp.ide.workspace_files import HEAD_BYTES, MAX_FILE_BYTES, allo_files, is_design, is_excluded
+from allo_lsp.session.workspace_files import HEAD_BYTES, MAX_FILE_BYTES, allo_files, is_design, is_excluded
 
 DESIGN = "import allo\nfrom allo.ir.types import int32\nimport allo.dataflow as df\n"
 PLAIN = "import numpy as np\n"
@@ -258,7 +258,7 @@ def _walk_without_root_privileges(root: Path) -> list[str]:
     if shutil.which("setpriv") is None:
         pytest.skip("running as root and setpriv (util-linux) is missing: every directory is readable")
     script = (
-        "import sys; from pathlib import Path; from allo_lsp.ide.workspace_files import allo_files; "
+        "import sys; from pathlib import Path; from allo_lsp.session.workspace_files import allo_files; "
         "root = Path(sys.argv[1]); print('\\n'.join(p.relative_to(root).as_posix() for p in allo_files([root])))"
     )
     walk = subprocess.run(
@@ -344,7 +344,7 @@ def found_within(root: Path, excludes=(), seconds: float = 20.0) -> list[str]:
     """`found`, in a process of its own: a regular expression that backtracks holds the
     interpreter, so only a deadline from outside can end it."""
     code = (
-        "import json, sys; from pathlib import Path; from allo_lsp.ide.workspace_files import allo_files;"
+        "import json, sys; from pathlib import Path; from allo_lsp.session.workspace_files import allo_files;"
         "root = Path(sys.argv[1]);"
         "print(json.dumps([p.relative_to(root).as_posix() for p in allo_files([root], json.loads(sys.argv[2]))]))"
     )

@@ -11,8 +11,8 @@ import pytest
 from allo_lsp.analysis import Options
 from allo_lsp.analysis.model import Range
 from allo_lsp.analysis.problems import Problem, Severity
-from allo_lsp.ide.workspace_reports import FileReport, read_and_analyse
 from allo_lsp.lsp.convert import Converter
+from allo_lsp.session.workspace_reports import FileReport, read_and_analyse
 from paths import EXAMPLES
 from pygls.workspace import PositionCodec
 
@@ -71,7 +71,7 @@ def test_a_design_swapped_for_a_link_to_a_device_is_refused_at_once(tmp_path, ta
     code = (
         "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30));"
         "from pathlib import Path; from allo_lsp.analysis import Options;"
-        "from allo_lsp.ide.workspace_reports import read_and_analyse;"
+        "from allo_lsp.session.workspace_reports import read_and_analyse;"
         "print(read_and_analyse(Path(sys.argv[1]), Options()))"
     )
     done = subprocess.run(

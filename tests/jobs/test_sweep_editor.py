@@ -356,7 +356,7 @@ async def test_a_point_with_an_unreadable_report_figure_is_one_row_the_others_st
 
 async def test_the_editors_point_limit_is_its_setting(tmp_path):
     """alloDataflow.sweep.maxPoints = 3: a 4-point sweep is refused naming it, before any job."""
-    from allo_lsp.jobs.sweep_editor import command
+    from allo_lsp.session.sweep_editor import command
     from allo_lsp.settings import Settings
 
     path = design(tmp_path)

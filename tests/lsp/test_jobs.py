@@ -222,6 +222,19 @@ async def test_library_bug_offers_a_reproducer_file(job_editor, tmp_path):
     assert create.uri == (tmp_path / "design_top_repro.py").as_uri()
     script = edit.edits[0].new_text
     assert "cannot be converted to LLVM IR" in script and 'mod = df.build(top, target="simulator")' in script
+    # Closed and reopened: the reproducer went with the document (`forget`), even asked for
+    # with the diagnostic the client still holds.
+    text = path.read_text()
+    job_editor.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    job_editor.versions[uri], job_editor.texts[uri] = 1, text
+    job_editor.client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+    )
+    await job_editor.diagnostics(uri, 1)
+    actions = await job_editor.client.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), diag.range, lsp.CodeActionContext(diagnostics=[diag]))
+    )
+    assert not [a for a in actions if a.title.startswith("Write a minimal reproducer")]
 
 
 ORDER_DESIGN = (EXAMPLES / "pitfall_arg_order.py").read_text()

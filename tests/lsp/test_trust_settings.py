@@ -211,3 +211,20 @@ async def test_cluster_jobs_are_followed_only_in_a_trusted_workspace(tmp_path):
         )
     finally:
         await client.shutdown_session()
+
+
+async def test_a_bad_value_given_at_initialize_is_told():
+    """A warning on a setting given in initializationOptions reaches the client, once: during
+    `initialize` the protocol allows window/showMessage (issue 28 found these dropped)."""
+    client = await _server(None, configuration=False, options={"alloDataflow": {**SETTINGS, "timeout": -1}})
+    try:
+        await until(
+            lambda: any("timeout must be a positive" in m.message for m in client.messages),
+            what="the warning on alloDataflow.timeout",
+            wake=notification(client, lsp.WINDOW_SHOW_MESSAGE),
+            seen=lambda: [m.message for m in client.messages],
+        )
+        (message,) = [m.message for m in client.messages if "timeout must be a positive" in m.message]
+        assert message.startswith("allo-lsp: ")
+    finally:
+        await client.shutdown_session()

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from allo_lsp.analysis.config import KEYS, MAX_PROBLEMS, parse_config
-from allo_lsp.ide.project_config import MAX_BYTES, ProjectConfigs
-from allo_lsp.ide.workspace_files import allo_files
+from allo_lsp.session.project_config import MAX_BYTES, ProjectConfigs
+from allo_lsp.session.workspace_files import allo_files
 from editor import Editor, make_client
 from lsprotocol import types as lsp
 from paths import EXAMPLES

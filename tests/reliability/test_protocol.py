@@ -391,7 +391,7 @@ def test_random_edits_give_the_text_the_editor_has():
     order or not) of texts with every LSP line break."""
     import random
 
-    from allo_lsp.documents import ClientDocument
+    from allo_lsp.lsp.documents import ClientDocument
 
     rng = random.Random(13)
     for _ in range(300):

@@ -39,7 +39,7 @@ _SEVERITIES = {s.label: s for s in Severity}
 _AT = re.compile(r" ?\(at line (\d+), column (\d+)\)")
 MAX_PROBLEMS = 100  # then one problem counts the rest: 20,000 bad codes are no list to read
 _SHOWN = 60  # characters of a value quoted in a message
-MAX_PATTERN_CHARS = 1000  # a per-file-ignores pattern; as the workspace's globs (ide/globs.py)
+MAX_PATTERN_CHARS = 1000  # a per-file-ignores pattern; as the workspace's globs (session/globs.py)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from allo_lsp.analysis.problems import Problem
 from allo_lsp.ide.fix_all import KIND as FIX_ALL
 from allo_lsp.ide.graph_model import Graph
 from allo_lsp.ide.lenses import CANCEL, Lens
-from allo_lsp.ide.project_config import WATCHED
 from allo_lsp.ide.types import CodeAction, HoverResult, InlayHint, Symbol
+from allo_lsp.session.project_config import WATCHED
 
 _SYMBOL_KINDS = {
     "region": lsp.SymbolKind.Namespace,

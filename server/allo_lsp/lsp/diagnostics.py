@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from allo_lsp.ide.workspace_reports import EXCLUDES, WorkspaceReports, excludes_on, folder_paths
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.server import AlloLanguageServer
+from allo_lsp.session.workspace_reports import EXCLUDES, WorkspaceReports, excludes_on, folder_paths
 
 _ANALYSIS_WAIT_S = 30.0  # a pull waits this long for the analysis of the current text, then answers the last
 _HOLD_S = 20.0  # a workspace pull with nothing new is held this long for news (the client asks again at once)

@@ -7,17 +7,17 @@ import asyncio
 
 from lsprotocol import types as lsp
 
-from allo_lsp.documents import ClientWorkspace
 from allo_lsp.ide.actions import document_actions, reproducer_actions
 from allo_lsp.ide.fix_all import wanted
 from allo_lsp.ide.graph import REGION_GRAPH, document_graph
 from allo_lsp.ide.mlir_view import is_view
-from allo_lsp.ide.project_config import is_config
-from allo_lsp.jsonrpc.encoded import Encoded
-from allo_lsp.jsonrpc.params import BOOLEAN, STRING, fields, nullable, record
 from allo_lsp.lsp import convert, diagnostics
+from allo_lsp.lsp.documents import ClientWorkspace
+from allo_lsp.lsp.jsonrpc.encoded import Encoded
+from allo_lsp.lsp.jsonrpc.params import BOOLEAN, STRING, fields, nullable, record
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
+from allo_lsp.session.project_config import is_config
 from allo_lsp.settings import SECTION
 
 _FIRST_ANALYSIS_WAIT_S = 10.0  # a request on a document not yet analysed waits this long, then answers
@@ -30,7 +30,8 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
         diagnostics.register(ls)
     options = params.initialization_options
     # The editor's storage for this workspace (VS Code's `storageUri`): where cluster jobs are kept.
-    ls.workspace_storage = options.get(WORKSPACE_STORAGE) if isinstance(options, dict) else None
+    storage = options.get(WORKSPACE_STORAGE) if isinstance(options, dict) else None
+    ls.workspace_storage = storage if isinstance(storage, str) else None
     if isinstance(options, dict):  # a client's settings without workspace/configuration (trust too: its word)
         ls.apply_settings(options.get(SECTION, options))
 

@@ -1,8 +1,8 @@
 """Jobs from the editor: code lenses, commands, progress, outcomes shown in place.
 
 A job runs only when the user asks (a lens, a command, a code action), in a trusted workspace, on
-the editor's text of the file (saved or not): `jobs/editor.py`. What its outcome shows (the lens
-title, problems, an MLIR view) is `ide/store.py`'s, kept until the next run of the same job or an
+the editor's text of the file (saved or not): `session/editor.py`. What its outcome shows (the lens
+title, problems, an MLIR view) is `session/store.py`'s, kept until the next run of the same job or an
 edit that invalidates it. With `alloBuild: auto`, the first job starts the build probe.
 """
 
@@ -17,9 +17,9 @@ from allo_lsp.ide import log_lines, outcomes
 from allo_lsp.ide.lenses import CANCEL, COMMANDS, FILES, REPORT
 from allo_lsp.ide.mlir_view import compiled_by
 from allo_lsp.ide.synthesis import file_links, report_view
-from allo_lsp.jsonrpc.encoded import Encoded
-from allo_lsp.jsonrpc.params import STRING, STRINGS, TOKEN, arguments, nullable, record
 from allo_lsp.lsp import convert
+from allo_lsp.lsp.jsonrpc.encoded import Encoded
+from allo_lsp.lsp.jsonrpc.params import STRING, STRINGS, TOKEN, arguments, nullable, record
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.messages import ENVIRONMENT, ERROR, MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 from allo_lsp.protocol.vocabulary import SWEEP
@@ -31,7 +31,7 @@ SWEEP_OPTIONS = ("options", record(progress=nullable(TOKEN)))  # the client's pr
 
 async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> str | None:
     """Why the job cannot start (its name checked against the document's analysis too), or None."""
-    from allo_lsp.jobs.editor import refusal, refusal_once_told  # the jobs' modules with the first job
+    from allo_lsp.session.editor import refusal, refusal_once_told  # the jobs' modules with the first job
 
     def refused() -> str | None:
         return refusal(ls.settings.trusted, uri, ls.document(uri).path, ls.store.model(uri), name, kind)
@@ -41,8 +41,8 @@ async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> st
 
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str, options: dict | None = None) -> dict:
     """Run one job, show and return its outcome (JSON); `options`: the client's progress token, if any."""
-    from allo_lsp.jobs.editor import answer, running_answer
     from allo_lsp.jobs.launch import Target
+    from allo_lsp.session.editor import answer, running_answer
 
     _reattach(ls)
     why = await _refusal(ls, uri, name, kind)
@@ -111,7 +111,7 @@ def _reattach(ls: AlloLanguageServer) -> None:
     if ls.jobs.cluster.on_change is None:
         from allo_lsp.jobs.slurm_jobs import given_storage
 
-        ls.jobs.cluster.given = given_storage(getattr(ls, "workspace_storage", None))
+        ls.jobs.cluster.given = given_storage(ls.workspace_storage)
         if ls.settings.trusted:
             ls.jobs.reattach(ls.workspace.root_path, ls.refresh_lenses, lambda *done: _collected(ls, *done))
 
@@ -149,8 +149,8 @@ def show_synthesis_files(ls: AlloLanguageServer, uri: str, name: str) -> dict:
 
 
 async def sweep(ls: AlloLanguageServer, uri: str, name: str, *rest) -> dict:
-    """A region's sweep (`jobs/sweep_editor.py`): [uri, region] its parameters, [uri, region, sets] its table."""
-    from allo_lsp.jobs.sweep_editor import command
+    """A region's sweep (`session/sweep_editor.py`): [uri, region] its parameters, [uri, region, sets] its table."""
+    from allo_lsp.session.sweep_editor import command
 
     _reattach(ls)  # where the workspace's cluster jobs are kept, too
     why, doc = await _refusal(ls, uri, name, SYNTHESIZE), ls.document(uri)
@@ -178,7 +178,7 @@ def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCance
 
 
 def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded | list:
-    """The lenses, encoded once per version and change of the jobs' state (`ide/store.py`)."""
+    """The lenses, encoded once per version and change of the jobs' state (`session/store.py`)."""
     uri = params.text_document.uri
     if uri not in ls.store.analyses:
         if ls.is_analysed(uri):  # its first analysis is to come: asked again after it

@@ -1,6 +1,6 @@
 """`allo-lsp serve`: the server's state, the documents' analysis and the settings (handlers:
 `features.py`, `jobs.py`, `diagnostics.py`). An analysis runs off the event loop, one at a time
-(`ide/scheduler.py`), and is kept (`ide/store.py`) and shown only if the document is still at the
+(`session/scheduler.py`), and is kept (`session/store.py`) and shown only if the document is still at the
 version analysed: sent to the client, or answered when a client that pulls asks."""
 
 from __future__ import annotations
@@ -21,22 +21,22 @@ from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis
 from allo_lsp.ide.log_lines import DEBUG, ERROR, LogLine, shown
 from allo_lsp.ide.mlir_view import is_view
-from allo_lsp.ide.project_config import ProjectConfigs
-from allo_lsp.ide.refresh import Refresh
-from allo_lsp.ide.scheduler import AnalysisQueue
-from allo_lsp.ide.store import DocumentStore
-from allo_lsp.ide.workspace_files import folder_paths
-from allo_lsp.ide.workspace_reports import WorkspaceReports
 from allo_lsp.jobs.build_probe import BuildProbe
-from allo_lsp.jsonrpc.protocol import Protocol
-from allo_lsp.jsonrpc.stdio import CheckedStdioServer
 from allo_lsp.lsp import convert
 from allo_lsp.lsp.convert import Converter
+from allo_lsp.lsp.jsonrpc.protocol import Protocol
+from allo_lsp.lsp.jsonrpc.stdio import CheckedStdioServer
 from allo_lsp.protocol.messages import bounded
+from allo_lsp.session.project_config import ProjectConfigs
+from allo_lsp.session.refresh import Refresh
+from allo_lsp.session.scheduler import AnalysisQueue
+from allo_lsp.session.store import DocumentStore
+from allo_lsp.session.workspace_files import folder_paths
+from allo_lsp.session.workspace_reports import WorkspaceReports
 from allo_lsp.settings import SECTION, Settings, Unreadable, parse_settings
 
 if TYPE_CHECKING:
-    from allo_lsp.jobs.editor import EditorJobs
+    from allo_lsp.session.editor import EditorJobs
 
 log = logging.getLogger(__name__)
 CONFIGURATION_WAIT_S = 30.0  # for the client's answer to workspace/configuration
@@ -58,11 +58,12 @@ class AlloLanguageServer(CheckedStdioServer):
         self.diagnostics_refresh = Refresh(lambda: self._ask(self.workspace_diagnostic_refresh_async))
         self.probe = BuildProbe()  # what the probe found the configured Allo does
         self.configs = ProjectConfigs()  # the documents' [tool.allo-lsp], by pyproject.toml
+        self.workspace_storage: str | None = None  # the editor's storage for this workspace (`initialize`)
 
     @functools.cached_property
     def jobs(self) -> EditorJobs:
         """Made on first use (a job, a lens after the first analysis): not before the first diagnostics."""
-        from allo_lsp.jobs.editor import EditorJobs
+        from allo_lsp.session.editor import EditorJobs
 
         return EditorJobs()
 
@@ -79,25 +80,30 @@ class AlloLanguageServer(CheckedStdioServer):
 
     async def document_options(self, uri: str) -> Options:
         """The options of one document: the settings and its project's [tool.allo-lsp] (whose
-        allo-build counts when the setting is `auto`, read off the event loop); its problems are shown."""
+        allo-build counts when the setting is `auto`, read off the event loop)."""
         path = self.document(uri).path if uri.startswith("file:") else None
         folders, chosen = [f.uri for f in self.workspace.folders.values()], self.settings.allo_build != "auto"
-        options = await asyncio.to_thread(self.configs.options, path, self.options(), chosen, folders)
-        for found in self.configs.unreported():  # on the pyproject.toml itself
+        return await asyncio.to_thread(self.configs.options, path, self.options(), chosen, folders)
+
+    def publish_config_problems(self) -> None:
+        """The problems of the project configurations read since last time, on each pyproject.toml."""
+        for found in self.configs.unreported():
             diagnostics = self.converter(found.path.as_uri(), found.text).diagnostics(found.problems)
             self.text_document_publish_diagnostics(convert.published(found.path.as_uri(), diagnostics))
-        return options
 
     async def analyse(self, uri: str) -> None:
         """Analyse the document as it is now, and keep and show the result if it is still current;
         or a workspace file that is not open, from disk."""
         if not self.is_open(uri):
             if self.workspace_files is not None and self.workspace_files.knows(uri):
-                await self.workspace_files.analyse(uri, await self.document_options(uri))
+                options = await self.document_options(uri)
+                self.publish_config_problems()
+                await self.workspace_files.analyse(uri, options)
             return
         doc, started = self.workspace.get_text_document(uri), time.monotonic()
         text, version = lsp_newlines(doc.source), doc.version
         previous, options = self.store.analyses.get(uri), await self.document_options(uri)
+        self.publish_config_problems()
         result = await asyncio.to_thread(DocumentAnalysis.build, text, version, options, previous)
         took = f"{uri} v{version}: analysed in {(time.monotonic() - started) * 1000:.1f} ms"
         self.log(LogLine(DEBUG, f"{took}, from {started:.4f} s"))  # a benchmark reads it: one at a time
@@ -112,9 +118,12 @@ class AlloLanguageServer(CheckedStdioServer):
         return uri in self.store.analyses or self.queue.is_pending(uri)
 
     def forget(self, uri: str) -> None:
-        """A closed document: its analysis, to come or done, and what the store kept of it."""
+        """A closed document: its analysis, to come or done, what the store kept of it, and its
+        editor's job state (made only once a job ran)."""
         self.queue.forget(uri)
         self.store.forget(uri)
+        if "jobs" in self.__dict__:
+            self.jobs.forget(uri)
 
     def schedule_open(self) -> None:
         """Every open document analysed again (new settings, a project's configuration, the probe)."""

@@ -12,8 +12,8 @@ from threading import Event
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from allo_lsp.jsonrpc.frames import serve
-from allo_lsp.jsonrpc.protocol import dispatch
+from allo_lsp.lsp.jsonrpc.frames import serve
+from allo_lsp.lsp.jsonrpc.protocol import dispatch
 
 log = logging.getLogger(__name__)
 

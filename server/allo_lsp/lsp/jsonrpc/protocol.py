@@ -25,7 +25,7 @@ from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from allo_lsp.finite_json import dumps
-from allo_lsp.jsonrpc.encoded import Encoded
+from allo_lsp.lsp.jsonrpc.encoded import Encoded
 
 log = logging.getLogger(__name__)
 
