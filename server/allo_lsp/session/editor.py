@@ -106,6 +106,13 @@ class EditorJobs:
     cluster: ClusterJobs = field(default_factory=ClusterJobs)  # synthesis on Slurm (`alloDataflow.scheduler`)
     _tokens: itertools.count = field(default_factory=lambda: itertools.count(1))
 
+    def forget(self, uri: str) -> None:
+        """A closed document: what only its open editor reads (its lenses' change count, the
+        reproducer of its last library bug). Its running jobs go on to their outcomes, and its
+        synthesis histories stay: the report view of the document reopened compares with them."""
+        self.lens_changes.pop(uri, None)
+        self.reproducers.pop(uri, None)
+
     def claim(self, uri: str, job: tuple[str, str]) -> bool:
         """Mark `job` running, unless it is (False): one job per target at a time. `run` ends it."""
         running = self.running.setdefault(uri, set())

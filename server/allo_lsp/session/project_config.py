@@ -22,8 +22,8 @@ from pathlib import Path
 
 from allo_lsp.analysis import Options, Problem
 from allo_lsp.analysis.config import TABLE, Config, parse_config
-from allo_lsp.ide.workspace_files import folder_paths
 from allo_lsp.regular_files import read_regular
+from allo_lsp.session.workspace_files import folder_paths
 
 NAME = "pyproject.toml"
 MAX_BYTES = 4 * 1024 * 1024  # a pyproject.toml of 20,000 codes is 200 KB

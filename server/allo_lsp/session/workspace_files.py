@@ -31,8 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from allo_lsp.ide.globs import Patterns, editor_glob, gitignore_line
 from allo_lsp.regular_files import read_regular
+from allo_lsp.session.globs import Patterns, editor_glob, gitignore_line
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # larger is generated code or data, not a design to keep in Problems
 HEAD_BYTES = 64 * 1024  # the import of allo is further down than this in no design worth scanning for

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from allo_lsp.analysis import Options, Problem, analyze, lsp_newlines
-from allo_lsp.ide.scheduler import AnalysisQueue
-from allo_lsp.ide.workspace_files import MAX_FILE_BYTES, allo_files, folder_paths  # noqa: F401 - lsp/ reads it here
 from allo_lsp.regular_files import read_regular
+from allo_lsp.session.scheduler import AnalysisQueue
+from allo_lsp.session.workspace_files import MAX_FILE_BYTES, allo_files, folder_paths  # noqa: F401 - lsp/ reads it here
 
 # (URI, text, problems) -> (its result id, the client's report of them)
 Report = Callable[[str, str, list[Problem]], tuple[str, object]]
