@@ -1,7 +1,7 @@
 // Activation, and starting/restarting the server (one at a time: a restart asked for while one
 // runs is queued, and several queued ones become one).
 import { commands, Disposable, ExtensionContext, window } from "vscode";
-import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State } from "vscode-languageclient/node";
+import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State, vsdiag } from "vscode-languageclient/node";
 import { AlloFiles } from "./common/alloFiles";
 import { Jobs, NO_SERVER_PROGRESS } from "./common/commands";
 import { clientChannel, registerLogger, traceError, traceInfo } from "./common/logger";
@@ -66,7 +66,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
             return report && "items" in report ? { ...report, items: rules.diagnostics(report.items) } : report;
         },
         provideWorkspaceDiagnostics: async (resultIds, token, resultReporter, next) => {
-            const linked = <T extends { items: any[] } | null | undefined>(chunk: T): T => {
+            const linked = <T extends { items: vsdiag.WorkspaceDocumentDiagnosticReport[] } | null | undefined>(chunk: T): T => {
                 chunk?.items.forEach((item) => "items" in item && rules.diagnostics(item.items));
                 return chunk;
             };

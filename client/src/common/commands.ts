@@ -16,7 +16,7 @@ import { SWEEP_COMMAND, sweepRegion } from "../report/sweepCommand";
 import { Views } from "./views";
 import { activeTextEditor, executeCommand, isTrusted, registerCommand, visibleDocuments } from "./vscodeapi";
 
-type Next = (command: string, args: any[]) => Promise<unknown> | unknown;
+type Next = (command: string, args: unknown[]) => Promise<unknown> | unknown;
 
 interface JobCommand {
     title: string;
@@ -83,11 +83,11 @@ export class Jobs {
     ) {}
 
     /** vscode-languageclient's executeCommand middleware. */
-    readonly middleware = (command: string, args: any[], next: Next): Promise<unknown> | unknown =>
+    readonly middleware = (command: string, args: unknown[], next: Next): Promise<unknown> | unknown =>
         command in JOB_COMMANDS ? this.execute(command, args, next) : command === SWEEP_COMMAND ? this.sweep(args, next) : next(command, args);
 
     /** "Allo: Sweep Region…" (report/sweepCommand.ts) on the region a lens or menu names, else the cursor's. */
-    private async sweep(args: any[], next: Next): Promise<unknown> {
+    private async sweep(args: unknown[], next: Next): Promise<unknown> {
         if (!isTrusted()) {
             void refuseUntrusted("Sweep Region");
             return undefined;
@@ -113,7 +113,7 @@ export class Jobs {
      */
     registerMissing(client: LanguageClient): Disposable[] {
         const offered = new Set(client.initializeResult?.capabilities.executeCommandProvider?.commands ?? []);
-        const send = async (command: string, args: any[]): Promise<unknown> => {
+        const send = async (command: string, args: unknown[]): Promise<unknown> => {
             try {
                 return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
             } catch (error) {
@@ -127,7 +127,7 @@ export class Jobs {
         const asked = client.onRequest(ShowMessageRequest.type, (params) => askWithActions(params, showMessage, executeCommand));
         const missing = Object.keys(JOB_COMMANDS)
             .filter((command) => !offered.has(command))
-            .map((command) => registerCommand(command, (...args: any[]) => this.execute(command, args, send)));
+            .map((command) => registerCommand(command, (...args: unknown[]) => this.execute(command, args, send)));
         return [asked, ...missing];
     }
 
@@ -155,7 +155,7 @@ export class Jobs {
         }
     }
 
-    private async execute(command: string, args: any[], next: Next): Promise<unknown> {
+    private async execute(command: string, args: unknown[], next: Next): Promise<unknown> {
         const job = JOB_COMMANDS[command];
         if (!isTrusted()) {
             void refuseUntrusted(job.title);

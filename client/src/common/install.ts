@@ -73,6 +73,12 @@ export function hasPip(venv: string): boolean {
 
 export class InstallError extends Error {}
 
+/** What `run` says went wrong, from its rejection. */
+export function failureDetail(error: unknown): string {
+    const { detail } = (error ?? {}) as { detail?: unknown };
+    return typeof detail === "string" ? detail : String(error);
+}
+
 /** Runs a program (never a shell, never one inside an untrusted workspace); rejects with `detail`, what went wrong. */
 export function run(command: string, args: string[], timeoutMs = 600_000): Promise<string> {
     if (insideUntrustedWorkspace(command)) {
@@ -122,9 +128,9 @@ export async function installPrivateServer(
                 const withoutPip = pipWheel ? ["--without-pip"] : [];
                 try {
                     await run(basePython, [...ISOLATED, "-m", "venv", ...withoutPip, venv]);
-                } catch (error: any) {
+                } catch (error) {
                     throw new InstallError(
-                        `${basePython} -m venv failed (${error.detail}). Install the venv module ` +
+                        `${basePython} -m venv failed (${failureDetail(error)}). Install the venv module ` +
                             "(on Debian or Ubuntu: apt install python3-venv), or set alloDataflow.server.python " +
                             "to an interpreter where allo-lsp is installed.",
                     );
@@ -137,17 +143,17 @@ export async function installPrivateServer(
                 try {
                     await run(python, [...ISOLATED, ...pipInstallArgs(wheel, dependencies, pipWheel)]);
                     return;
-                } catch (error: any) {
+                } catch (error) {
                     // A system the wheels do not fit (glibc older than theirs): the index may have ones that do.
-                    bundledFailed = `the bundled wheels did not install (${error.detail}), then `;
+                    bundledFailed = `the bundled wheels did not install (${failureDetail(error)}), then `;
                     progress.report({ message: "the bundled wheels do not fit this system: trying the package index" });
                 }
             }
             try {
                 await run(python, [...ISOLATED, ...pipInstallArgs(wheel, undefined, pipWheel)]);
-            } catch (error: any) {
+            } catch (error) {
                 throw new InstallError(
-                    `pip could not install ${path.basename(wheel)}: ${bundledFailed}the package index (${error.detail}). ` +
+                    `pip could not install ${path.basename(wheel)}: ${bundledFailed}the package index (${failureDetail(error)}). ` +
                         "Check that the package index can be reached (or a proxy is configured for pip)" +
                         (dependencies ? "" : ", or install the linux-x64 build of the extension, which works offline") +
                         "; or set alloDataflow.server.python to an interpreter where allo-lsp is installed.",

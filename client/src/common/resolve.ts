@@ -6,7 +6,7 @@
 // interpreter that happens to import it.
 import * as fs from "fs";
 import { commands, window } from "vscode";
-import { bundledDependencies, bundledWheel, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
+import { bundledDependencies, bundledWheel, failureDetail, InstallError, installPrivateServer, run, venvPython, wheelVersion } from "./install";
 import { insideUntrustedWorkspace, ISOLATED } from "./isolation";
 import { traceError, traceInfo } from "./logger";
 import { activeInterpreter } from "./python";
@@ -44,8 +44,8 @@ print(json.dumps(out))
 async function probe(python: string, module: string): Promise<Probe> {
     try {
         return JSON.parse((await run(python, [...ISOLATED, "-c", PROBE, module], 60_000)).trim().split("\n").pop()!);
-    } catch (error: any) {
-        return { error: error.code === "ENOENT" ? `${python} was not found` : String(error.detail ?? error) };
+    } catch (error) {
+        return { error: (error as { code?: unknown }).code === "ENOENT" ? `${python} was not found` : failureDetail(error) };
     }
 }
 

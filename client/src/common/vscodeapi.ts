@@ -30,7 +30,7 @@ export function onDidChangeConfiguration(listener: (e: ConfigurationChangeEvent)
     return workspace.onDidChangeConfiguration(listener);
 }
 
-export function registerCommand(command: string, callback: (...args: any[]) => any): Disposable {
+export function registerCommand(command: string, callback: (...args: unknown[]) => unknown): Disposable {
     return commands.registerCommand(command, callback);
 }
 
