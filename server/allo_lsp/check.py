@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from allo_lsp import __version__
+from allo_lsp import __version__, host
 from allo_lsp.analysis import Analysis, Options, analyze, lsp_newlines
 from allo_lsp.analysis.model import Range, Region
 from allo_lsp.analysis.problems import Problem
@@ -162,7 +162,8 @@ def run(paths: list[str], options: Options, build_chosen: bool, how: Run) -> int
     roots = [Path(p) for p in paths]  # a file named is its own root
     checked = []
     for path in files:  # one file's failure stops no other
-        one = _check_one(path, options, configs, build_chosen, how, roots, trouble)
+        with host.collection_paused():  # a batch of analyses: the collector never walks their trees
+            one = _check_one(path, options, configs, build_chosen, how, roots, trouble)
         if one is not None:
             checked.append(one)
     status = _status(checked, how)
@@ -224,7 +225,7 @@ def _check_one(
     fixed = fix_all(text, chosen, unsafe=how.unsafe_fixes)
     if how.fix and not how.diff and fixed.applied:
         if not _written(path, data, with_line_breaks(raw, fixed.text), roots, trouble):
-            return CheckedFile(str(path), analyze(text, chosen), before=text)  # what the file still holds
+                return CheckedFile(str(path), analyze(text, chosen), before=text)  # what the file still holds
     return CheckedFile(str(path), fixed.analysis, fixed.applied, text, fixed.text)
 
 

@@ -1,13 +1,11 @@
 """Static analysis of Allo dataflow designs: source text in, semantic model and problems out.
 
-Pure: no I/O, no editor types, never raises on user code.
+Pure: no I/O, no editor types, never raises on user code. How the process running it is tuned
+(the GIL's switch interval, the collector) is its caller's: `allo_lsp/host.py`.
 """
 
 from __future__ import annotations
 
-import gc
-import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from allo_lsp.analysis import deep
@@ -16,7 +14,6 @@ from allo_lsp.analysis.expression_types import type_kernels
 from allo_lsp.analysis.extract import extract
 from allo_lsp.analysis.model import FileModel, Partial, Range, SyntaxProblem
 from allo_lsp.analysis.problems import Problem, Severity
-from allo_lsp.analysis.process_setting import WhileAnyRuns
 from allo_lsp.analysis.rules import run_rules
 from allo_lsp.analysis.rules.base import Context, Options
 
@@ -36,22 +33,20 @@ def analyze(text: str, options: Options = Options(), cache: ParseCache | None = 
     cache = cache if cache is not None else ParseCache()
     text = lsp_newlines(text)
     text, partial = _bounded(text, options.max_chars)
-    with _REQUESTS_FIRST.held():
-        try:
-            model = _model(text, cache)
-        except RecursionError:
-            # libcst's walks recurse a few frames per level of an expression: one nested deeper
-            # than Python's default limit allows is walked again with room for it (`deep`).
-            model = _deep_model(text, cache)
+    try:
+        model = _model(text, cache)
+    except RecursionError:
+        # libcst's walks recurse a few frames per level of an expression: one nested deeper
+        # than Python's default limit allows is walked again with room for it (`deep`).
+        model = _deep_model(text, cache)
     model.partial = partial
     type_kernels(model, text)
     return Analysis(model, options.selection.shown(run_rules(Context(model, options)), text), options)
 
 
 def _model(text: str, cache: ParseCache) -> FileModel:
-    with _collection_paused():
-        chunks, errors = parse_chunks(text, cache)
-        model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
+    chunks, errors = parse_chunks(text, cache)
+    model = extract(combine(chunks), Positions(chunks), cache.definitions) if chunks else FileModel()
     model.syntax_errors = errors
     return model
 
@@ -81,43 +76,6 @@ def _bounded(text: str, max_chars: int) -> tuple[str, Partial | None]:
     kept = statement_prefix(lines, within)
     prefix = "\n".join(lines[:kept]) + "\n" if kept else ""
     return prefix, Partial(kept, len(prefix), len(lines), len(text), max_chars)
-
-
-# How long the analysis thread keeps the GIL when another thread asks for it, while an analysis
-# runs (Python's default is 5 ms). An editor request passes between threads several times (each
-# header line and the body are read by another thread than the one that answers): at 5 ms a
-# turn, a hover waited 80-100 ms (p95) while a 10,000-line file was analysed, 20 ms at 1 ms.
-SWITCH_INTERVAL_S = 0.001
-_REQUESTS_FIRST = WhileAnyRuns(
-    sys.getswitchinterval, sys.setswitchinterval, lambda saved: min(saved, SWITCH_INTERVAL_S)
-)
-
-
-# Objects made while collection was paused past which they are frozen rather than collected
-# (about 0.1 s of a collection's traversal).
-_FREEZE_AFTER = 100_000
-
-
-@contextmanager
-def _collection_paused():
-    """No cyclic garbage collection while the trees are built and walked: the analysis makes
-    millions of objects that live until it ends, and each full collection walks all of them,
-    which made the first analysis of a large file grow faster than the file.
-
-    Once it ends, the first collection would still walk every object made meanwhile, holding
-    the GIL (0.5 s after a 10,000-line file, while editor requests wait): after a large analysis
-    they are frozen instead (`gc.freeze`), never walked. The analysis makes no reference cycles
-    (its trees and model are freed by reference counting when the next analysis replaces them);
-    what else was made meanwhile and is cyclic garbage is not collected."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if gc.get_count()[0] > _FREEZE_AFTER:
-                gc.freeze()
-            gc.enable()
 
 
 def lsp_newlines(text: str) -> str:

@@ -17,11 +17,10 @@ RecursionError here is the analysis' to handle (`deep`).
 from __future__ import annotations
 
 import libcst as cst
-from libcst._position import CodePosition, CodeRange
+from libcst.metadata import CodePosition, CodeRange
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvider, PositionProvidingCodegenState
 
-# `libcst._position` is libcst 1.9's private module; its classes are public in libcst.metadata: Instagram/LibCST#96.
-# It and the private members below are why pyproject.toml pins libcst to 1.9.x.
+# The private members below are why pyproject.toml pins libcst to 1.9.x.
 
 
 def positions(module: cst.Module) -> dict:

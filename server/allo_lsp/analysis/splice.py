@@ -21,12 +21,10 @@ import dataclasses
 from collections.abc import Callable
 
 import libcst as cst
-from libcst._position import CodePosition, CodeRange
+from libcst.metadata import CodePosition, CodeRange
 
 from allo_lsp.analysis.parse import PARSE_FAILURES
 
-# `libcst._position` is libcst 1.9's private module; its classes are public in libcst.metadata: Instagram/LibCST#96.
-# It is one reason pyproject.toml pins libcst to 1.9.x.
 
 _Path = list[tuple[cst.CSTNode, str, int | None]]  # (node, field, index in the field's tuple)
 

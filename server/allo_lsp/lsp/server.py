@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
-from allo_lsp import __version__
+from allo_lsp import __version__, host
 from allo_lsp.analysis import Options, lsp_newlines
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis
@@ -104,7 +104,7 @@ class AlloLanguageServer(CheckedStdioServer):
         text, version = lsp_newlines(doc.source), doc.version
         previous, options = self.store.analyses.get(uri), await self.document_options(uri)
         self.publish_config_problems()
-        result = await asyncio.to_thread(DocumentAnalysis.build, text, version, options, previous)
+        result = await asyncio.to_thread(host.tuned(DocumentAnalysis.build), text, version, options, previous)
         took = f"{uri} v{version}: analysed in {(time.monotonic() - started) * 1000:.1f} ms"
         self.log(LogLine(DEBUG, f"{took}, from {started:.4f} s"))  # a benchmark reads it: one at a time
         if uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:

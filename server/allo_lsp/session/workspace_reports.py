@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from allo_lsp import host
 from allo_lsp.analysis import Options, Problem, analyze, lsp_newlines
 from allo_lsp.regular_files import read_regular
 from allo_lsp.session.scheduler import AnalysisQueue
@@ -73,7 +74,8 @@ def read_and_analyse(path: Path, options: Options) -> FileReport | None:
         text = lsp_newlines(read_regular(path, MAX_FILE_BYTES).decode("utf-8", errors="replace"))
     except OSError:  # gone, or no longer a regular file of at most MAX_FILE_BYTES
         return None
-    return FileReport.of(stamp, text, analyze(text, options).problems)
+    with host.analysing():  # the process pool's worker: its own process, tuned as the server's
+        return FileReport.of(stamp, text, analyze(text, options).problems)
 
 
 def background_start() -> None:
