@@ -3,7 +3,8 @@
     .venv/bin/python bench/scaling.py [--json] [--quick] [--sizes 10000,20000,40000] [--big-mb 5.4] [--repeat 3]
 
 Each size is a generated file (bench/generate.py) analysed with the size bound lifted, in a
-fresh interpreter (so one size's heap does not slow the next): CPU seconds of `analyze(text)`,
+fresh interpreter (so one size's heap does not slow the next): CPU seconds of `analyze(text)` (under
+`host.collection_paused`, as the server and `check` run it),
 and the ratio of each size's time to the previous one's. Goal: at most 2.2x per doubling of the
 lines (linear cost, with some allowance for a larger heap). Then a file of `--big-mb` megabytes
 analysed with the default bound: seconds, peak RSS and what ADF901 said.
@@ -36,10 +37,12 @@ LINES_PER_MB = 33_000  # generated design code runs at about 30 bytes a line
 _CHILD = """
 import json, resource, sys, time
 from allo_lsp.analysis import Options, analyze
+from allo_lsp.host import collection_paused
 text = open(sys.argv[1], encoding="utf-8").read()
 options = Options() if sys.argv[2] == "bounded" else Options(max_chars=len(text) + 1)
 started = time.process_time()
-analysis = analyze(text, options)
+with collection_paused():  # as the server and check run an analysis (allo_lsp/host.py)
+    analysis = analyze(text, options)
 seconds = time.process_time() - started
 notice = next((p.message for p in analysis.problems if p.code == "ADF901"), None)
 print(json.dumps({"seconds": round(seconds, 3), "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
