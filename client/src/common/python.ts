@@ -1,30 +1,20 @@
-// The interpreter selected in the Python extension (ms-python.python), when it is installed.
-// Everything here is optional: without the extension, or with an API that changed, the client
-// falls back to python3.
-import { Disposable, Event, extensions, Uri } from "vscode";
+// The interpreter selected in the Python extension (ms-python.python), through its published API
+// (@vscode/python-extension). Everything here is optional, unlike in ruff-vscode (which declares
+// the extension a dependency): without the extension, or with an API that fails, the client falls
+// back to python3.
+import { PVSC_EXTENSION_ID, PythonExtension } from "@vscode/python-extension";
+import { Disposable, extensions, Uri } from "vscode";
 import { traceWarn } from "./logger";
 
-const PYTHON_EXTENSION = "ms-python.python";
+type Environments = PythonExtension["environments"];
 
-interface ResolvedEnvironment {
-    executable: { uri?: Uri };
-}
-
-interface PythonEnvironmentsApi {
-    getActiveEnvironmentPath(resource?: Uri): { path: string };
-    readonly known?: readonly { path: string; executable?: { uri?: Uri }; environment?: { name?: string } }[];
-    resolveEnvironment(environment: { path: string } | string): Promise<ResolvedEnvironment | undefined>;
-    onDidChangeActiveEnvironmentPath: Event<unknown>;
-}
-
-async function environmentsApi(): Promise<PythonEnvironmentsApi | undefined> {
-    const extension = extensions.getExtension(PYTHON_EXTENSION);
-    if (!extension) {
+async function environmentsApi(): Promise<Environments | undefined> {
+    // Not installed (or disabled) is the ordinary case, not a warning: `api()` would throw for it.
+    if (!extensions.getExtension(PVSC_EXTENSION_ID)) {
         return undefined;
     }
     try {
-        const api = extension.isActive ? extension.exports : await extension.activate();
-        return api?.environments;
+        return (await PythonExtension.api())?.environments;
     } catch (error) {
         traceWarn(`The Python extension's API is not available: ${error}`);
         return undefined;
