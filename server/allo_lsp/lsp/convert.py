@@ -18,7 +18,10 @@ from allo_lsp.ide.fix_all import KIND as FIX_ALL
 from allo_lsp.ide.graph_model import Graph
 from allo_lsp.ide.lenses import CANCEL, Lens
 from allo_lsp.ide.types import CodeAction, HoverResult, InlayHint, Symbol
+from allo_lsp.protocol.messages import JobResult
 from allo_lsp.session.project_config import WATCHED
+
+RUNNING = "running"  # the status answering a job command whose target is running already
 
 _SYMBOL_KINDS = {
     "region": lsp.SymbolKind.Namespace,
@@ -219,3 +222,23 @@ def progress_report(message: str) -> lsp.WorkDoneProgressReport:
 
 def progress_end(message: str) -> lsp.WorkDoneProgressEnd:
     return lsp.WorkDoneProgressEnd(message=message)
+
+
+# -- the answers of our own commands ---------------------------------------------------------------
+
+
+def job_answer(outcome: JobResult, kind: str) -> dict:
+    """A job's outcome as its command answers it (the details stay with the server)."""
+    data = outcome.to_json()
+    data["kind"] = kind
+    data.pop("details", None)
+    return data
+
+
+def running_answer(name: str, kind: str) -> dict:
+    return {
+        "status": RUNNING,
+        "message": f"'{name}' ({kind}) is already running: its lens cancels it",
+        "target": name,
+        "kind": kind,
+    }

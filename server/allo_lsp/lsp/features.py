@@ -150,7 +150,9 @@ async def on_code_action(ls: AlloLanguageServer, params: lsp.CodeActionParams) -
     version, text, options = ls.document(uri).version, ls.text(uri), await ls.document_options(uri)
     converter, result = ls.converter(uri, text), ls.store.analyses.get(uri)
     where, outcomes = converter.from_range(params.range), ls.store.outcomes(uri, text)
-    found = await asyncio.to_thread(host.tuned(document_actions), uri, text, version, result, options, where, only, outcomes)
+    found = await asyncio.to_thread(
+        host.tuned(document_actions), uri, text, version, result, options, where, only, outcomes
+    )
     found += reproducer_actions(ls.document(uri).path, ls.jobs.reproducers.get(uri), {d.code for d in diagnostics})
     return [converter.code_action(uri, version, a, diagnostics) for a in found if wanted(a.kind, only)]
 

@@ -42,19 +42,18 @@ async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> st
 async def start_job(ls: AlloLanguageServer, uri: str, name: str, kind: str, options: dict | None = None) -> dict:
     """Run one job, show and return its outcome (JSON); `options`: the client's progress token, if any."""
     from allo_lsp.jobs.launch import Target
-    from allo_lsp.session.editor import answer, running_answer
 
     _reattach(ls)
     why = await _refusal(ls, uri, name, kind)
     if why is not None:
         ls.window_show_message(convert.show_message(f"allo-lsp: {why}"))
-        return answer(JobResult(ERROR, ENVIRONMENT, why), kind)
+        return convert.job_answer(JobResult(ERROR, ENVIRONMENT, why), kind)
     if not ls.jobs.claim(uri, (name, kind)):
-        return running_answer(name, kind)  # one job per target: its running lens cancels it
+        return convert.running_answer(name, kind)  # one job per target: its running lens cancels it
     doc, model, text = ls.document(uri), ls.store.model(uri), ls.text(uri)
     outcome = await _run(ls, Target(doc.path, name, kind, uri), model, doc.source, (options or {}).get("progress"))
     _finished(ls, uri, (name, kind), outcome, model, text)
-    data = answer(outcome, kind)
+    data = convert.job_answer(outcome, kind)
     if kind == MLIR and (found := await asyncio.to_thread(compiled_by, outcome, model, name)) is not None:
         data.update(ls.store.add_mlir_view(uri, doc.path or uri, name, found, text))
         ls.republish(uri)  # with the signature's problems

@@ -28,7 +28,6 @@ from allo_lsp.protocol.messages import CRASH, ENVIRONMENT, ERROR, MESSAGE_LIMIT,
 from allo_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
-RUNNING = "running"  # the answer to a job command whose target is running already
 SETTINGS_WAIT_S = 10.0  # a job clicked before the client's settings arrived waits for them this long
 
 # Documents that are not files on disk: what to say instead of running them.
@@ -71,23 +70,6 @@ async def refusal_once_told(told: asyncio.Event, refused: Callable[[], str | Non
     except asyncio.TimeoutError:
         return "the editor has not sent its settings (workspace trust among them): nothing is run yet"
     return refused()
-
-
-def answer(outcome: JobResult, kind: str) -> dict:
-    """A job's outcome as its command answers it (the details stay with the server)."""
-    data = outcome.to_json()
-    data["kind"] = kind
-    data.pop("details", None)
-    return data
-
-
-def running_answer(name: str, kind: str) -> dict:
-    return {
-        "status": RUNNING,
-        "message": f"'{name}' ({kind}) is already running: its lens cancels it",
-        "target": name,
-        "kind": kind,
-    }
 
 
 @dataclass
