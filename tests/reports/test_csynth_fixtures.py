@@ -99,9 +99,9 @@ def test_vitis_2022_2_outlined_pipeline_and_no_uram(vitis):
     }
     assert report.resources["URAM"].percent is None  # 0 available: no percentage, no ZeroDivisionError
     assert report.to_json()["resources"]["URAM"] == {"used": 0, "available": 0, "percent": None}
-    assert report.loops == []  # the loop was outlined into its own module
+    assert report.loops == ()  # the loop was outlined into its own module
     top, pipeline = report.modules
-    assert (top.name, top.depth, top.loops) == ("image_pros", 0, [])
+    assert (top.name, top.depth, top.loops) == ("image_pros", 0, ())
     assert (pipeline.name, pipeline.depth) == ("image_pros_Pipeline_ROW_LOOP_COL_LOOP", 1)
     assert (pipeline.latency.worst, pipeline.interval) == (307203, Range(307203, 307203))
     assert used_available(pipeline) == {
@@ -128,7 +128,7 @@ def test_vitis_2022_2_module_files(vitis):
     assert (top.top, top.latency.worst, top.loops, [m.name for m in top.modules]) == (
         "image_pros",
         307208,
-        [],
+        (),
         ["image_pros"],
     )
 
@@ -258,7 +258,7 @@ def test_rpt_summaries(vitis):
         ("image_pros_Pipeline_ROW_LOOP_COL_LOOP", 1),
     ]
     assert loops(image.modules[1].loops) == [("ROW_LOOP_COL_LOOP", 307200, 307201, 2, 1, True)]
-    assert image.loops == []
+    assert image.loops == ()
 
     systolic = parse_report(vitis / f"{SYSTOLIC}csynth.rpt")
     assert (systolic.version, systolic.clock.slack_ns, systolic.latency.worst) == ("2023.2", -0.37, None)

@@ -1,7 +1,7 @@
 """What a person reads: the text table, the markdown (with its bar chart), and the change between runs."""
 
-import copy
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from allo_lsp.reports import delta, format_markdown, format_text, parse_report
@@ -50,11 +50,13 @@ def test_markdown_bars_over_budget_and_nothing_available(vitis):
 
 def test_delta_against_the_previous_run():
     old = parse_report(FIXTURES / "vivado_2018_3.xml")
-    new = copy.deepcopy(old)
-    new.latency.best = 4
-    new.resources["LUT"].used = 2500
-    new.resources["DSP"].used = 3
-    new.clock.estimated_ns, new.clock.slack_ns = 8.012, 0.738
+    resources = old.resources
+    new = replace(
+        old,
+        latency=replace(old.latency, best=4),
+        resources=replace(resources, lut=replace(resources.lut, used=2500), dsp=replace(resources.dsp, used=3)),
+        clock=replace(old.clock, estimated_ns=8.012, slack_ns=0.738),
+    )
     change = delta(old, new)
     assert change["latency_best"] == {"old": 5, "new": 4, "change": -1}
     assert change["latency_worst"] == {"old": None, "new": None, "change": None}  # undef both times

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from allo_lsp.protocol.report import json_value
+
 from .model import RESOURCES, Latency, Loop, Module, Range, Report, UnreadableFigure, Value, is_number
 
 UNREADABLE = "unreadable"  # a figure the report writes as no number can be (model.UnreadableFigure)
@@ -14,11 +16,7 @@ TREE_HEADERS = (
     "Interval/II",
     "Trip count",
     "Pipelined",
-    "BRAM_18K",
-    "DSP",
-    "FF",
-    "LUT",
-    "URAM",
+    *RESOURCES,
 )
 
 
@@ -46,27 +44,24 @@ def format_markdown(report: Report) -> str:
 
 
 def delta(old: Report | dict, new: Report | dict) -> dict[str, dict]:
-    """Each headline figure of two runs: {figure: {old, new, change}}; change is None unless both
-    are numbers. A run is its Report or that report's JSON (`Report.to_json`: what the editor
-    keeps of a run before); the resources are those either run has."""
-    old, new = (r.to_json() if isinstance(r, Report) else r for r in (old, new))
+    """Each headline figure of two runs: {figure: {old, new, change}}, each figure as the JSON
+    writes it; change is None unless both are numbers. A run is its Report or that report's JSON
+    (`Report.to_json`: what the editor keeps of a run before; MalformedReport if it is not one);
+    the resources are those either run has."""
+    old, new = (r if isinstance(r, Report) else Report.from_json(r) for r in (old, new))
     before, now = _headline(old), _headline(new)
-    names = [n for n in now if n not in RESOURCES or n in _dict(old, "resources") or n in _dict(new, "resources")]
+    names = [n for n in now if n not in RESOURCES or n in old.resources or n in new.resources]
     return {n: {"old": before[n], "new": now[n], "change": _change(before[n], now[n])} for n in names}
 
 
-def _headline(report: dict) -> dict:
-    latency, interval, clock = (_dict(report, k) for k in ("latency", "interval", "clock"))
-    figures = {f"latency_{k}": latency.get(k) for k in ("best", "average", "worst")}
-    figures |= {f"interval_{k}": interval.get(k) for k in ("min", "max")}
-    figures |= {k: clock.get(k) for k in ("estimated_ns", "slack_ns")}
-    resources = _dict(report, "resources")
-    return figures | {name: _dict(resources, name).get("used") for name in RESOURCES}
-
-
-def _dict(data: dict, key: str) -> dict:
-    value = data.get(key)
-    return value if isinstance(value, dict) else {}
+def _headline(report: Report) -> dict:
+    latency, interval, clock = report.latency, report.interval, report.clock
+    figures = {f"latency_{k}": getattr(latency, k) for k in ("best", "average", "worst")}
+    figures |= {f"interval_{k}": getattr(interval, k) for k in ("min", "max")}
+    figures |= {k: getattr(clock, k) for k in ("estimated_ns", "slack_ns")}
+    resources = report.resources
+    figures |= {name: resources[name].used if name in resources else None for name in RESOURCES}
+    return {name: json_value(figure) for name, figure in figures.items()}
 
 
 def _change(a, b) -> float | int | None:
@@ -125,7 +120,7 @@ def _tree_rows(report: Report, indent: str) -> list[tuple[str, ...]]:
 
 
 def _module_row(module: Module, pad: str) -> tuple[str, ...]:
-    resources = [_value(module.resources[n].used) if n in module.resources else "" for n in TREE_HEADERS[6:]]
+    resources = [_value(module.resources[n].used) if n in module.resources else "" for n in RESOURCES]
     return (
         f"{pad}+ {module.name}",
         _latency(module.latency),
@@ -146,7 +141,7 @@ def _loop_rows(loop: Loop, pad: str, indent: str, rows: list) -> None:
             _value(loop.ii),
             _value(loop.trip_count),
             "yes" if loop.pipelined else "no",
-            *[""] * 5,
+            *[""] * len(RESOURCES),
         )
     )
     for inner in loop.loops:

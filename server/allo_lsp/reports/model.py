@@ -1,4 +1,5 @@
-"""The figures of a synthesis report as plain dataclasses, and the value grammar every version uses.
+"""The value grammar every version of a synthesis report uses; the figures it makes are
+`protocol/report.py`'s typed `Report` (re-exported here).
 
 A figure is a `Value`: a number, `None` (the report says `undef`, `?`, `-` or leaves it out), a
 `Range` (the report gives a minimum and a maximum), or an `UnreadableFigure` (the report writes a
@@ -9,13 +10,43 @@ An unreadable figure is that figure's problem alone: the JSON gives it as null a
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
 
-# The five resources, in the order every table prints them. `DSP48E` (Vivado HLS 2019.1 and older)
-# is the same column as `DSP`.
-RESOURCES = ("BRAM_18K", "DSP", "FF", "LUT", "URAM")
+from allo_lsp.protocol.report import (
+    RESOURCES,
+    Clock,
+    Latency,
+    Loop,
+    Module,
+    Number,
+    Range,
+    Report,
+    Resource,
+    Resources,
+    UnreadableFigure,
+    Value,
+    is_number,
+)
+
+__all__ = [
+    "RESOURCES",
+    "Clock",
+    "Latency",
+    "Loop",
+    "Module",
+    "Number",
+    "Range",
+    "Report",
+    "ReportError",
+    "Resource",
+    "Resources",
+    "UnreadableFigure",
+    "Value",
+    "is_number",
+]
+
+# Vitis' names of the resources (`protocol/report.py`'s RESOURCES): `DSP48E` (Vivado HLS 2019.1
+# and older) is the same column as `DSP`.
 RESOURCE_ALIASES = {"DSP48E": "DSP", "DSP48": "DSP", "BRAM": "BRAM_18K"}
 
 UNKNOWN = {"", "undef", "?", "-", "n/a", "na", "none"}
@@ -28,170 +59,6 @@ TIME_UNITS = {"ps": 1e-3, "ns": 1.0, "us": 1e3, "\u00b5s": 1e3, "ms": 1e6, "s": 
 
 class ReportError(Exception):
     """The report is missing, unreadable or not a Vitis HLS report; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class UnreadableFigure:
-    """A figure whose text is no number a report figure can be; `text` is what the report wrote
-    (its first `SHOWN` characters)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Range:
-    min: Number | UnreadableFigure | None
-    max: Number | UnreadableFigure | None
-
-
-Number = int | float
-Value = int | float | Range | UnreadableFigure | None
-
-
-def is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-@dataclass
-class Resource:
-    used: Number | UnreadableFigure | None
-    available: Number | UnreadableFigure | None
-
-    @property
-    def percent(self) -> float | None:
-        # 0 available (URAM on most Zynq-7000 parts) is "nothing to use", not a division by zero.
-        if not is_number(self.used) or not is_number(self.available):
-            return None
-        if self.available <= 0:
-            return None
-        percent = round(100.0 * self.used / self.available, 2)
-        return percent if math.isfinite(percent) else None  # 1e100 used of 1e-300 available
-
-
-@dataclass
-class Clock:
-    target_ns: float | UnreadableFigure | None = None
-    uncertainty_ns: float | UnreadableFigure | None = None
-    estimated_ns: float | UnreadableFigure | None = None
-    slack_ns: float | UnreadableFigure | None = None
-
-
-@dataclass
-class Latency:
-    best: Value = None
-    average: Value = None
-    worst: Value = None
-
-
-@dataclass
-class Loop:
-    name: str
-    trip_count: Value = None
-    latency: Value = None
-    iteration_latency: Value = None
-    ii: Value = None
-    pipelined: bool = False
-    loops: list[Loop] = field(default_factory=list)
-    latency_ns: Value = None  # absolute latency; shown in the tables, not part of the JSON schema
-
-
-@dataclass
-class Module:
-    name: str
-    latency: Latency = field(default_factory=Latency)
-    interval: Range = field(default_factory=lambda: Range(None, None))
-    resources: dict[str, Resource] = field(default_factory=dict)
-    loops: list[Loop] = field(default_factory=list)
-    depth: int = 0  # place in the design hierarchy (0 = top), for drawing the tree
-    latency_ns: Value = None
-
-
-@dataclass
-class Report:
-    version: str | None = None
-    part: str | None = None
-    top: str | None = None
-    clock: Clock = field(default_factory=Clock)
-    latency: Latency = field(default_factory=Latency)
-    interval: Range = field(default_factory=lambda: Range(None, None))
-    resources: dict[str, Resource] = field(default_factory=dict)
-    modules: list[Module] = field(default_factory=list)
-    loops: list[Loop] = field(default_factory=list)
-    latency_ns: Value = None
-    source: str = ""  # the file it was read from ("" for text)
-
-    def to_json(self) -> dict:
-        """The JSON schema; each unreadable figure is null in its place and listed, with that
-        place, under `unreadable` (present only when one is)."""
-        out = _Json()
-        data = {
-            "version": self.version,
-            "part": self.part,
-            "top": self.top,
-            "clock": {
-                name: out.value(getattr(self.clock, name), f"clock.{name}")
-                for name in ("target_ns", "uncertainty_ns", "estimated_ns", "slack_ns")
-            },
-            "latency": out.latency(self.latency, "latency"),
-            "interval": out.value(self.interval, "interval"),
-            "resources": out.resources(self.resources, "resources"),
-            "modules": [
-                {
-                    "name": m.name,
-                    "latency": out.latency(m.latency, f"modules[{i}].latency"),
-                    "interval": out.value(m.interval, f"modules[{i}].interval"),
-                    "resources": out.resources(m.resources, f"modules[{i}].resources"),
-                    "loops": out.loops(m.loops, f"modules[{i}].loops"),
-                }
-                for i, m in enumerate(self.modules)
-            ],
-            "loops": out.loops(self.loops, "loops"),
-        }
-        if out.unreadable:
-            data["unreadable"] = out.unreadable
-        return data
-
-
-class _Json:
-    """The JSON of figures, noting where each unreadable one was."""
-
-    def __init__(self) -> None:
-        self.unreadable: list[dict] = []
-
-    def value(self, value: Value, where: str):
-        if isinstance(value, Range):
-            return {"min": self.value(value.min, f"{where}.min"), "max": self.value(value.max, f"{where}.max")}
-        if isinstance(value, UnreadableFigure):
-            self.unreadable.append({"figure": where, "text": value.text})
-            return None
-        return value
-
-    def latency(self, latency: Latency, where: str) -> dict:
-        return {k: self.value(getattr(latency, k), f"{where}.{k}") for k in ("best", "average", "worst")}
-
-    def resources(self, resources: dict[str, Resource], where: str) -> dict:
-        return {
-            name: {
-                "used": self.value(r.used, f"{where}.{name}.used"),
-                "available": self.value(r.available, f"{where}.{name}.available"),
-                "percent": r.percent,
-            }
-            for name, r in resources.items()
-        }
-
-    def loops(self, loops: list[Loop], where: str) -> list[dict]:
-        return [self.loop(loop, f"{where}[{i}]") for i, loop in enumerate(loops)]
-
-    def loop(self, loop: Loop, where: str) -> dict:
-        return {
-            "name": loop.name,
-            **{
-                k: self.value(getattr(loop, k), f"{where}.{k}")
-                for k in ("trip_count", "latency", "iteration_latency", "ii")
-            },
-            "pipelined": loop.pipelined,
-            "loops": self.loops(loop.loops, f"{where}.loops"),
-        }
 
 
 def number(text: str | None) -> Number | UnreadableFigure | None:
@@ -264,8 +131,11 @@ def resource_name(tag: str) -> str | None:
     return name if name in RESOURCES else None
 
 
-def ordered(resources: dict[str, Resource]) -> dict[str, Resource]:
-    return {name: resources[name] for name in RESOURCES if name in resources}
+def resources(used: dict[str, Number | UnreadableFigure | None], available: dict) -> Resources:
+    """Each resource either dict names (by `resource_name`), its percentage computed."""
+    return Resources.of(
+        {n: Resource.of(used.get(n), available.get(n)) for n in RESOURCES if n in used or n in available}
+    )
 
 
 def slack(clock: Clock) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .model import Report, ReportError
@@ -18,9 +19,7 @@ def parse_report(path_or_text: str | Path) -> Report:
     (before 2022.1) the module list is the top module alone; `load` can do better from a directory.
     """
     report = _parse_one(path_or_text)
-    if not report.modules:
-        report.modules = [top_module(report)]
-    return report
+    return report if report.modules else replace(report, modules=(top_module(report),))
 
 
 def find_report(project_dir: str | Path) -> Path:
@@ -49,13 +48,11 @@ def load(path: str | Path) -> Report:
         path = find_report(path)
     report = _parse_one(path)
     if not report.modules and path.name == "csynth.xml":
-        report.modules = _sibling_modules(report, path.parent)
-    if not report.modules:
-        report.modules = [top_module(report)]
-    return report
+        report = replace(report, modules=_sibling_modules(report, path.parent))
+    return report if report.modules else replace(report, modules=(top_module(report),))
 
 
-def _sibling_modules(report: Report, folder: Path) -> list:
+def _sibling_modules(report: Report, folder: Path) -> tuple:
     modules = {}
     for file in sorted(folder.glob("*_csynth.xml")):
         try:
@@ -65,9 +62,9 @@ def _sibling_modules(report: Report, folder: Path) -> list:
         if sub.top and sub.top not in modules:
             modules[sub.top] = top_module(sub, depth=0 if sub.top == report.top else 1)
     if not modules:
-        return []
+        return ()
     first = modules.pop(report.top, None) or top_module(report)
-    return [first, *modules.values()]
+    return (first, *modules.values())
 
 
 def _parse_one(path_or_text: str | Path) -> Report:

@@ -15,6 +15,7 @@ Two layouts exist:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field, replace
 
 from .model import (
     Clock,
@@ -24,13 +25,13 @@ from .model import (
     Range,
     Report,
     ReportError,
-    Resource,
+    Resources,
     interval_of,
     is_number,
     make_range,
     number,
-    ordered,
     resource_name,
+    resources,
     slack,
     time_ns,
     value,
@@ -38,27 +39,41 @@ from .model import (
 
 
 def parse_rpt(text: str, source: str = "") -> Report:
-    report = Report(
-        version=_match(r"\*\s*Version:\s*(\S+)", text),
-        part=_match(r"\*\s*Target device:\s*(\S+)", text),
-        top=_title(text),
-        source=source,
-    )
+    head = {
+        "version": _match(r"\*\s*Version:\s*(\S+)", text),
+        "part": _match(r"\*\s*Target device:\s*(\S+)", text),
+        "top": _title(text),
+        "source": source,
+    }
     lines = text.splitlines()
     summary = _find(lines, lambda line: "& Loops" in line)
     if summary is not None:
-        _summary(lines, summary, report)
-    elif "== Performance Estimates" in text:
-        _detailed(lines, report)
-    else:
-        raise ReportError(f"{source or '<text>'}: not a Vitis HLS report (neither csynth.xml nor a csynth.rpt)")
-    return report
+        return Report(**head, **_summary(lines, summary, head["version"] or ""))
+    if "== Performance Estimates" in text:
+        return Report(**head, **_detailed(lines))
+    raise ReportError(f"{source or '<text>'}: not a Vitis HLS report (neither csynth.xml nor a csynth.rpt)")
 
 
-def _summary(lines: list[str], at: int, report: Report) -> None:
+@dataclass
+class _Row:
+    """A row of a table of modules and loops, before the loops under it are read."""
+
+    make: type  # Module or Loop
+    figures: dict
+    loops: list[_Row] = field(default_factory=list)
+
+    def made(self) -> Module | Loop:
+        return self.make(**self.figures, loops=tuple(row.made() for row in self.loops))
+
+
+def _summary(lines: list[str], at: int, version: str) -> dict:
+    """The report's figures from the summary table: its first module row is the top's."""
     names, rows = _table(lines, at)
-    negate = (report.version or "").startswith("2020.")
-    stack: list[tuple[int, Module | Loop]] = []
+    negate = version.startswith("2020.")
+    stack: list[tuple[int, _Row]] = []
+    modules: list[_Row] = []
+    loose: list[_Row] = []  # loops under no module: the top module's, once there is one
+    slack_ns = None
     for cells in rows:
         row = dict(zip(names, cells))
         match = re.match(r"( *)([+o*]) (.+)", row.get("Modules & Loops", ""))
@@ -70,92 +85,115 @@ def _summary(lines: list[str], at: int, report: Report) -> None:
         parent = stack[-1][1] if stack else None
         latency = value(row.get("Latency (cycles)"))
         if kind == "o":
-            item = Loop(
-                name=name,
-                trip_count=value(row.get("Trip Count")),
-                latency=latency,
-                iteration_latency=value(row.get("Iteration Latency")),
-                ii=value(row.get("Interval")),
-                pipelined=row.get("Pipelined", "").strip() in ("yes", "dataflow"),
-                latency_ns=time_ns(row.get("Latency (ns)")),
+            item = _Row(
+                Loop,
+                {
+                    "name": name,
+                    "trip_count": value(row.get("Trip Count")),
+                    "latency": latency,
+                    "iteration_latency": value(row.get("Iteration Latency")),
+                    "ii": value(row.get("Interval")),
+                    "pipelined": row.get("Pipelined", "").strip() in ("yes", "dataflow"),
+                    "latency_ns": time_ns(row.get("Latency (ns)")),
+                },
             )
-            (parent.loops if parent is not None else report.loops).append(item)
+            (parent.loops if parent is not None else loose).append(item)
         else:
             low, high = (latency.min, latency.max) if isinstance(latency, Range) else (latency, latency)
-            item = Module(
-                name=name,
-                latency=Latency(best=low, worst=high),
-                depth=depth,
-                interval=interval_of(value(row.get("Interval"))),
-                resources=_used(row),
-                latency_ns=time_ns(row.get("Latency (ns)")),
+            item = _Row(
+                Module,
+                {
+                    "name": name,
+                    "latency": Latency(best=low, worst=high),
+                    "depth": depth,
+                    "interval": interval_of(value(row.get("Interval"))),
+                    "resources": _used(row),
+                    "latency_ns": time_ns(row.get("Latency (ns)")),
+                },
             )
-            report.modules.append(item)
-            if len(report.modules) == 1:  # the first row is the top module
-                report.latency, report.interval, report.resources = item.latency, item.interval, item.resources
-                report.latency_ns, report.loops = item.latency_ns, item.loops
+            if not modules:  # the first row is the top module
+                loose = item.loops
                 slack_ns = number(row.get("Slack"))
-                report.clock.slack_ns = -slack_ns if negate and is_number(slack_ns) else slack_ns
+                slack_ns = -slack_ns if negate and is_number(slack_ns) else slack_ns
+            modules.append(item)
         stack.append((depth, item))
+    made = tuple(row.made() for row in modules)
+    if not made:
+        return {"loops": tuple(row.made() for row in loose)}
+    top = made[0]
+    return {
+        "clock": Clock(slack_ns=slack_ns),
+        "latency": top.latency,
+        "interval": top.interval,
+        "resources": top.resources,
+        "latency_ns": top.latency_ns,
+        "loops": top.loops,
+        "modules": made,
+    }
 
 
-def _used(row: dict[str, str]) -> dict[str, Resource]:
+def _used(row: dict[str, str]) -> Resources:
     """`"976 (1%)"` -> used 976; `-` in a module row means none used. The summary prints no availability."""
-    found = {}
+    used = {}
     for header, cell in row.items():
         name = resource_name(header)
         if name:
-            found[name] = Resource(0 if cell.strip() == "-" else number(cell.split("(")[0]), None)
-    return ordered(found)
+            used[name] = 0 if cell.strip() == "-" else number(cell.split("(")[0])
+    return resources(used, {})
 
 
-def _detailed(lines: list[str], report: Report) -> None:
+def _detailed(lines: list[str]) -> dict:
+    found: dict = {}
     timing = _after(lines, "+ Timing")
     if timing:
         names, rows = timing
         row = dict(zip(names, rows[0])) if rows else {}
-        report.clock = Clock(
+        clock = Clock(
             target_ns=_ns(row.get("Target")),
             uncertainty_ns=_ns(row.get("Uncertainty")),
             estimated_ns=_ns(row.get("Estimated")),
         )
-        report.clock.slack_ns = slack(report.clock)
+        found["clock"] = replace(clock, slack_ns=slack(clock))
     latency = _after(lines, "+ Latency")
     if latency and latency[1]:
         # Latency min/max, absolute min/max (2019.2+ only), interval min/max, pipeline type.
         cells = latency[1][0] + [""] * 7  # a cut-off row reads as unknowns
         absolute = len(latency[1][0]) >= 7
         low, high = (cells[4], cells[5]) if absolute else (cells[2], cells[3])
-        report.latency = Latency(best=number(cells[0]), worst=number(cells[1]))
-        report.interval = Range(number(low), number(high))
-        report.latency_ns = make_range(time_ns(cells[2]), time_ns(cells[3])) if absolute else None
-    report.loops = _detailed_loops(lines)
-    report.resources = _utilization(lines)
+        found["latency"] = Latency(best=number(cells[0]), worst=number(cells[1]))
+        found["interval"] = Range(number(low), number(high))
+        found["latency_ns"] = make_range(time_ns(cells[2]), time_ns(cells[3])) if absolute else None
+    found["loops"] = _detailed_loops(lines)
+    found["resources"] = _utilization(lines)
+    return found
 
 
-def _detailed_loops(lines: list[str]) -> list[Loop]:
+def _detailed_loops(lines: list[str]) -> tuple[Loop, ...]:
     at = _find(lines, lambda line: "Loop Name" in line)
     if at is None:
-        return []
-    top: list[Loop] = []
-    stack: list[Loop] = []
+        return ()
+    top: list[_Row] = []
+    stack: list[_Row] = []
     for cells in _table(lines, at)[1]:
         # Name, latency min, max, iteration latency, II achieved, II target, trip count, pipelined.
         depth, name = _loop_name(cells[0])
         if len(cells) < 8 or not name:
             continue
-        loop = Loop(
-            name=name,
-            latency=make_range(number(cells[1]), number(cells[2])),
-            iteration_latency=value(cells[3]),
-            ii=number(cells[4]),
-            trip_count=value(cells[6]),
-            pipelined=cells[7].strip() == "yes",
+        loop = _Row(
+            Loop,
+            {
+                "name": name,
+                "latency": make_range(number(cells[1]), number(cells[2])),
+                "iteration_latency": value(cells[3]),
+                "ii": number(cells[4]),
+                "trip_count": value(cells[6]),
+                "pipelined": cells[7].strip() == "yes",
+            },
         )
         del stack[depth:]
         (stack[-1].loops if stack else top).append(loop)
         stack.append(loop)
-    return top
+    return tuple(row.made() for row in top)
 
 
 def _loop_name(cell: str) -> tuple[int, str]:
@@ -167,13 +205,14 @@ def _loop_name(cell: str) -> tuple[int, str]:
     return len(cell) - len(name), name.strip()
 
 
-def _utilization(lines: list[str]) -> dict[str, Resource]:
+def _utilization(lines: list[str]) -> Resources:
     start = _find(lines, lambda line: "== Utilization Estimates" in line)
     at = _find(lines, lambda line: re.match(r"\s*\|\s*Name\s*\|", line) is not None, start or 0)
     if start is None or at is None:
-        return {}
+        return Resources()
     names, rows = _table(lines, at)
-    found: dict[str, Resource] = {}
+    used: dict = {}
+    available: dict = {}
     for cells in rows:
         label = cells[0].strip()
         if label not in ("Total", "Available"):
@@ -181,12 +220,8 @@ def _utilization(lines: list[str]) -> dict[str, Resource]:
         for column, cell in zip(names, cells):
             name = resource_name(column)
             if name:
-                resource = found.setdefault(name, Resource(None, None))
-                if label == "Total":
-                    resource.used = number(cell)
-                else:
-                    resource.available = number(cell)
-    return ordered(found)
+                (used if label == "Total" else available)[name] = number(cell)
+    return resources(used, available)
 
 
 def _after(lines: list[str], title: str):

@@ -16,6 +16,7 @@ What differs between versions, and how it is read here:
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from xml.parsers import expat
 
@@ -27,13 +28,13 @@ from .model import (
     Range,
     Report,
     ReportError,
-    Resource,
+    Resources,
     interval_of,
     is_number,
     make_range,
     number,
-    ordered,
     resource_name,
+    resources,
     scaled,
     slack,
     time_ns,
@@ -112,27 +113,25 @@ def _report(root: ET.Element, source: str, where: str) -> Report:
         estimated_ns=_ns(_text(timing, "EstimatedClockPeriod"), _unit_ns(_text(timing, "unit"))),
     )
     explicit = number(_text(timing, "Slack"))  # a top-level <Slack> wins over the arithmetic
-    clock.slack_ns = slack(clock) if explicit is None else float(explicit) if is_number(explicit) else explicit
+    slack_ns = slack(clock) if explicit is None else float(explicit) if is_number(explicit) else explicit
     area = root.find("AreaEstimates")
-    report = Report(
+    info = root.find("ModuleInformation")
+    return Report(
         version=_text(root, "ReportVersion/Version"),
         part=_text(user, "Part"),
         top=_text(user, "TopModelName"),
-        clock=clock,
+        clock=replace(clock, slack_ns=slack_ns),
         latency=_latency(overall),
         interval=_interval(overall),
         resources=_resources(
             area.find("Resources") if area is not None else None,
             area.find("AvailableResources") if area is not None else None,
         ),
+        modules=_modules(info, root.find("RTLDesignHierarchy"), where) if info is not None else (),
         loops=_loops(perf.find("SummaryOfLoopLatency") if perf is not None else None, where),
         latency_ns=time_ns(_text(overall, "Worst-caseRealTimeLatency")),
         source=source,
     )
-    info = root.find("ModuleInformation")
-    if info is not None:
-        report.modules = _modules(info, root.find("RTLDesignHierarchy"), where)
-    return report
 
 
 def top_module(report: Report, depth: int = 0) -> Module:
@@ -148,7 +147,7 @@ def top_module(report: Report, depth: int = 0) -> Module:
     )
 
 
-def _modules(info: ET.Element, hierarchy: ET.Element | None, where: str) -> list[Module]:
+def _modules(info: ET.Element, hierarchy: ET.Element | None, where: str) -> tuple[Module, ...]:
     by_name = {}
     for element in info.findall("Module"):
         module = _module(element, where)
@@ -156,9 +155,7 @@ def _modules(info: ET.Element, hierarchy: ET.Element | None, where: str) -> list
     order = _preorder(hierarchy.find("TopModule"), where) if hierarchy is not None else {}
     # Modules the hierarchy does not mention (it is cut at MAX_DEPTH) follow, in report order.
     names = [n for n in order if n in by_name] + [n for n in by_name if n not in order]
-    for name in names:
-        by_name[name].depth = order.get(name, 1)
-    return [by_name[n] for n in names]
+    return tuple(replace(by_name[n], depth=order.get(n, 1)) for n in names)
 
 
 def _preorder(top: ET.Element | None, where: str) -> dict[str, int]:
@@ -205,13 +202,14 @@ def _interval(overall: ET.Element | None) -> Range:
     return Range(low.min if isinstance(low, Range) else low, high.max if isinstance(high, Range) else high)
 
 
-def _resources(used: ET.Element | None, available: ET.Element | None, available_prefix: str = "") -> dict:
+def _resources(used: ET.Element | None, available: ET.Element | None, available_prefix: str = "") -> Resources:
     """Top level: <Resources> and <AvailableResources>. ModuleInformation: X beside AVAIL_<short X>."""
-    found: dict[str, Resource] = {}
+    used_of: dict = {}
     for element in list(used) if used is not None else []:
         name = resource_name(element.tag)
-        if name and name not in found:
-            found[name] = Resource(number(element.text), None)
+        if name:
+            used_of.setdefault(name, number(element.text))
+    available_of: dict = {}
     for element in list(available) if available is not None else []:
         tag = element.tag
         if available_prefix:
@@ -220,14 +218,14 @@ def _resources(used: ET.Element | None, available: ET.Element | None, available_
             tag = tag[len(available_prefix) :]
         name = resource_name(tag)
         if name:
-            found.setdefault(name, Resource(None, None)).available = number(element.text)
-    return ordered(found)
+            available_of[name] = number(element.text)
+    return resources(used_of, available_of)
 
 
-def _loops(parent: ET.Element | None, where: str) -> list[Loop]:
+def _loops(parent: ET.Element | None, where: str) -> tuple[Loop, ...]:
     if parent is None:
-        return []
-    return [_loop(child, where, 1) for child in parent if _is_loop(child)]
+        return ()
+    return tuple(_loop(child, where, 1) for child in parent if _is_loop(child))
 
 
 def _is_loop(element: ET.Element) -> bool:
@@ -252,7 +250,7 @@ def _loop(element: ET.Element, where: str, depth: int) -> Loop:
         ii=ii,
         # 2022+ says so (`yes`, `dataflow`, `no`); older reports only give a PipelineII to pipelined loops.
         pipelined=kind in ("yes", "dataflow") if kind else _value(element, "PipelineII") is not None,
-        loops=[_loop(child, where, depth + 1) for child in element if _is_loop(child)],
+        loops=tuple(_loop(child, where, depth + 1) for child in element if _is_loop(child)),
         latency_ns=time_ns(_text(element, "AbsoluteTimeLatency")),
     )
 
