@@ -25,7 +25,6 @@ from libcst.metadata import CodePosition, CodeRange
 
 from allo_lsp.analysis.parse import PARSE_FAILURES
 
-
 _Path = list[tuple[cst.CSTNode, str, int | None]]  # (node, field, index in the field's tuple)
 
 

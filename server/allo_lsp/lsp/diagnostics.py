@@ -27,7 +27,13 @@ async def on_document_diagnostic(ls: AlloLanguageServer, params: lsp.DocumentDia
     def current() -> bool:  # the analysis of the text as it is now, not an older one's problems
         return not ls.is_analysed(uri) or ls.store.is_of(uri, ls.document(uri).version)
 
-    await ls.queue.until(current, _ANALYSIS_WAIT_S, key=uri)
+    def kept():  # before the first analysis: what an earlier server found on this very text
+        found = ls.store.kept_problems.get(uri)
+        return found[1] if found is not None and found[0] == ls.document(uri).version else None
+
+    await ls.queue.until(lambda: current() or kept() is not None, _ANALYSIS_WAIT_S, key=uri)
+    if not current() and (problems := kept()) is not None:
+        return convert.document_report(ls.converter(uri, ls.text(uri)).diagnostics(problems), params.previous_result_id)
     result = ls.store.analyses.get(uri)
     return convert.document_report(ls.diagnostics(uri, result) if result else [], params.previous_result_id)
 

@@ -4,6 +4,7 @@ and converts. Requests are answered from the newest analysis, moved to the curre
 from __future__ import annotations
 
 import asyncio
+import os
 
 from lsprotocol import types as lsp
 
@@ -18,6 +19,7 @@ from allo_lsp.lsp.jsonrpc.encoded import Encoded
 from allo_lsp.lsp.jsonrpc.params import BOOLEAN, STRING, fields, nullable, record
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
+from allo_lsp.session.problem_cache import ProblemCache
 from allo_lsp.session.project_config import is_config
 from allo_lsp.settings import SECTION
 
@@ -32,7 +34,8 @@ def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
     options = params.initialization_options
     # The editor's storage for this workspace (VS Code's `storageUri`): where cluster jobs are kept.
     storage = options.get(WORKSPACE_STORAGE) if isinstance(options, dict) else None
-    ls.workspace_storage = storage if isinstance(storage, str) else None
+    ls.workspace_storage = storage if isinstance(storage, str) and os.path.isabs(storage) else None
+    ls.problem_cache = ProblemCache(ls.workspace_storage)
     if isinstance(options, dict):  # a client's settings without workspace/configuration (trust too: its word)
         ls.apply_settings(options.get(SECTION, options))
 

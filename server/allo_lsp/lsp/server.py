@@ -27,6 +27,7 @@ from allo_lsp.lsp.convert import Converter
 from allo_lsp.lsp.jsonrpc.protocol import Protocol
 from allo_lsp.lsp.jsonrpc.stdio import CheckedStdioServer
 from allo_lsp.protocol.messages import bounded
+from allo_lsp.session.problem_cache import ProblemCache
 from allo_lsp.session.project_config import ProjectConfigs
 from allo_lsp.session.refresh import Refresh
 from allo_lsp.session.scheduler import AnalysisQueue
@@ -59,6 +60,7 @@ class AlloLanguageServer(CheckedStdioServer):
         self.probe = BuildProbe()  # what the probe found the configured Allo does
         self.configs = ProjectConfigs()  # the documents' [tool.allo-lsp], by pyproject.toml
         self.workspace_storage: str | None = None  # the editor's storage for this workspace (`initialize`)
+        self.problem_cache = ProblemCache(None)  # in that storage, once given
 
     @functools.cached_property
     def jobs(self) -> EditorJobs:
@@ -104,6 +106,8 @@ class AlloLanguageServer(CheckedStdioServer):
         text, version = lsp_newlines(doc.source), doc.version
         previous, options = self.store.analyses.get(uri), await self.document_options(uri)
         self.publish_config_problems()
+        if previous is None:  # its first analysis: the problems kept from an earlier server's, at once
+            await self._show_kept(uri, text, version, options)
         result = await asyncio.to_thread(host.tuned(DocumentAnalysis.build), text, version, options, previous)
         took = f"{uri} v{version}: analysed in {(time.monotonic() - started) * 1000:.1f} ms"
         self.log(LogLine(DEBUG, f"{took}, from {started:.4f} s"))  # a benchmark reads it: one at a time
@@ -111,6 +115,20 @@ class AlloLanguageServer(CheckedStdioServer):
             return  # superseded: the queue analyses the newer text next
         self.store.keep(uri, result)
         self.publish(uri, result)
+        if previous is None:
+            await asyncio.to_thread(self.problem_cache.put, text, options, result.problems)
+
+    async def _show_kept(self, uri: str, text: str, version: int | None, options: Options) -> None:
+        kept = await asyncio.to_thread(self.problem_cache.get, text, options)
+        if kept is None or uri not in self.open_uris() or self.workspace.get_text_document(uri).version != version:
+            return
+        self.store.kept_problems[uri] = (version, kept)
+        await self.queue.news()  # a pull waiting for the analysis takes them
+        if self.pulls:
+            asyncio.ensure_future(self.diagnostics_refresh.ask(unless=lambda: self.queue.waits_for(uri)))
+        else:
+            diagnostics = self.converter(uri, text).diagnostics(kept)
+            self.text_document_publish_diagnostics(convert.published(uri, diagnostics, version))
 
     def is_analysed(self, uri: str) -> bool:
         """Analysed, or its first analysis to come: a document that is not analysed at all (an

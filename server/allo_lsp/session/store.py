@@ -10,6 +10,7 @@ from the newest analysis, moved to the text as it is now.
 from __future__ import annotations
 
 from allo_lsp.analysis.model import FileModel, Range
+from allo_lsp.analysis.problems import Problem
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis, keep_parse_caches
 from allo_lsp.ide.job_outcomes import Job, JobOutcomes, SourcedProblem
@@ -28,15 +29,20 @@ class DocumentStore:
         self.mlir_views: dict[str, MlirView] = {}  # allo-mlir: URI -> the view
         self._recent: list[str] = []  # the documents analysed last, newest first
         self._jobs: dict[str, JobOutcomes] = {}  # what each open document shows of its jobs
+        # (version, problems) an earlier server's first analysis found on the text being analysed
+        # for the first time here (`problem_cache.py`): shown until that analysis ends
+        self.kept_problems: dict[str, tuple[int | None, list[Problem]]] = {}
 
     def keep(self, uri: str, result: DocumentAnalysis) -> None:
         """The analysis of the document's current text."""
         self.analyses[uri] = result
+        self.kept_problems.pop(uri, None)
         self._recent = keep_parse_caches(self.analyses, self._recent, uri)
 
     def forget(self, uri: str) -> None:
         """A closed document."""
         self.analyses.pop(uri, None)
+        self.kept_problems.pop(uri, None)
         self._jobs.pop(uri, None)
 
     def is_of(self, uri: str, version: int | None) -> bool:
@@ -105,7 +111,13 @@ class DocumentStore:
         mlir_uri = view_uri(path, region)
         self.mlir_views[mlir_uri] = MlirView(uri, region, found.text)
         self.jobs_of(uri).add_problems((region, MLIR), MLIR_SOURCE, found.problems, ran)
-        return {"mlirUri": mlir_uri, "mlir": found.text, "functions": found.functions, "parseError": found.parse_error}
+        return {
+            "mlirUri": mlir_uri,
+            "mlir": found.text,
+            "functions": found.functions,
+            "parseError": found.parse_error,
+            "bindings": found.bindings,
+        }
 
     def mlir_definition(self, view: str, line: int, column: int) -> tuple[str, str, Range] | None:
         """From a symbol of an MLIR view to its kernel or region: (source URI, the text the range
