@@ -8,12 +8,17 @@ import pytest
 from allo_lsp.finite_json import dumps
 from allo_lsp.protocol.details import (
     Blocked,
+    CompiledCall,
+    CompiledFunction,
+    CompiledModule,
+    CompiledStream,
     Details,
     Differential,
     FifoRun,
     FifoSizing,
     Leftover,
     LongestBlock,
+    MlirDetails,
     ParameterCase,
     PutsAndGets,
     RunDetails,
@@ -69,6 +74,17 @@ def simulated(cls=SimulateDetails, **more):
     )
 
 
+def mlir_read():
+    compiled = CompiledModule(
+        "allo._mlir.ir",
+        [CompiledFunction("producer_0", ("memref<4xi32>", "!allo.stream<i32, 4>"), "s_", "_o", True, False, True)],
+        [CompiledStream("pipe", "top", "i32", 4)],
+        [CompiledCall("top", "producer_0", ("arg:0", "stream:pipe"))],
+        truncated=True,
+    )
+    return MlirDetails(**COMMON, compiled=compiled, unread="allo._mlir.ir did not read the module: ...")
+
+
 # Every kind's details with every field set.
 FULL = {
     SIMULATE: simulated(),
@@ -82,8 +98,8 @@ FULL = {
         report_markdown="| figure |",
         errors=["ERROR: [HLS 207-1] ..."],
     ),
-    MLIR: Details(**COMMON),
-    PROBE: Details(**COMMON),
+    MLIR: mlir_read(),
+    PROBE: mlir_read(),
 }
 
 

@@ -1,7 +1,7 @@
 """What a finished job carries besides its status, typed per job kind, and its one JSON encoding.
 
 `JobResult.details` is one of these classes: `Details` (what any job's result may carry), with
-`SimulateDetails`, `RunDetails` and `SynthesisDetails` adding what those kinds find
+`SimulateDetails`, `RunDetails`, `SynthesisDetails` and `MlirDetails` adding what those kinds find
 (`messages.DETAILS` maps each job kind to its class). Readers use the fields. The JSON (the
 runner's result pipe, `allo-lsp run` and `synth --format json`) has one key per field, named as
 the field: the keys those outputs always had (`log`, `differential`, `fifo_statistics`, ...).
@@ -201,6 +201,71 @@ class SynthesisDetails(Details):
     errors: list[str] = field(default_factory=list)  # the ERROR lines of the tool's log
 
 
+# Bounds on the runner's reading of a compiled module (`MlirDetails.compiled`): each list, each
+# call's operands, each printed type. A module past them is `truncated` (its lists are not all of it).
+COMPILED_LIMIT = 4096
+OPERAND_LIMIT = 256
+TYPE_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class CompiledFunction:
+    """A `func.func` of the compiled module as far as its header goes (types as MLIR prints them)."""
+
+    name: str = ""
+    arg_types: tuple[str, ...] = ()
+    itypes: str | None = None  # one character per argument: s signed, u unsigned, _ other
+    stypes: str | None = None  # one per argument: i a stream read, o written, _ not a stream
+    kernel: bool = False  # `df.kernel`: a PE of one of the region's kernels
+    dataflow: bool = False  # `dataflow`: the region's top function
+    nested: bool = False  # `df.nested_kernel`: a PE of a region a kernel calls
+
+
+@dataclass(frozen=True)
+class CompiledStream:
+    """An `allo.stream_construct` in a function's body: one FIFO (a stream array's element is
+    `NAME_I_J`), its element type and depth read from its type `!allo.stream<ELEMENT, DEPTH>`."""
+
+    name: str = ""
+    function: str = ""  # the function whose body constructs it (the region's top function)
+    element: str = ""
+    depth: int | None = None  # None: a type not of that form
+
+
+# `CompiledCall.operands`: `arg:N` the caller's argument N (0-based), `stream:NAME` the stream it
+# constructs under that name, `?` anything else.
+ARG, STREAM, OTHER = "arg:", "stream:", "?"
+
+
+@dataclass(frozen=True)
+class CompiledCall:
+    """A `func.call` in a function's body: the top function calling each PE."""
+
+    caller: str = ""
+    callee: str = ""
+    operands: tuple[str, ...] = ()
+
+
+@dataclass
+class CompiledModule:
+    """The compiled module as the runner read it, with the bindings of the Allo that made it."""
+
+    bindings: str = ""  # the module that parsed it, e.g. `allo._mlir.ir`
+    functions: list[CompiledFunction] = field(default_factory=list)
+    streams: list[CompiledStream] = field(default_factory=list)
+    calls: list[CompiledCall] = field(default_factory=list)
+    truncated: bool = False  # a list or a call's operands hit the bounds above
+
+
+@dataclass
+class MlirDetails(Details):
+    """An MLIR (or probe) job: the module read by the runner, where it was made (runner/mlir_module.py),
+    or why it was not (no `allo._mlir` in that interpreter, a module its bindings refused)."""
+
+    compiled: CompiledModule | None = None
+    unread: str | None = None
+
+
 def encode(details: Details) -> dict:
     """The JSON of `details`."""
     return to_json(details)
@@ -213,7 +278,7 @@ def decode(data: dict, cls: type[Details] | None = None) -> Details:
         raise TypeError(f"details must be an object, not {type(data).__name__}")
     if cls is None:
         keys = set(data)
-        classes = (Details, SimulateDetails, RunDetails, SynthesisDetails)
+        classes = (Details, SimulateDetails, RunDetails, SynthesisDetails, MlirDetails)
         cls = next((c for c in classes if keys <= _names(c)), None)
         cls = cls or max(classes, key=lambda c: len(keys & _names(c)))
     return from_json(cls, data)
@@ -283,6 +348,9 @@ def _decoder(hint: Any) -> Callable[[Any], Any]:
     if origin is list and args:
         item = _decoder(args[0])
         return lambda data: None if data is None else [item(v) for v in _checked(data, list, "array")]
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+        return lambda data: None if data is None else tuple(item(v) for v in _checked(data, list, "array"))
     if origin is dict and len(args) == 2:
         value = _decoder(args[1])
         return lambda data: None if data is None else {k: value(v) for k, v in _checked(data, dict, "object").items()}
@@ -303,7 +371,7 @@ def _checked(data: Any, kind: type, name: str) -> Any:
 
 
 def _absent(value: Any) -> bool:
-    return value is None or (isinstance(value, (list, dict)) and not value)
+    return value is None or (isinstance(value, (list, tuple, dict)) and not value)
 
 
 @cache

@@ -14,6 +14,7 @@ from allo_lsp.protocol.details import FIFO_SIZING as FIFO_SIZING
 from allo_lsp.protocol.details import FIFO_STATISTICS as FIFO_STATISTICS
 from allo_lsp.protocol.details import (
     Details,
+    MlirDetails,
     RunDetails,
     SimulateDetails,
     SynthesisDetails,
@@ -48,8 +49,8 @@ DETAILS: dict[str, type[Details]] = {
     SIMULATE: SimulateDetails,
     RUN: RunDetails,
     SYNTHESIZE: SynthesisDetails,
-    MLIR: Details,
-    PROBE: Details,
+    MLIR: MlirDetails,
+    PROBE: MlirDetails,
 }
 
 

@@ -247,7 +247,11 @@ def run(request: JobRequest) -> JobResult:
         path = os.path.join(request.project_dir, f"{request.target}.mlir")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        return JobResult(PASSED, message=f"MLIR of {request.target}", artifact=path)
+        phase("reading the module")
+        from allo_lsp.runner import mlir_module
+
+        details = mlir_module.read(text)  # with the Allo that made it: the server needs no bindings
+        return JobResult(PASSED, message=f"MLIR of {request.target}", artifact=path, details=details)
     if request.kind == SIMULATE:
         phase("building")
         mod = df.build(target, target="simulator")
