@@ -3,7 +3,10 @@ the compiled top function against the region.
 
 `@producer_0` is PE 0 of kernel `producer` (functions are matched by name: the MLIR carries no
 source locations); `@top` is the region itself. A compiled top function whose argument order or
-types differ from the region's is an error on the region.
+types differ from the region's is an error on the region. The module is read by the runner, with
+the Allo that made it (`MlirDetails.compiled`), else by the server's own bindings; either way the
+analysis is then checked against it (`mlir/differential.py`), and where they disagree it is
+allo-lsp's bug, said as a warning on the region.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import FileModel, Range, Region
 from allo_lsp.analysis.problems import Problem, Severity
 from allo_lsp.ide.types import Symbol
+from allo_lsp.protocol.details import Details
 from allo_lsp.protocol.messages import PASSED, JobResult
 
 MLIR_SOURCE = "allo-lsp mlir"
+SIGNATURE_CODE = "mlir-signature"
+ANALYSIS_CODE = "mlir-analysis"  # the analysis disagrees with the compiled module: our bug
 _SCHEME = "allo-mlir:"
 
 
@@ -41,38 +47,45 @@ def is_view(uri: str) -> bool:
 
 
 def signature_problems(parsed, region: Region) -> list[Problem]:
-    """The compiled top function (`parsed`: `mlir.parse_functions`) against the region."""
+    """The compiled top function (`parsed`: `mlir.parse_functions`) against the region, then the
+    analysis against the module (not when the module's top function is another region's or another
+    text's: what the analysis expects of this one says nothing of that module)."""
     mismatch = mlir.compare_signature(parsed, region)
-    if mismatch is None:
-        return []
-    return [Problem("mlir-signature", Severity.ERROR, region.range, mismatch.message)]
+    problems = [] if mismatch is None else [Problem(SIGNATURE_CODE, Severity.ERROR, region.range, mismatch.message)]
+    if mismatch is None or mismatch.legacy_order:
+        for found in mlir.disagreements(parsed, region, declaration_order=mismatch is None):
+            problems.append(Problem(ANALYSIS_CODE, Severity.WARNING, region.range, found.message))
+    return problems
 
 
 @dataclass(frozen=True)
 class Compiled:
     """A compiled module as the editor shows it: its MLIR text, the problems of its top function
-    against the region, and its functions for the client's view."""
+    and of the analysis against it, its functions for the client's view, and the bindings that read
+    it (`allo._mlir.ir` in the job's Allo, or the server's own)."""
 
     text: str
     problems: list[Problem]
     functions: list[dict]
     parse_error: str | None
+    bindings: str | None = None
 
 
-def compiled(text: str, region: Region | None) -> Compiled:
-    """The MLIR text of a region's compiled module (`region`: None if it is gone from the file)."""
-    parsed = mlir.parse_functions(text)
+def compiled(text: str, region: Region | None, details: Details | None = None) -> Compiled:
+    """The MLIR text of a region's compiled module (`region`: None if it is gone from the file),
+    as the job's runner read it (`details`: the job's), else as the server's bindings read it."""
+    parsed = mlir.parse_module(text, details)
     problems = signature_problems(parsed, region) if region is not None and parsed.error is None else []
-    return Compiled(text, problems, view_functions(parsed, region), parsed.error)
+    return Compiled(text, problems, view_functions(parsed, region), parsed.error, parsed.bindings)
 
 
 def compiled_by(outcome: JobResult, model: FileModel, region: str) -> Compiled | None:
     """The module an MLIR job compiled, checked against `region` of the text it ran (`model`);
-    None unless it passed. Slow (the MLIR parsed): off the event loop."""
+    None unless it passed. Slow (the MLIR parsed when the runner could not): off the event loop."""
     text = outcome.details.artifact_text
     if outcome.status != PASSED or text is None:
         return None
-    return compiled(text, model.module_region(region))
+    return compiled(text, model.module_region(region), outcome.details)
 
 
 def view_functions(parsed, region: Region | None) -> list[dict]:

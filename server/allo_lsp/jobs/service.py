@@ -103,5 +103,5 @@ def build_of(outcome: JobResult) -> str | None:
     """What the probe's outcome says of the Allo build (as `probe`)."""
     if outcome.status != PASSED:
         return None
-    reorders = reorders_arguments(outcome.details.artifact_text or "")
+    reorders = reorders_arguments(outcome.details.artifact_text or "", outcome.details)  # the runner's reading
     return None if reorders is None else ("legacy" if reorders else "fixed")

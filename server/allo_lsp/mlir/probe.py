@@ -10,7 +10,8 @@ orders, so every target builds it.
 
 from __future__ import annotations
 
-from allo_lsp.mlir.functions import parse_functions
+from allo_lsp.mlir.functions import parse_module
+from allo_lsp.protocol.details import Details
 
 PROBE_REGION = "probe_top"
 
@@ -36,10 +37,11 @@ DECLARATION_ORDER = ("memref<4xi32>", "memref<4xf32>", "memref<1xi32>")  # (a, b
 KERNEL_APPEARANCE_ORDER = ("memref<4xi32>", "memref<1xi32>", "memref<4xf32>")  # (a, c, b)
 
 
-def reorders_arguments(mlir_text: str) -> bool | None:
+def reorders_arguments(mlir_text: str, details: Details | None = None) -> bool | None:
     """True: the build orders top arguments by kernel appearance (older). False: by declaration
-    (fixed). None: the text does not parse or is not the probe's."""
-    top = parse_functions(mlir_text).top(PROBE_REGION)
+    (fixed). None: the text does not parse or is not the probe's. `details`: the probe job's, with
+    the runner's reading of the module when it made one (`functions.parse_module`)."""
+    top = parse_module(mlir_text, details).top(PROBE_REGION)
     if top is None:
         return None
     return {DECLARATION_ORDER: False, KERNEL_APPEARANCE_ORDER: True}.get(top.arg_types)
