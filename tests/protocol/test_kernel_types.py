@@ -223,3 +223,19 @@ def test_an_unknown_name_is_left_untyped_not_guessed():
         """
     )
     assert not types.locals and not types.problems
+
+
+def test_an_augmented_assignment_is_typed_as_its_operation():
+    # visit_AugAssign types `x op= v` by `visit_general_binop(x, v)`: uint8 // int32 is Int(8)
+    # (div_rule), int8 + int32 is Int(33) (add_sub_rule); the result is cast back to `x`'s type.
+    types, fn, _ = typed(
+        """
+        def k(a: int8[8]):
+            x: uint8 = 200
+            x //= 2
+            y: int8 = 1
+            y += 1
+        """
+    )
+    augmented = [n for n in ast.walk(fn) if isinstance(n, ast.AugAssign)]
+    assert [str(types.of(n).ty) for n in augmented] == ["i8", "i33"]

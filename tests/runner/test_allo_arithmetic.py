@@ -225,3 +225,33 @@ def test_a_fixed_point_parameter_does_not_build_for_the_simulator(tmp_path, caps
         with pytest.raises(SystemExit):
             module.df.build(module.top, target="simulator")
         assert "'a' is fixed(8, 4) and cannot be built" in capsys.readouterr().out
+
+
+def _statements(tmp_path, body: str, out: str = "int32") -> int:
+    """`body` (statements ending in `r[0] = ...`) in a kernel: the element a user reads back."""
+    lines = "\n".join(f"            {line}" for line in body.splitlines() if line.strip())
+    source = f"""
+    @df.region()
+    def top(R: {out}[1]):
+        @df.kernel(mapping=[1], args=[R])
+        def k(r: {out}[1]):
+{lines}
+    """
+    result = np.zeros(1, np.dtype(out))
+    run(tmp_path, source, result)
+    return result[0].item()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected", "rule"),
+    [
+        ("x: uint8 = 200\nx //= 2\nr[0] = x", 228, "visit_AugAssign: div_rule (UInt(8), Int(32)) is Int(8): -56 // 2"),
+        ("x: int8 = 7\nx %= -3\nr[0] = x", 1, "visit_AugAssign: mod_rule Int(32), remsi: 7 % -3 is 1 (Python's: -2)"),
+        ("y: int16 = -7\ny %= 3\nr[0] = y", -1, "remsi: the dividend's sign (Python's: 2)"),
+        ("x: int8 = -7\nx /= 2\nr[0] = x", -3, "div_rule Int(8), divsi truncates (Python's -7 / 2: -3.5)"),
+        ("x: uint8 = 200\nx /= 2\nr[0] = x", 228, "div_rule (UInt(8), Int(32)) is Int(8): divsi -56 / 2 = -28"),
+        ("x: int8 = 50\nx *= 3\nr[0] = x", -106, "mul_rule Int(40), cast back to int8"),
+    ],
+)
+def test_an_augmented_assignment_computes_in_its_operations_type(tmp_path, body, expected, rule):
+    assert _statements(tmp_path, body) == expected, rule

@@ -26,6 +26,7 @@ Allo's rules that surprise, each mirrored where it is applied:
   an array element of another MLIR type it is a store the verifier refuses when `df.build`
   canonicalizes the module; a put's value of another type is converted by the simulator only
   between integers (`_process_function_streams`), any other pair is a store it refuses there;
+- an augmented assignment `x op= v` is typed as `x op v` (`visit_AugAssign`), then cast to `x`;
 - `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule; another builtin
   (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
   scalars (`allo.exp(x)`) has its first argument's type.
@@ -146,7 +147,8 @@ class KernelTypes:
             value = self._expr(node.value)
             target = self._expr(node.target)
             if target is not None and value is not None:
-                self._binary(node, node.op, target, value)
+                # `x op= v` is typed as `x op v` (`visit_AugAssign`); the executor computes it so.
+                self._set(node, self._binary(node, node.op, target, value))
         elif isinstance(node, ast.For):
             self._expr(node.iter)
             self._scopes.append({})
