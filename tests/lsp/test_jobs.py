@@ -251,7 +251,7 @@ async def test_show_mlir_checks_the_compiled_signature(job_editor, tmp_path):
             lsp.TextDocumentItem(uri=result["mlirUri"], language_id="mlir", version=1, text=result["mlir"])
         )
     )
-    assert [f["name"] for f in result["functions"]] == ["top"]
+    assert [f["name"] for f in result["functions"]] == ["producer_0", "consumer_0", "top"]
     # In the view, go to definition on @top leads to the region.
     line = next(i for i, l in enumerate(result["mlir"].splitlines()) if "@top" in l)
     col = result["mlir"].splitlines()[line].index("@top") + 2
@@ -263,7 +263,11 @@ async def test_show_mlir_checks_the_compiled_signature(job_editor, tmp_path):
     symbols = await job_editor.client.text_document_document_symbol_async(
         lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(result["mlirUri"]))
     )
-    assert [(s.name, s.detail) for s in symbols] == [("top", "the top function")]
+    assert [(s.name, s.detail) for s in symbols] == [
+        ("producer_0", "kernel producer, PE 0"),
+        ("consumer_0", "kernel consumer, PE 0"),
+        ("top", "the top function"),
+    ]
 
 
 async def test_an_older_build_order_is_an_error_on_the_region(job_editor, tmp_path):

@@ -1,9 +1,10 @@
 """STAND-IN for `allo.dataflow`, for tests only (tests/standin/README.md). Computes nothing.
 
 Reproduces how real Allo behaves toward the process running it: its build-error exits, its
-aborts and crashes, its hang, its environment assertion, and the argument order of the top
-function that `customize()` prints (declaration order, or kernel order with
-`ALLO_STANDIN_ORDER=legacy`).
+aborts and crashes, its hang, its environment assertion, and the module `customize()` prints in
+Allo's form (one function per PE, the top function constructing the streams and calling each PE;
+bodies omitted), with the argument order of older builds (`ALLO_STANDIN_ORDER=legacy`) or a
+planted difference from the source (`ALLO_STANDIN_DEPTH`, `ALLO_STANDIN_PES`).
 """
 
 import ast
@@ -67,6 +68,10 @@ class _Module:
     def __init__(self, fn) -> None:
         self.fn = fn
         self.params = list(inspect.signature(fn).parameters)
+
+    @property
+    def module(self) -> str:
+        return _mlir(self.fn)
 
     def __call__(self, *arrays):
         behaviour = _behaviour()
@@ -150,18 +155,123 @@ def customize(fn):
     return _Schedule(fn)
 
 
+def _chosen(fn, name: str):
+    """A design's module-level constant, else the environment variable."""
+    return fn.__globals__.get(name) or os.environ.get(name)
+
+
 def _mlir(fn) -> str:
-    """The top function as Allo prints it (bodies omitted), arguments in this build's order."""
-    annotations = {name: p.annotation for name, p in inspect.signature(fn).parameters.items()}
+    """The module as Allo prints it after `customize` (bodies omitted): a `df.kernel` function per
+    PE (`producer_0`, `gemm_0_1`), its kernel's parameters then the scalar streams it uses, and the
+    top function, its arguments in this build's order, constructing each stream (one per FIFO of a
+    stream array, `pipe_0_1`) and calling each PE."""
+    annotations = {name: _evaluated(p.annotation, fn) for name, p in inspect.signature(fn).parameters.items()}
     order = list(annotations)
-    if (fn.__globals__.get("ALLO_STANDIN_ORDER") or os.environ.get("ALLO_STANDIN_ORDER")) == "legacy":
+    if _chosen(fn, "ALLO_STANDIN_ORDER") == "legacy":
         order = _kernel_order(fn) + [n for n in order if n not in _kernel_order(fn)]
-    args = ", ".join(f"%arg{i}: {annotations[n].mlir}" for i, n in enumerate(order))
+    kernels, streams = _region_of(fn)
+    depth = _chosen(fn, "ALLO_STANDIN_DEPTH")  # planted: every stream this deep
+    pes = _chosen(fn, "ALLO_STANDIN_PES")  # planted: every kernel this many PEs
+    types = {name: f"!allo.stream<{element}, {depth or d}>" for name, (element, d, _) in streams.items()}
+    lines = ["module {"]
+    calls = []
+    for kernel in kernels:
+        mapping = [int(pes)] if pes else kernel["mapping"]
+        used = [(s, d) for s, d in kernel["streams"] if s in types]
+        args = [t for _, t, _ in kernel["params"]] + [types[s] for s, _ in used]
+        itypes = "".join(i for _, _, i in kernel["params"]) + "_" * len(used)
+        stypes = "_" * len(kernel["params"]) + "".join(d for _, d in used)
+        operands = [f"%arg{order.index(b)}" if b in order else "%arg0" for b, _, _ in kernel["params"]]
+        for pe in _pe_names(kernel["name"], mapping):
+            listed = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(args))
+            lines.append(
+                f'  func.func @{pe}({listed}) attributes {{df.kernel, itypes = "{itypes}", stypes = "{stypes}"}} {{'
+            )
+            lines += ["    return", "  }"]
+            calls.append((pe, operands + [f"%{list(types).index(s)}" for s, _ in used], args))
+    top_args = ", ".join(f"%arg{i}: {annotations[n].mlir}" for i, n in enumerate(order))
     itypes = "".join(annotations[n].itype for n in order)
-    return (
-        f'module {{\n  func.func @{fn.__name__}({args}) attributes {{dataflow, itypes = "{itypes}"}} {{\n'
-        "    return\n  }\n}\n"
-    )
+    lines.append(f'  func.func @{fn.__name__}({top_args}) attributes {{dataflow, itypes = "{itypes}"}} {{')
+    for i, fifo in enumerate(streams):
+        lines.append(f'    %{i} = allo.stream_construct() {{name = "{fifo}"}} : {types[fifo]}')
+    for n, (pe, operands, args) in enumerate(calls):
+        last = " {last}" if n == len(calls) - 1 else ""
+        lines.append(f"    call @{pe}({', '.join(operands)}){last} : ({', '.join(args)}) -> ()")
+    lines += ["    return", "  }", "}", ""]
+    return "\n".join(lines)
+
+
+def _evaluated(annotation, fn):
+    """A string annotation (`"UInt(B * 8)[M]"`) evaluated as Allo evaluates it, in the design's module."""
+    return eval(annotation, fn.__globals__) if isinstance(annotation, str) else annotation
+
+
+def _pe_names(name: str, mapping: list[int]) -> list[str]:
+    names = [name]
+    for extent in mapping:
+        names = [f"{n}_{i}" for n in names for i in range(extent)]
+    return names
+
+
+def _region_of(fn) -> tuple[list[dict], dict]:
+    """The region's kernels (name, mapping, parameters as (bound region parameter, MLIR type,
+    itype), scalar streams used with their direction) and streams (FIFO name -> (element type,
+    depth, declaration)), read from its source and evaluated in its module."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    scope = fn.__globals__
+
+    def value(node):
+        return _evaluated(eval(compile(ast.Expression(node), "<annotation>", "eval"), scope), fn)
+
+    streams: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared = _stream_declaration(node.annotation)
+            if declared is None:
+                continue
+            element, depth, dims = value(declared[0]).mlir, value(declared[1]), declared[2]
+            shape = () if dims is None else value(dims)
+            shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+            for fifo in _pe_names(node.target.id, list(shape)):
+                streams[fifo] = (element, depth, node.target.id)
+    kernels = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        keywords = {kw.arg: kw.value for dec in node.decorator_list for kw in getattr(dec, "keywords", [])}
+        if "mapping" not in keywords:
+            continue
+        bound = [e.id if isinstance(e, ast.Name) else None for e in getattr(keywords.get("args"), "elts", [])]
+        params = []
+        for i, arg in enumerate(node.args.args):
+            t = value(arg.annotation)
+            params.append((bound[i] if i < len(bound) else None, t.mlir, t.itype))
+        kernels.append(
+            {"name": node.name, "mapping": list(value(keywords["mapping"])), "params": params, "streams": _uses(node)}
+        )
+    return kernels, streams
+
+
+def _stream_declaration(annotation):
+    """`Stream[T, D]` -> (T, D, None); `Stream[T, D][dims]` -> (T, D, dims); else None."""
+    dims = None
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Subscript):
+        annotation, dims = annotation.value, annotation.slice
+    if not (isinstance(annotation, ast.Subscript) and getattr(annotation.value, "id", None) == "Stream"):
+        return None
+    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+    return (parts[0], parts[1], dims) if len(parts) == 2 else None
+
+
+def _uses(kernel: ast.FunctionDef) -> list[tuple[str, str]]:
+    """The scalar streams a kernel puts into (`o`) or gets from (`i`), in first-use order."""
+    found: dict[str, str] = {}
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("put", "get"):
+            target = node.func.value
+            if isinstance(target, ast.Name):
+                found.setdefault(target.id, "o" if node.func.attr == "put" else "i")
+    return list(found.items())
 
 
 def _kernel_order(fn) -> list[str]:

@@ -1,0 +1,1 @@
+"""STAND-IN `allo._mlir.dialects` (tests only)."""
