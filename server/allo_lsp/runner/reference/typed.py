@@ -310,14 +310,31 @@ def _float_binary(op: str, a: ast.expr, b: ast.expr, res: Ty) -> ast.expr | None
 
 
 def compare(op: ast.cmpop, left, right, lt: Ty, rt: Ty, zl: bool, zr: bool):
-    """A comparison in its operands' common type (`visit_Compare`)."""
+    """A comparison in its operands' common type (`visit_Compare`). `build_Compare` picks the
+    predicate by the MLIR type's name, and a signless `iN` starts with "i": an ordering of
+    integers is signed (`slt`, `sgt`, ...) even in an unsigned common type, so `UInt(8)` 200 > 100
+    compares -56 with 100 (false)."""
     try:
         common = rules.result_type("cmp", lt, rt)
     except rules.TypingError:
         return None
     if common.cls in ("fixed", "ufixed"):
         return None
-    return ast.Compare(cast(left, lt, common, zl), [op], [cast(right, rt, common, zr)])
+    a, b = cast(left, lt, common, zl), cast(right, rt, common, zr)
+    if (
+        isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE))
+        and common.kind in ("int", "uint")
+        and (common.kind == "uint" or common.bits == 1)
+    ):
+        a, b = _signed(a, common.bits), _signed(b, common.bits)
+    return ast.Compare(a, [op], [b])
+
+
+def _signed(expr: ast.expr, bits: int) -> ast.expr:
+    """An integer of `bits` bits (held non-negative) read as the signed value of its bits."""
+    if bits == 1:
+        return _template("-((E) & 1)", E=expr)
+    return wrap(expr, rules.Int(bits))
 
 
 def unary(op: ast.unaryop, operand: ast.expr, src: Ty, res: Ty, zext: bool):
