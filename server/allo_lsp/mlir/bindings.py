@@ -1,4 +1,5 @@
-"""One small interface over whichever MLIR Python bindings the server's environment has.
+"""One small interface over whichever MLIR Python bindings the server's environment has: the
+reading of a module when the job's runner had none (`functions.parse_module`), headers only.
 
 Allo ships its own (`allo._mlir`); upstream-style bindings also come with `torch-mlir` and
 `iree-base-compiler`. Their APIs drift between LLVM versions (attribute iteration, automatic
@@ -20,11 +21,13 @@ from types import ModuleType
 
 # In order of preference: Allo's own bindings know the `allo` dialect.
 CANDIDATES = ("allo._mlir.ir", "mlir.ir", "torch_mlir.ir", "iree.compiler.ir")
-# The bindings are allo-lsp's optional extra `mlir`; the command names this interpreter, which may be
-# the editor extension's private environment the user never made.
+# Only for a module the job's Allo could not read itself (an Allo built without `allo._mlir`):
+# allo-lsp does not depend on any, so the command names this interpreter, which may be the editor
+# extension's private environment the user never made.
 INSTALL_HINT = (
-    "they are the optional extra allo-lsp[mlir]: install them into the language server's environment "
-    f"with {sys.executable} -m pip install torch-mlir==20261001 (or iree-base-compiler)"
+    "the job's Allo reads its module with its own bindings (allo._mlir), and this one could not; use an Allo "
+    "built with its Python bindings, or install bindings into the language server's environment with "
+    f"{sys.executable} -m pip install torch-mlir==20261001 (or iree-base-compiler)"
 )
 
 _LINE_COL = re.compile(r":(\d+):(\d+)")
