@@ -1,5 +1,6 @@
 // Bundles the client into dist/extension.js (one file, `vscode` left to the host), and the
-// webviews' scripts and styles into dist/webview/ (graph.js carries elkjs: the panel loads
+// webviews' scripts and styles into dist/webview/ (graph.js carries elkjs's API, and its in-page
+// ELK for when the worker cannot start; elkjs's worker file is copied beside it: the panel loads
 // nothing from the network).
 // node esbuild.js [--production] [--watch]
 // node esbuild.js --tests: the unit tests (client/src/test/*.test.ts, one bundle each: node --test
@@ -37,10 +38,17 @@ const webviewOptions = {
   logLevel: "warning",
 };
 
+// ELK's web worker, as elkjs ships it (client/src/graph/layoutWorker.ts starts it in the graph's page).
+function copyElkWorker() {
+  fs.mkdirSync("dist/webview", { recursive: true });
+  fs.copyFileSync(require.resolve("elkjs/lib/elk-worker.min.js"), "dist/webview/elk-worker.min.js");
+}
+
 async function main() {
   if (process.argv.includes("--tests")) {
     return buildTests();
   }
+  copyElkWorker();
   const webview = await esbuild.context(webviewOptions);
   const ctx = await esbuild.context({
     entryPoints: ["client/src/extension.ts"],

@@ -1,12 +1,14 @@
-// The dataflow graph's webview (a browser script, bundled with elkjs into dist/webview/graph.js).
-// The extension sends the region's graph; this lays it out (ELK, in this page: no worker, no
-// remote content), draws it (render.ts), and answers clicks with messages the extension acts on:
+// The dataflow graph's webview (a browser script, bundled with elkjs's API into dist/webview/graph.js).
+// The extension sends the region's graph; this lays it out (ELK in its worker, elk-worker.min.js
+// beside this script; in this page if the worker cannot start: layoutWorker.ts; no remote
+// content), draws it (render.ts), and answers clicks with messages the extension acts on:
 // reveal a node's or an edge's declaration, expand or collapse the PEs, export the SVG, set a
 // FIFO's depth and re-run. Pan with a drag, zoom with the wheel, Fit to see it all (at a readable
 // scale: view.ts).
-import ELK from "elkjs/lib/elk.bundled.js";
+import ELK from "elkjs/lib/elk-api.js";
 import { DrawnNode, toElk } from "../src/graph/elkGraph";
 import { RegionGraph } from "../src/graph/graphModel";
+import { FallbackWorker, LayoutWorker } from "../src/graph/layoutWorker";
 import { ElementPath, exportSvg, Painter, renderSvg } from "../src/graph/render";
 import { fitView } from "../src/graph/view";
 
@@ -22,7 +24,33 @@ interface GraphMessage {
 type Incoming = GraphMessage | { type: "highlight"; ids: string[] } | { type: "error"; message: string };
 
 const vscode = acquireVsCodeApi();
-const elk = new ELK();
+// The worker's file, in the webview's resources (another origin: fetched, then started from a blob).
+const workerUrl = (document.currentScript as HTMLScriptElement | null)?.dataset.elkWorker ?? "";
+
+async function startWorker(failed: (why: string) => void): Promise<LayoutWorker> {
+    const response = await fetch(workerUrl);
+    if (!response.ok) {
+        throw new Error(`${workerUrl}: ${response.status} ${response.statusText}`);
+    }
+    const source = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
+    const worker = new Worker(source);
+    worker.addEventListener("error", (event) => failed(event.message || "the worker failed"));
+    const started: LayoutWorker = { onmessage: null, postMessage: (message) => worker.postMessage(message), terminate: () => worker.terminate() };
+    worker.onmessage = (event) => started.onmessage?.(event);
+    return started;
+}
+
+const layoutWorker = new FallbackWorker({
+    start: startWorker,
+    // elkjs's in-page ELK, evaluated only when it is needed (esbuild keeps the module lazy).
+    inPage: async () => new (await import("elkjs/lib/elk-worker.min.js")).Worker(),
+    fellBack: (why) => {
+        console.warn(`ELK's worker did not start (${why}): laying out in the page`);
+        vscode.postMessage({ type: "layoutInPage", why });
+    },
+});
+// elk-api types the factory's worker as the DOM's; it uses postMessage and onmessage only.
+const elk = new ELK({ workerFactory: () => layoutWorker as unknown as Worker });
 const canvas = document.getElementById("canvas")!;
 const status = document.getElementById("status")!;
 const expandButton = document.getElementById("expand") as HTMLButtonElement;
@@ -85,11 +113,12 @@ async function draw(message: GraphMessage): Promise<void> {
     const ms = lastMs;
     const nodes = canvas.querySelectorAll(".node").length;
     const edges = canvas.querySelectorAll(".edge").length;
-    Object.assign(canvas.dataset, { renderMs: ms.toFixed(1), nodes: String(nodes), edges: String(edges), expanded: String(expanded), region: message.graph.region });
+    const layout = layoutWorker.place;
+    Object.assign(canvas.dataset, { renderMs: ms.toFixed(1), nodes: String(nodes), edges: String(edges), expanded: String(expanded), region: message.graph.region, layout });
     expandButton.textContent = expanded ? "Collapse PEs" : "Expand PEs";
     expandButton.setAttribute("aria-pressed", String(expanded));
     status.textContent = `${message.graph.region}: ${nodes} nodes, ${edges} edges · laid out and drawn in ${ms.toFixed(0)} ms`;
-    vscode.postMessage({ type: "rendered", ms, nodes, edges, expanded });
+    vscode.postMessage({ type: "rendered", ms, nodes, edges, expanded, layout });
 }
 
 /** One drawing at a time; of the graphs that came during one, only the newest is drawn next. */

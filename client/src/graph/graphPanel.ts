@@ -29,6 +29,7 @@ import { REGION_LENSES, SHOW_GRAPH, withGraphLenses } from "./graphLenses";
 import { executeCommand, registerCommand } from "../common/vscodeapi";
 import { escapeXml } from "./render";
 import { highlightedAt, isRegionGraph, LspRange, RegionGraph } from "./graphModel";
+import { ELK_WORKER_FILE } from "./layoutWorker";
 import { graphHtml } from "./webviewHtml";
 
 export const GRAPH_REQUEST = "allo/regionGraph";
@@ -135,6 +136,7 @@ export class GraphPanels implements Disposable {
             webview.asWebviewUri(Uri.joinPath(root, "graph.js")).toString(),
             webview.asWebviewUri(Uri.joinPath(root, "graph.css")).toString(),
             escapeXml(`${target.name} graph`),
+            webview.asWebviewUri(Uri.joinPath(root, ELK_WORKER_FILE)).toString(),
         );
         panel.onDidDispose(() => {
             clearTimeout(entry.timer);
@@ -157,7 +159,10 @@ export class GraphPanels implements Disposable {
                 await this.reveal(p, String(message.id));
                 break;
             case "rendered":
-                traceInfo(`graph ${p.region}: ${message.nodes} nodes, ${message.edges} edges drawn in ${Number(message.ms).toFixed(0)} ms`);
+                traceInfo(`graph ${p.region}: ${message.nodes} nodes, ${message.edges} edges drawn in ${Number(message.ms).toFixed(0)} ms (ELK in the ${message.layout === "worker" ? "worker" : "page"})`);
+                break;
+            case "layoutInPage":
+                traceWarn(`graph ${p.region}: ELK's worker did not start (${message.why}): the graph is laid out in the page`);
                 break;
             case "export":
                 await this.export(p, String(message.svg));

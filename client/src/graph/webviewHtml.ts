@@ -1,30 +1,37 @@
 // The HTML around a webview's script: a strict Content-Security-Policy (nothing but the
 // extension's own files and the one script carrying this page's nonce; no remote content, no
-// inline style), and the page's toolbar. Pure but for the random nonce.
+// inline style; for the graph, ELK's worker: its file fetched from the extension, the worker
+// started from that text's blob: URL, layoutWorker.ts), and the page's toolbar. Pure but for the
+// random nonce.
 import { randomBytes } from "node:crypto";
 
 export function nonce(): string {
     return randomBytes(18).toString("base64").replace(/[^A-Za-z0-9]/g, "");
 }
 
-/** `cspSource`: the webview's `cspSource`; `script`/`style`: the URIs of dist/webview's files in the webview. */
-export function contentSecurityPolicy(cspSource: string, scriptNonce: string | undefined): string {
+/**
+ * `cspSource`: the webview's `cspSource`; `scriptNonce`: the page's script's, none for a page
+ * without scripts; `worker`: the page starts ELK's worker (its file read from `cspSource`).
+ */
+export function contentSecurityPolicy(cspSource: string, scriptNonce: string | undefined, worker = false): string {
     return [
         "default-src 'none'",
         `img-src ${cspSource} data:`,
         `style-src ${cspSource}`,
         `font-src ${cspSource}`,
         scriptNonce ? `script-src 'nonce-${scriptNonce}'` : "script-src 'none'",
+        ...(worker ? [`connect-src ${cspSource}`, "worker-src blob:"] : []),
     ].join("; ");
 }
 
-export function graphHtml(cspSource: string, script: string, style: string, title: string): string {
+/** `script`/`style`/`elkWorker`: the URIs of dist/webview's files in the webview. */
+export function graphHtml(cspSource: string, script: string, style: string, title: string, elkWorker: string): string {
     const n = nonce();
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(cspSource, n)}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(cspSource, n, true)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style}">
 <title>${title}</title>
@@ -40,7 +47,7 @@ export function graphHtml(cspSource: string, script: string, style: string, titl
 </div>
 <div id="canvas" aria-label="Dataflow graph"></div>
 <div id="probe" aria-hidden="true"></div>
-<script nonce="${n}" src="${script}"></script>
+<script nonce="${n}" src="${script}" data-elk-worker="${elkWorker}"></script>
 </body>
 </html>`;
 }

@@ -478,13 +478,18 @@ test("a Graph lens beside each region's first lens, none twice, none when the se
     assert.equal(withGraphLenses(own, make).filter((l) => l.command?.command === "alloDataflow.showGraph").length, 2);
 });
 
-test("the webview's page: a nonce'd script, nothing remote, no inline style", () => {
-    const html = graphHtml("vscode-webview://x", "vscode-webview://x/graph.js", "vscode-webview://x/graph.css", "top graph");
+test("the webview's page: a nonce'd script, nothing remote, no inline style; ELK's worker from a blob of the extension's file", () => {
+    const html = graphHtml("vscode-webview://x", "vscode-webview://x/graph.js", "vscode-webview://x/graph.css", "top graph", "vscode-webview://x/elk-worker.min.js");
     const csp = html.match(/Content-Security-Policy" content="([^"]+)"/)![1];
     const scriptNonce = csp.match(/script-src 'nonce-([A-Za-z0-9]+)'/)![1];
-    assert.ok(html.includes(`<script nonce="${scriptNonce}" src="vscode-webview://x/graph.js">`));
+    assert.ok(html.includes(`<script nonce="${scriptNonce}" src="vscode-webview://x/graph.js" data-elk-worker="vscode-webview://x/elk-worker.min.js">`));
     assert.match(csp, /default-src 'none'/);
     assert.ok(!/unsafe-inline|unsafe-eval|https?:/.test(csp), csp);
-    assert.notEqual(graphHtml("s", "a", "b", "t").match(/nonce-([A-Za-z0-9]+)/)![1], scriptNonce, "a fresh nonce per page");
-    assert.equal(contentSecurityPolicy("s", undefined).includes("script-src 'none'"), true);
+    // The worker's file is read from the extension's resources only; the worker starts from its text.
+    assert.ok(csp.split("; ").includes("connect-src vscode-webview://x"), csp);
+    assert.ok(csp.split("; ").includes("worker-src blob:"), csp);
+    assert.notEqual(graphHtml("s", "a", "b", "t", "w").match(/nonce-([A-Za-z0-9]+)/)![1], scriptNonce, "a fresh nonce per page");
+    const report = contentSecurityPolicy("s", undefined);
+    assert.equal(report.includes("script-src 'none'"), true);
+    assert.ok(!/connect-src|worker-src/.test(report), "a page without scripts fetches nothing and starts no worker");
 });
