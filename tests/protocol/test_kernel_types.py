@@ -239,3 +239,22 @@ def test_an_augmented_assignment_is_typed_as_its_operation():
     )
     augmented = [n for n in ast.walk(fn) if isinstance(n, ast.AugAssign)]
     assert [str(types.of(n).ty) for n in augmented] == ["i8", "i33"]
+
+
+@pytest.mark.parametrize(
+    ("expression", "ok"),
+    [("min(i, j)", False), ("max(i, j)", False), ("min(i, 2)", True), ("max(a[i], a[j])", True)],
+)
+def test_min_and_max_build_only_in_int_uint_or_float(expression, ok):
+    # build_Call picks MinSIOp/MinUIOp/MinimumFOp by the result's class (select_rule): an index
+    # result (two loop variables) has none, and `opcls` is never bound (an UnboundLocalError).
+    types, _, _ = typed(
+        f"""
+        def k(a: int32[8]):
+            for i in range(2):
+                for j in range(2):
+                    x = {expression}
+        """
+    )
+    message = "cannot access local variable 'opcls' where it is not associated with a value"
+    assert [p.message for p in types.problems] == ([] if ok else [message])

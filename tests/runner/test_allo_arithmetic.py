@@ -255,3 +255,24 @@ def _statements(tmp_path, body: str, out: str = "int32") -> int:
 )
 def test_an_augmented_assignment_computes_in_its_operations_type(tmp_path, body, expected, rule):
     assert _statements(tmp_path, body) == expected, rule
+
+
+def test_min_of_two_loop_indices_does_not_build(tmp_path, capsys):
+    # select_rule (Index, Index) is Index; build_Call's min/max has MinSI/MinUI/MinimumF only, so
+    # `opcls` is never bound: an UnboundLocalError out of the builder, df.build exits 1.
+    source = """
+    @df.region()
+    def top(R: int32[4]):
+        @df.kernel(mapping=[1], args=[R])
+        def k(r: int32[4]):
+            for i in range(2):
+                for j in range(2):
+                    r[i * 2 + j] = min(i, j)
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+    assert exited.value.code == 1
+    assert "cannot access local variable 'opcls'" in capsys.readouterr().out
+    assert _statements(tmp_path, "for i in range(2):\n    r[0] = min(i, 1)") == 1  # Int(33): MinSIOp

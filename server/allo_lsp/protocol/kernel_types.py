@@ -27,7 +27,8 @@ Allo's rules that surprise, each mirrored where it is applied:
   canonicalizes the module; a put's value of another type is converted by the simulator only
   between integers (`_process_function_streams`), any other pair is a store it refuses there;
 - an augmented assignment `x op= v` is typed as `x op v` (`visit_AugAssign`), then cast to `x`;
-- `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule; another builtin
+- `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule (of an `index` result,
+  two loop variables, it does not build: `build_Call` has no such min/max); another builtin
   (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
   scalars (`allo.exp(x)`) has its first argument's type.
 """
@@ -396,7 +397,14 @@ class KernelTypes:
             if func.id in ("float", "int"):
                 return Value(FLOAT32 if func.id == "float" else INT32)
             if func.id in ("min", "max") and len(args) == 2 and all(args):
-                return self._typed(node, lambda: Value(result_type("select", args[0].ty, args[1].ty), args[0].shape))
+                value = self._typed(node, lambda: Value(result_type("select", args[0].ty, args[1].ty), args[0].shape))
+                if value is not None and not value.shape and value.ty.cls not in ("int", "uint", "float"):
+                    # `build_Call` picks MinSI/MinUI/MinimumF by the result's class: none for an
+                    # index or fixed-point one, and `opcls` is then never bound.
+                    message = "cannot access local variable 'opcls' where it is not associated with a value"
+                    self.problems.append(Problem(node, message, True))
+                    return None
+                return value
             if func.id in _BUILTINS:
                 self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
         return None
