@@ -276,3 +276,22 @@ def test_min_of_two_loop_indices_does_not_build(tmp_path, capsys):
     assert exited.value.code == 1
     assert "cannot access local variable 'opcls'" in capsys.readouterr().out
     assert _statements(tmp_path, "for i in range(2):\n    r[0] = min(i, 1)") == 1  # Int(33): MinSIOp
+
+
+def test_a_power_does_not_build_for_the_simulator(tmp_path, capsys):
+    # pow_rule is a float; build_general_binop lowers `**` to math.powf, which the simulator's
+    # pipeline (LLVMOMPModule) does not lower.
+    source = """
+    @df.region()
+    def top(R: float32[1]):
+        @df.kernel(mapping=[1], args=[R])
+        def k(r: float32[1]):
+            a: float32 = 3.0
+            r[0] = a ** 2
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit):
+            module.df.build(module.top, target="simulator")
+        assert "math.powf" in capsys.readouterr().out
+        module.df.build(module.top, target="vitis_hls")  # builds there

@@ -3,7 +3,8 @@
 ## What it does
 Flags, in a region whose every `df.build` has `target="simulator"`, each call of Allo's math
 functions (`allo.exp`, `allo.log`, `allo.sqrt`, `allo.sin`, `allo.tanh`, `allo.power`, `allo.abs`,
-...) in a kernel, and each `Fixed`/`UFixed` parameter or stream of the region. Allo a098603f's
+...) and each `**` (`math.powf`: Allo's power is a float) in a kernel, and each `Fixed`/`UFixed`
+parameter or stream of the region. Allo a098603f's
 simulator lowers with a pass pipeline of its own (`LLVMOMPModule.__init__` in
 `allo/backend/simulator.py`: affine, scf, memref, func, index, arith, cf and OpenMP to LLVM) with
 no lowering of the `math` dialect and none of Allo's fixed-point types.
@@ -67,5 +68,15 @@ def check(ctx: Context):
                     where,
                     f"Kernel '{kernel.name}' calls allo.{name} and region '{region.name}' is built only for the "
                     "simulator, whose pass pipeline has no math lowering: the build fails there.",
+                    {"region": region.name, "kernel": kernel.name},
+                )
+        for operation in typing.operations:
+            # `x ** y` builds only on floats (`pow_rule` is a float; `build_general_binop` has only
+            # `math.powf`): a math operation too.
+            if operation.op == "**" and operation.left is not None and operation.right is not None:
+                yield Finding(
+                    operation.range,
+                    f"Kernel '{kernel.name}' computes `**` (math.powf) and region '{region.name}' is built only for "
+                    "the simulator, whose pass pipeline has no math lowering: the build fails there.",
                     {"region": region.name, "kernel": kernel.name},
                 )

@@ -103,7 +103,8 @@ class MLIRError(Exception):
 
 def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
     """Allo's simulator lowers with a pipeline of its own (`LLVMOMPModule.__init__`) that has no
-    `math` dialect and no fixed-point lowering: such a kernel does not build for it. Before that
+    `math` dialect (`allo.exp`, and `**`, which is `math.powf`: `pow_rule` is a float) and no
+    fixed-point lowering: such a kernel does not build for it. Before that
     pipeline the simulator writes each put into its FIFO, and a put its conversion leaves of
     another type than the FIFO's is refused by the verifier."""
     for problem in types.problems:
@@ -118,6 +119,12 @@ def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
                 fdef.lineno,
             )
     for node in ast.walk(fdef):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and types.of(node) is not None:
+            raise BuildError(
+                f'`**` (line {node.lineno}) is math.powf, which cannot be built for target="simulator": the '
+                "simulator's pass pipeline (LLVMOMPModule) has no lowering of the math dialect",
+                node.lineno,
+            )
         call = node.func if isinstance(node, ast.Call) else None
         if (
             isinstance(call, ast.Attribute)
