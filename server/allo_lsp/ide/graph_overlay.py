@@ -17,7 +17,7 @@ the depth that completes (`FifoSizing`). Keys (camelCase, the webview's JSON):
   (0-based, null when unknown), "occupancy", "depth", "state"}` (a collapsed kernel collects
   its PEs'; expanded, the PEs carry their own and the kernel's group none)
 - node `synthesis`: `latency` `{"best", "worst"}` cycles, `interval` `{"min", "max"}`, `resources`
-  `{"LUT", "FF", "DSP", "BRAM_18K"}` used, `modules` (the report rows it sums: a PE is one, a
+  used, by name (`protocol/report.py`'s RESOURCES, in its order; null where no module gives it), `modules` (the report rows it sums: a PE is one, a
   kernel, collapsed or the group of its PEs, its PEs', whose latency and interval are the worst of
   them); only the region's own kernels (a sub-region's modules are not matched)
 - graph `synthesis`: `title` (the lens' line), `latency`, `interval`, `clock` (the report's)
@@ -29,19 +29,20 @@ import re
 
 from allo_lsp.analysis.model import Region
 from allo_lsp.ide.graph_model import Edge, Graph, Node
-from allo_lsp.ide.synthesis import lens_title, pe_modules
+from allo_lsp.ide.synthesis import AnyReport, lens_title, pe_modules, typed
 from allo_lsp.protocol.details import DEPTH, Blocked, FifoRun, SimulateDetails, details_as
 from allo_lsp.protocol.messages import DEADLOCK, JobResult
+from allo_lsp.protocol.report import RESOURCES, Module, Report, clock_json, json_value, worst
 
 _ELEMENT = re.compile(r"(\w+)(?:\[([\d,\s]*)\])?\Z")  # `fifo_A[1, 2]`, `pipe`
-RESOURCES = ("LUT", "FF", "DSP", "BRAM_18K")
 
 
-def add_overlays(graph: Graph, region: Region, outcomes: list[JobResult], report: dict | None) -> None:
+def add_overlays(graph: Graph, region: Region, outcomes: list[JobResult], report: AnyReport | None) -> None:
     run = newest_run(outcomes, region.name)
     if run is not None:
         _run_overlay(graph, *run)
-    if report:
+    report = typed(report) if report else None
+    if report is not None:
         _synthesis_overlay(graph, region, report)
 
 
@@ -159,15 +160,15 @@ def _instances(node: Node) -> list[str]:
     return names if node.mapping else []
 
 
-def _synthesis_overlay(graph: Graph, region: Region, report: dict) -> None:
-    latency, interval = report.get("latency", {}), report.get("interval", {})
+def _synthesis_overlay(graph: Graph, region: Region, report: Report) -> None:
+    latency, interval = report.latency, report.interval
     graph.overlay["synthesis"] = {
         "title": lens_title(report),
-        "latency": {"best": latency.get("best"), "worst": latency.get("worst")},
-        "interval": {"min": interval.get("min"), "max": interval.get("max")},
-        "clock": report.get("clock"),
+        "latency": {"best": json_value(latency.best), "worst": json_value(latency.worst)},
+        "interval": {"min": json_value(interval.min), "max": json_value(interval.max)},
+        "clock": clock_json(report.clock),
     }
-    modules = {m.get("name"): m for m in report.get("modules", [])}
+    modules = {m.name: m for m in report.modules}
     kernels = {k.name: k for k in region.kernels}
     for node in graph.nodes:
         if node.region != region.name:
@@ -182,26 +183,19 @@ def _synthesis_overlay(graph: Graph, region: Region, report: dict) -> None:
             node.overlay = {**(node.overlay or {}), "synthesis": _module_figures(found)}
 
 
-def _module_figures(modules: list[dict]) -> dict:
-    def worst(key: str, field: str):
-        values = [_number(m.get(key, {}).get(field)) for m in modules]
-        known = [v for v in values if v is not None]
+def _module_figures(modules: list[Module]) -> dict:
+    def most(figures) -> float | None:
+        known = [v for v in map(worst, figures) if v is not None]
         return max(known) if known else None
 
     resources = {}
     for name in RESOURCES:
-        used = [_number(m.get("resources", {}).get(name, {}).get("used")) for m in modules]
+        used = [worst(m.resources[name].used) for m in modules if name in m.resources]
         known = [u for u in used if u is not None]
         resources[name] = sum(known) if known else None
     return {
-        "latency": {"best": worst("latency", "best"), "worst": worst("latency", "worst")},
-        "interval": {"min": worst("interval", "min"), "max": worst("interval", "max")},
+        "latency": {"best": most(m.latency.best for m in modules), "worst": most(m.latency.worst for m in modules)},
+        "interval": {"min": most(m.interval.min for m in modules), "max": most(m.interval.max for m in modules)},
         "resources": resources,
         "modules": len(modules),
     }
-
-
-def _number(value) -> float | None:
-    if isinstance(value, dict):  # a range: the worst case is what a user plans for
-        value = value.get("max", value.get("min"))
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None

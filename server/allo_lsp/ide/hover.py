@@ -15,6 +15,7 @@ from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, Region
 from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
 from allo_lsp.ide.outcomes import last_simulation_markdown, synthesis_links_markdown
+from allo_lsp.ide.synthesis import AnyReport
 from allo_lsp.ide.synthesis import kernel_markdown as kernel_synthesis_markdown
 from allo_lsp.ide.types import HoverResult
 from allo_lsp.protocol.messages import JobResult
@@ -23,7 +24,10 @@ _MAX_INSTANCES = 8
 
 
 def hover(
-    analysis: Analysis, pos: Position, reports: Mapping[str, dict] | None = None, outcomes: Iterable[JobResult] = ()
+    analysis: Analysis,
+    pos: Position,
+    reports: Mapping[str, AnyReport] | None = None,
+    outcomes: Iterable[JobResult] = (),
 ) -> HoverResult | None:
     """What is at `pos`, with the newest synthesis figures of a kernel (`reports`: region name ->
     report), the last reference runs' FIFO figures of a stream and, on a region, its last
@@ -36,7 +40,7 @@ def hover(
     # region of a 10,000-line file cost more than the hover itself.
     around = [r for r in analysis.model.regions if r.def_range.contains(pos) or r.decorator_range.contains(pos)]
     for region in around:
-        report = (reports or {}).get(region.name)
+        report = (reports or {}).get(region.name)  # read (typed) only when a kernel is hovered
         kernel = (
             next((k for k in region.kernels if found.range in (k.range, k.decorator_range)), None) if report else None
         )

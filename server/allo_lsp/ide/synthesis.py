@@ -1,6 +1,7 @@
 """Synthesis figures where the design is: the region's lens, and each kernel's PEs.
 
-Works on the report as `allo-lsp report --format json` prints it. A PE's module keeps its
+Reads the typed report (`protocol/report.py`); a job's details carry its JSON
+(`SynthesisDetails.report`), which `typed` reads once at each entry. A PE's module keeps its
 instance name (`gemm_0_1`), which is how a report row maps back to a kernel.
 """
 
@@ -11,27 +12,29 @@ import posixpath
 from allo_lsp.analysis.model import Kernel
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import JobResult
+from allo_lsp.protocol.report import RESOURCES, Module, Report, Value, decoded, given, known, worst
+
+AnyReport = Report | dict  # typed, or its JSON as a job's details carry it
 
 
-def _number(value) -> float | None:
-    if isinstance(value, dict):  # a range: the worst case is what a user plans for
-        value = value.get("max", value.get("min"))
-    return value if isinstance(value, (int, float)) else None
+def typed(report: AnyReport | None) -> Report | None:
+    """The report typed; None when there is none or its JSON is no report's."""
+    return report if isinstance(report, Report) or report is None else decoded(report)
 
 
-def _figure(value) -> str:
-    n = _number(value)
+def _figure(value: Value) -> str:
+    n = worst(value)  # a range: the worst case is what a user plans for
     return "?" if n is None else f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
 
 
-def lens_title(report: dict) -> str:
+def lens_title(report: AnyReport) -> str:
     """`⚙ 1,208 cycles · II 1,003 · LUT 52% · 5.3 ns` (worst-case latency, slowest interval)."""
-    latency = report.get("latency", {})
-    cycles = latency.get("worst") if latency.get("worst") is not None else latency.get("best")
-    interval = report.get("interval", {})
-    ii = interval.get("max") if interval.get("max") is not None else interval.get("min")
-    lut = report.get("resources", {}).get("LUT", {}).get("percent")
-    clock = report.get("clock", {}).get("estimated_ns")
+    report = typed(report) or Report()
+    latency, interval = report.latency, report.interval
+    cycles = latency.worst if given(latency.worst) is not None else latency.best
+    ii = interval.max if given(interval.max) is not None else interval.min
+    lut = report.resources.lut.percent if report.resources.lut is not None else None
+    clock = known(report.clock.estimated_ns)
     parts = [f"⚙ {_figure(cycles)} cycles", f"II {_figure(ii)}"]
     if lut is not None:
         parts.append(f"LUT {lut:g}%")
@@ -40,24 +43,24 @@ def lens_title(report: dict) -> str:
     return " · ".join(parts)
 
 
-def timing_violation(report: dict) -> str | None:
-    clock = report.get("clock", {})
-    slack = clock.get("slack_ns")
+def timing_violation(report: AnyReport) -> str | None:
+    clock = (typed(report) or Report()).clock
+    slack = known(clock.slack_ns)
     if slack is None or slack >= 0:
         return None
     return (
-        f"Timing violated: estimated clock {clock.get('estimated_ns')} ns against a target of "
-        f"{clock.get('target_ns')} ns (uncertainty {clock.get('uncertainty_ns')} ns), slack {slack:g} ns"
+        f"Timing violated: estimated clock {known(clock.estimated_ns)} ns against a target of "
+        f"{known(clock.target_ns)} ns (uncertainty {known(clock.uncertainty_ns)} ns), slack {slack:g} ns"
     )
 
 
-def pe_modules(report: dict, kernel: Kernel) -> list[dict]:
+def pe_modules(report: AnyReport, kernel: Kernel) -> list[Module]:
     """The report's modules of this kernel's PEs, in PE order."""
-    by_name = {m["name"]: m for m in report.get("modules", [])}
+    by_name = {m.name: m for m in (typed(report) or Report()).modules}
     return [by_name[name] for name in kernel.instance_names if name in by_name]
 
 
-def kernel_markdown(report: dict, kernel: Kernel) -> str | None:
+def kernel_markdown(report: AnyReport, kernel: Kernel) -> str | None:
     modules = pe_modules(report, kernel)
     if not modules:
         return None
@@ -65,32 +68,28 @@ def kernel_markdown(report: dict, kernel: Kernel) -> str | None:
         "",
         "Synthesis (Vitis HLS):",
         "",
-        "| PE | latency | II | LUT | FF | DSP | BRAM_18K |",
-        "|---|--:|--:|--:|--:|--:|--:|",
+        f"| PE | latency | II | {' | '.join(RESOURCES)} |",
+        "|---|" + "--:|" * (2 + len(RESOURCES)),
     ]
     for m in modules:
-        res = m.get("resources", {})
-        used = [_figure(res.get(r, {}).get("used")) for r in ("LUT", "FF", "DSP", "BRAM_18K")]
-        lat, ii = m.get("latency", {}), m.get("interval", {})
+        used = [_figure(m.resources[r].used if r in m.resources else None) for r in RESOURCES]
+        lat, ii = m.latency, m.interval
         lines.append(
-            f"| `{m['name']}` | {_range(lat.get('best'), lat.get('worst'))} | {_range(ii.get('min'), ii.get('max'))} | "
-            + " | ".join(used)
-            + " |"
+            f"| `{m.name}` | {_range(lat.best, lat.worst)} | {_range(ii.min, ii.max)} | " + " | ".join(used) + " |"
         )
     return "\n".join(lines)
 
 
-def kernel_hint(report: dict, kernel: Kernel) -> str | None:
+def kernel_hint(report: AnyReport, kernel: Kernel) -> str | None:
     modules = pe_modules(report, kernel)
     if not modules:
         return None
-    worst = max(
-        (_number(m.get("latency", {}).get("worst")) or _number(m.get("latency", {}).get("best")) or 0) for m in modules
-    )
-    return f"⚙ {_figure(worst)} cycles"
+    cycles = max((worst(m.latency.worst) or worst(m.latency.best) or 0) for m in modules)
+    return f"⚙ {_figure(cycles)} cycles"
 
 
-def _range(a, b) -> str:
+def _range(a: Value, b: Value) -> str:
+    a, b = given(a), given(b)
     if a == b or b is None:
         return _figure(a)
     return f"{_figure(a)} ~ {_figure(b)}"
@@ -131,10 +130,14 @@ def file_links(outcome: JobResult | None) -> list[dict]:
     return [{"label": k, "path": p, "folder": p == project} for k, p in synthesis_files(outcome)]
 
 
-def change_markdown(old: dict, new: dict) -> str:
-    """The headline figures that changed between two reports, as a markdown table."""
+def change_markdown(old: AnyReport, new: AnyReport) -> str:
+    """The headline figures that changed between two reports, as a markdown table ("" when
+    either is no report)."""
     from allo_lsp.reports import delta  # on demand: not before the first diagnostics
 
+    old, new = typed(old), typed(new)
+    if old is None or new is None:
+        return ""
     changed = {k: v for k, v in delta(old, new).items() if v["old"] != v["new"]}
     rows = ["", "### Change since the previous run", ""]
     if changed:

@@ -6,8 +6,10 @@ keyed by the design's file, the region and what the report says it was synthesiz
 part and the target clock: a run for another part is not "the run before"). Bounded: the newest
 `KEPT` regions, a report of at most `REPORT_LIMIT` characters. Written whole, 0600
 (`storage.write_json`); a missing file is an empty one, an unreadable one (not JSON, nested past
-Python's limits, not `{"reports": {...}}`) is set aside, logged and written afresh, and when the
-file cannot be read or written the reports of this server's runs are still kept in memory.
+Python's limits, not `{"reports": {...}}`) is set aside, logged and written afresh, an entry that
+holds no report (`protocol/report.py` cannot read it) is dropped, and when the file cannot be
+read or written the reports of this server's runs are still kept in memory. Reports are kept
+and given back as their JSON, as they came.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from contextlib import ExitStack
 
 from allo_lsp.jobs.storage import locked, make_dir, read_json, set_aside, write_json
+from allo_lsp.protocol.report import Report, decoded, known
 
 log = logging.getLogger(__name__)
 FILE = "synthesis-reports.json"
@@ -27,10 +30,8 @@ REPORT_LIMIT = 256 * 1024  # characters of a report's JSON; a larger report is n
 FILE_LIMIT = 2 * KEPT * REPORT_LIMIT  # bytes of the file read (its JSON escapes may take more)
 
 
-def key_of(file: str, region: str, report: dict) -> str:
-    clock = report.get("clock")
-    target_ns = clock.get("target_ns") if isinstance(clock, dict) else None
-    return json.dumps([file, region, report.get("part"), target_ns])
+def key_of(file: str, region: str, report: Report) -> str:
+    return json.dumps([file, region, report.part, known(report.clock.target_ns)])
 
 
 class PreviousReports:
@@ -39,8 +40,13 @@ class PreviousReports:
         self._entries: dict[str, dict] = {}  # as last read or written
 
     def swap(self, file: str, region: str, report: dict) -> dict | None:
-        """`report` kept as the newest of its region; returns the one it follows (None: none kept)."""
-        key = key_of(file, region, report)
+        """`report` kept as the newest of its region; returns the one it follows (None: none kept,
+        or `report` is no report's JSON)."""
+        typed = decoded(report)
+        if typed is None:
+            log.warning("a synthesis report of %s::%s that is not one is not kept", file, region)
+            return None
+        key = key_of(file, region, typed)
         with ExitStack() as stack:
             self._lock(stack)  # two servers of one workspace: neither loses the other's region
             entries = self._read()
@@ -76,9 +82,9 @@ class PreviousReports:
             key: entry
             for key, entry in reports.items()
             if isinstance(entry, dict)
-            and isinstance(entry.get("report"), dict)
             and isinstance(entry.get("at"), (int, float))
             and not isinstance(entry.get("at"), bool)
+            and decoded(entry.get("report")) is not None
         }
 
     def _write(self) -> None:

@@ -3,10 +3,10 @@
 The job directory (on a filesystem the nodes share) holds `spec.json` (the design's text, the
 region, the interpreter and synthesis settings, one point per task of an array), the generated
 `job.sh`, Slurm's output and, per point, `point-N/` with the HLS project and `result.json`. The
-script runs this module's `main` with the server's own interpreter; `main` runs the same synthesis
-as a local job (`synthesis.synthesize`: the runner in the Allo interpreter writes the project,
-then Vitis HLS), writes the outcome atomically, and exits non-zero when synthesis did not pass
-(so that Slurm says FAILED).
+script runs this module's `main` with the server's own interpreter; `main` runs a point's
+synthesis as a local sweep does (`synthesis.synthesize_point`: the runner in the Allo interpreter
+writes the project, then Vitis HLS), writes the outcome atomically, and exits non-zero when
+synthesis did not pass (so that Slurm says FAILED).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from dataclasses import asdict, dataclass, field, replace
 
 from allo_lsp.jobs.environment import PACKAGE_ROOT, SetupError
-from allo_lsp.jobs.points import Point
+from allo_lsp.jobs.points import Constants, Point
 from allo_lsp.jobs.storage import write_json
 from allo_lsp.jobs.synthesis import device_error
 from allo_lsp.protocol.job_values import name_error
@@ -99,21 +99,17 @@ def vitis_command(command: str) -> str:
 
 
 async def _synthesize(spec: BatchSpec, point: Point, directory: str) -> JobResult:
-    from allo_lsp.analysis import analyze
     from allo_lsp.jobs.environment import JobConfig
     from allo_lsp.jobs.launch import Target
     from allo_lsp.jobs.manager import JobManager
-    from allo_lsp.jobs.points import apply_constants
-    from allo_lsp.jobs.synthesis import SynthConfig, synthesize
+    from allo_lsp.jobs.synthesis import SynthConfig, synthesize_point
 
-    source = apply_constants(spec.source, point.constants)
     synth = SynthConfig(**spec.synth)
-    synth = replace(synth, command=vitis_command(synth.command), clock_ns=point.clock_ns or synth.clock_ns)
-    synth = replace(synth, part=point.part or synth.part)
+    synth = replace(synth, command=vitis_command(synth.command))
     config = JobConfig(python=spec.python, llvm_build_dir=spec.llvm_build_dir, extra_env=spec.extra_env)
     os.environ["TMPDIR"] = directory  # the kept project goes beside the result, on the shared filesystem
     target = Target(spec.file, spec.region, SYNTHESIZE)
-    return await synthesize(JobManager(), target, analyze(source).model, config, synth, source=source)
+    return await synthesize_point(JobManager(), target, Constants(spec.source), point, config, synth)
 
 
 def main(argv: list[str]) -> int:

@@ -1,7 +1,7 @@
 """Design-space sweeps: every combination of module-level constants and synthesis settings, one
 synthesis per point, as one table with its Pareto front (latency against resources).
 
-A point's constants are applied to the design's text (`apply_constants`), never to the user's
+A point's constants are applied to the design's text (`points.Constants`), never to the user's
 file; `clock` and `part` are synthesis settings. Locally the points run as a bounded pool of
 synthesis jobs; on the cluster as one Slurm job array (`slurm_jobs.py`). A sweep has at most
 `max_points` points (`alloDataflow.sweep.maxPoints`, `--max-points`), refused before anything is
@@ -20,14 +20,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from allo_lsp.jobs.points import Point, PointError, apply_constants
+from allo_lsp.jobs.points import Constants, Point, PointError
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.job_values import clock_error, part_error
 from allo_lsp.protocol.messages import ERROR, PASSED, SYNTHESIZE, JobResult
+from allo_lsp.protocol.report import RESOURCES, decoded, known
 
 log = logging.getLogger(__name__)
 SETTINGS = {"clock": "clock_ns", "part": "part"}  # --set names that are synthesis settings
-RESOURCES = ("BRAM_18K", "DSP", "FF", "LUT", "URAM")
 MAX_POINTS = 256  # alloDataflow.sweep.maxPoints' default: a day of synthesis runs on two cores
 VALUE_LIMIT = 200  # characters of one --set value (a literal: a number, a string, a boolean)
 
@@ -88,7 +88,7 @@ def checked_points(source: str, sets: dict[str, list]) -> list[Point]:
     starts. Every point sets the same names, so the first one applied tells for all."""
     points = points_of(sets)
     if points:
-        apply_constants(source, points[0].constants)
+        Constants(source).applied(points[0].constants)
     return points
 
 
@@ -143,18 +143,15 @@ def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
     values = {**point.constants, "clock": point.clock_ns or None, "part": point.part or None}
     details = details_as(outcome.details, SynthesisDetails)
     row = Row({n: values.get(n) for n in names}, outcome.status, outcome.message, project=details.project)
-    report = details.report if outcome.status == PASSED else None
-    if isinstance(report, dict):
-        latency, interval, clock = (_dict(report.get(k)) for k in ("latency", "interval", "clock"))
-        row.latency = _first_number(latency.get("worst"), latency.get("best"))
-        row.ii = _first_number(interval.get("max"), interval.get("min"))
-        row.resources = {
-            name: percent
-            for name, figures in _dict(report.get("resources")).items()
-            if (percent := _first_number(_dict(figures).get("percent"))) is not None
-        }
-        row.clock_ns = _first_number(clock.get("target_ns"))
-        row.estimated_ns, row.slack_ns = _first_number(clock.get("estimated_ns")), _first_number(clock.get("slack_ns"))
+    report = decoded(details.report) if outcome.status == PASSED else None
+    if report is not None:
+        latency, interval, clock = report.latency, report.interval, report.clock
+        # The first number of each (a report's unknown and unreadable figures, a range, are none here).
+        row.latency = _first_number(latency.worst, latency.best)
+        row.ii = _first_number(interval.max, interval.min)
+        row.resources = {name: r.percent for name, r in report.resources.items() if known(r.percent) is not None}
+        row.clock_ns = known(clock.target_ns)
+        row.estimated_ns, row.slack_ns = known(clock.estimated_ns), known(clock.slack_ns)
         row.meets_timing = None if row.slack_ns is None else row.slack_ns >= 0
         period = row.clock_ns if row.clock_ns is not None else point.clock_ns or None
         # Cycles at different clocks are not comparable: a point's speed is its cycles' time.
@@ -162,15 +159,8 @@ def row_of(point: Point, names: list[str], outcome: JobResult) -> Row:
     return row
 
 
-def _dict(value: object) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _first_number(*values: object) -> int | float | None:
-    """The first finite number (a report's unreadable figures are null; a range is no figure here)."""
-    return next(
-        (v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)), None
-    )
+def _first_number(*values) -> int | float | None:
+    return next((n for n in map(known, values) if n is not None), None)
 
 
 def front(rows: list[Row], resource: str | None = None) -> list[int]:
@@ -272,25 +262,19 @@ async def run_local(
 ) -> list[JobResult]:
     """Each point a local synthesis, at most `pool` at once (or in `manager`, whose `close` then
     cancels the sweep); outcomes in the points' order. `done(count)` as each point ends."""
-    from dataclasses import replace
-
-    from allo_lsp.analysis import analyze
     from allo_lsp.jobs.launch import Target
     from allo_lsp.jobs.manager import JobManager
-    from allo_lsp.jobs.synthesis import synthesize
-    from allo_lsp.protocol.messages import SYNTHESIZE
+    from allo_lsp.jobs.synthesis import synthesize_point
 
     manager = manager or JobManager(max_concurrent=pool)
+    design = Constants(source)  # read once for every point
     ended = 0
 
     async def one(index: int, point: Point) -> JobResult:
         nonlocal ended
-        settings = replace(synth, clock_ns=point.clock_ns or synth.clock_ns, part=point.part or synth.part)
         target = Target(file, region, SYNTHESIZE, f"point-{index}")  # one job key per point
         try:
-            text = apply_constants(source, point.constants)
-            model = (await asyncio.to_thread(analyze, text)).model  # off the loop: the editor keeps answering
-            result = await synthesize(manager, target, model, config, settings, source=text)
+            result = await synthesize_point(manager, target, design, point, config, synth)
         except Exception as exc:  # this point's failure alone: the others' rows stand, none is cancelled
             log.exception("sweep point %d of %s::%s", index, file, region)
             result = JobResult(ERROR, "internal", f"this point failed: {type(exc).__name__}: {exc}", target=region)

@@ -11,17 +11,19 @@ report view.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shlex
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from allo_lsp.analysis.model import FileModel
 from allo_lsp.jobs.environment import JobConfig, SetupError
 from allo_lsp.jobs.launch import Target, prepare
 from allo_lsp.jobs.manager import JobManager, Progress
+from allo_lsp.jobs.points import Constants, Point
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.job_values import clock_error, part_error
 from allo_lsp.protocol.messages import DETAIL_LIMIT, ENVIRONMENT, ERROR, FAILED, PASSED, SYNTHESIZE, TIMEOUT, JobResult
@@ -173,6 +175,20 @@ async def synthesize(
     result.duration_s = round(generated.duration_s + tool.duration_s, 3)
     result.backend, result.target = "allo", target.name
     return result
+
+
+async def synthesize_point(
+    manager: JobManager, target: Target, design: Constants, point: Point, config: JobConfig, synth: SynthConfig
+) -> JobResult:
+    """One point of a sweep, locally or in its Slurm task: its constants applied to the design's
+    text (`design`, read once for every point; never the user's file), analysed off the event
+    loop, synthesized with its clock and part in place of the run's."""
+    from allo_lsp.analysis import analyze  # on demand, as the sweep's
+
+    text = design.applied(point.constants)
+    model = (await asyncio.to_thread(analyze, text)).model  # the editor keeps answering meanwhile
+    settings = replace(synth, clock_ns=point.clock_ns or synth.clock_ns, part=point.part or synth.part)
+    return await synthesize(manager, target, model, config, settings, source=text)
 
 
 def _judge(tool, project: str, started: float, name: str) -> JobResult:

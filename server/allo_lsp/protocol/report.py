@@ -68,6 +68,11 @@ def known(value: Value) -> Number | None:
     return value if is_number(value) and math.isfinite(value) else None
 
 
+def given(value: Value) -> Value:
+    """The figure the report gives: None for an unreadable one too (as the JSON writes it)."""
+    return None if isinstance(value, UnreadableFigure) else value
+
+
 def worst(value: Value) -> Number | None:
     """The figure's worst case: a range's maximum (what a user plans for), else `known`."""
     return known(value.max if isinstance(value, Range) else value)
@@ -204,6 +209,11 @@ def decoded(data: object) -> Report | None:
 def json_value(value: Value) -> object:
     """A figure as the JSON writes it: a range as `{"min", "max"}`, an unreadable one as null."""
     return _Encoder().value(value, "")
+
+
+def clock_json(clock: Clock) -> dict:
+    """The clock's figures as the report's JSON writes them."""
+    return {name: json_value(getattr(clock, name)) for name in _CLOCK}
 
 
 _CLOCK = tuple(f.name for f in fields(Clock))
