@@ -258,3 +258,61 @@ def test_min_and_max_build_only_in_int_uint_or_float(expression, ok):
     )
     message = "cannot access local variable 'opcls' where it is not associated with a value"
     assert [p.message for p in types.problems] == ([] if ok else [message])
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("r[0] = a[0] < a[1]", "'affine.store' op value to store"),  # Int(32): no cast, an i1 stored
+        ("c = a[0] < a[1]", "'affine.store' op value to store"),  # an untyped local of Int(32)
+        ("r[0] = (a[0] < a[1]) + 1", None),  # Int(33): ExtSIOp of the i1 (true is -1)
+        ("r[0] = b[0] < b[1]", None),  # Int(8) -> int32: ExtSIOp
+        ("x: int8 = b[0] < b[1]", "'affine.store' op value to store"),  # Int(8) -> int8: no cast
+        ("x: int8 = a[0] < a[1]", "'arith.trunci' op operand type 'i1' and result type 'i8'"),  # TruncIOp
+        ("r[0] = f[0] < f[1]", "'arith.fptosi' op operand #0 must be floating-point-like"),
+        ("r[0] = -(a[0] < a[1])", "'arith.subi' op requires the same type"),  # 0 - the uncast i1
+        ("r[0] = int(a[0] < a[1])", "'affine.store' op value to store"),  # int() of Int(32): no cast
+        ("r[0] = (a[0] < a[1]) if a[0] > 0 else (a[1] < a[0])", "'affine.store' op value to store"),
+        ("r[0] = 1 if a[0] < a[1] else 0", None),
+        ("r[0] = (a[0] < a[1]) == (a[1] < a[0])", "'affine.store' op value to store"),  # the ==, not its operands
+        ("r[0] = a[0] > 0 and a[1] > 0", None),  # andi of i1s: UInt(1), ExtUIOp
+    ],
+)
+def test_a_comparisons_value_is_an_i1_cast_from_its_allo_type(statement, message):
+    types, _, _ = typed(
+        f"""
+        def k(a: int32[8], b: int8[8], f: float32[8], r: int32[8]):
+            {statement}
+        """
+    )
+    found = [(p.message, p.pipeline) for p in types.problems]
+    if message is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0][0].startswith(message) and found[0][1] == "build", found
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("if a[0]:\n                r[0] = 1", "'scf.if' op operand #0 must be 1-bit signless integer, but got 'i32'"),
+        ("while a[0]:\n                r[0] = 1", "'scf.condition' op operand #0 must be 1-bit signless integer"),
+        ("r[0] = 1 if f[0] else 0", "'arith.select' op operand #0 must be bool-like, but got 'f32'"),
+        ("r[0] = 1 if not a[0] else 0", "The operand of 'not' should be a boolean value"),
+        ("r[0] = 1 if a[0] and a[1] else 0", "'arith.select' op operand #0 must be bool-like, but got 'i32'"),
+        ("r[0] = 1 if a[0] > 0 and a[1] else 0", "'arith.andi' op requires the same type"),
+        ("if a[0] > 0 or not (a[1] < 3):\n                r[0] = 1", None),
+        ("if a[0][3]:\n                r[0] = 1", None),  # a bit get is an i1
+        ("if g:\n                r[0] = 1", None),  # a uint1 (bool) local
+    ],
+)
+def test_a_condition_is_built_as_it_is_and_must_be_an_i1(statement, message):
+    types, _, _ = typed(
+        f"""
+        def k(a: int32[8], f: float32[8], r: int32[8]):
+            g = a[0][0]
+            {statement}
+        """
+    )
+    found = [p.message for p in types.problems]
+    assert found == ([] if message is None else found[:1]) and (message is None or found[0].startswith(message))

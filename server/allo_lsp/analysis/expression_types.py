@@ -155,7 +155,9 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
     for name, value in kt.locals.values():
         out.locals.append(TypedLocal(name.id, source.range(name), value.ty))
     out.problems += [
-        TypingProblem(source.range(p.node), p.message, p.error, _PIPELINE_KINDS.get(p.pipeline) or _kind(p.message))
+        TypingProblem(
+            source.range(p.node), p.message, p.error, p.kind or _PIPELINE_KINDS.get(p.pipeline) or _kind(p.message)
+        )
         for p in kt.problems
     ]
     out.problems.sort(key=lambda p: p.range.start)

@@ -13,7 +13,12 @@ Allo's rules that surprise, each mirrored where it is applied:
   unknown after it (`ASTContext.block_scope_guard`; `Unsupported Name` at the build);
 - loop variables are `index`; a module-level int constant is `int32`, a float one `float32`;
   `get_pid()` values are module-level ints (`visit_Assign`'s special case), so `int32` too;
-- a comparison is typed by its operands' common type, not `bool` (`visit_Compare`);
+- a comparison is typed by its operands' common type, not `bool` (`visit_Compare`), but built as
+  an `i1` (`build_Compare`) that every cast treats as a value of that type (`build_cast_op`): a
+  widening from a signed type sign-extends it (true is -1), and where no cast is emitted the `i1`
+  meets a store or an operation of the wider type, which MLIR's verifier refuses
+  (`typing_rules.flag_cast`); a condition (`if`, `while`, `x if c else y`, `not`, `and`/`or`) is
+  built as it is, so it must be an `i1` (a comparison, a bit, a `bool`);
 - a bit get `x[i]` is `UInt(1)`; a bit slice `x[lo:hi]` is `UInt(hi - lo)` when the difference is
   a number symbolically, every name a symbol (`visit_symbol`), else `UInt(32)` with Allo's
   warning `Cannot infer the bitwidth of the slice` (`x[0:N]` with a module-level `N` is that case);
@@ -47,11 +52,15 @@ from allo_lsp.protocol.typing_rules import (
     FLOAT64,
     INDEX,
     INT32,
+    Int,
     Ty,
     TypingError,
     UInt,
     binary,
+    flag_cast,
     literal_type,
+    lowered_op,
+    mlir_name,
     result_type,
     unary_type,
 )
@@ -89,6 +98,7 @@ class Problem:
     # status): the pass pipeline that meets it, "build" (`_build_top`'s canonicalize, at every
     # target) or "simulator" (`LLVMOMPModule`'s lowering, at target="simulator" only).
     pipeline: str | None = None
+    kind: str | None = None  # what the analysis reports it as, where the message does not say
 
 
 class KernelTypes:
@@ -108,6 +118,23 @@ class KernelTypes:
         self._python_ints: set[str] = set()
         self._loop_variables: set[str] = set()  # a `for` loop's: an affine map's dimensions
         self._compile_time = False  # inside arguments Allo evaluates in Python (a meta construct's)
+        # Comparisons (and what passes their value on uncast) whose MLIR value is an `i1` while
+        # Allo types them wider (`visit_Compare`): `typing_rules.flag_cast` says what a cast of
+        # one builds. `_wide` holds `a and b` of operands that are no `i1`: `andi` of theirs.
+        self._flags: set[int] = set()
+        self._wide: dict[int, str] = {}  # `and`/`or` node -> its operands' MLIR type
+        # Names also bound by unpacking a call (`v, ok = s.try_get()`, an executor's stream
+        # method, not Allo a098603f's): a value this typing does not follow, so their MLIR type
+        # is not judged where a condition needs an `i1` (the loop's test comes before the call).
+        self._unsure = {
+            n.id
+            for a in ast.walk(fn)
+            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and not _is_pid_call(a.value, env)
+            for t in a.targets
+            if isinstance(t, ast.Tuple)
+            for n in t.elts
+            if isinstance(n, ast.Name)
+        }
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -140,6 +167,8 @@ class KernelTypes:
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
                 self._stored_get(node.target, node.value)
+                if node.value is not None and not declared.shape:
+                    self._flag_cast(node.value, declared.ty, "affine.store")
             elif isinstance(node.target, ast.Name):  # declared, of a type not known here
                 self._declared.add(node.target.id)
         elif isinstance(node, ast.Assign):
@@ -149,7 +178,9 @@ class KernelTypes:
             target = self._expr(node.target)
             if target is not None and value is not None:
                 # `x op= v` is typed as `x op v` (`visit_AugAssign`); the executor computes it so.
-                self._set(node, self._binary(node, node.op, target, value))
+                result = self._set(node, self._binary(node, node.op, target, value))
+                if result is not None:
+                    self._flag_cast(node.value, result.ty, _operation_of(node.op, result.ty))
         elif isinstance(node, ast.For):
             self._expr(node.iter)
             self._scopes.append({})
@@ -163,6 +194,7 @@ class KernelTypes:
             self._block(node.orelse, scoped=True)
         elif isinstance(node, (ast.If, ast.While)):
             self._expr(node.test)
+            self._condition(node.test, "scf.if" if isinstance(node, ast.If) else "scf.condition")
             self._block(node.body, scoped=True)
             self._block(node.orelse, scoped=True)
         elif isinstance(node, ast.With):
@@ -203,6 +235,7 @@ class KernelTypes:
             else:
                 self._expr(target)
             self._stored_get(target, node.value)
+            self._flag_store(target, node.value)
 
     # -- stream values stored as they are ----------------------------------------------
 
@@ -212,7 +245,7 @@ class KernelTypes:
         the verifier refuses when `_build_top` canonicalizes the module."""
         got = self._stream_get(value)
         stored = self.of(target)
-        if got is None or stored is None or got.shape or stored.shape or _mlir(got.ty) == _mlir(stored.ty):
+        if got is None or stored is None or got.shape or stored.shape or mlir_name(got.ty) == mlir_name(stored.ty):
             return
         if isinstance(target, ast.Subscript):
             base = self.of(target.value)
@@ -240,9 +273,92 @@ class KernelTypes:
         if value is None or value.shape or element.shape or isinstance(arg, ast.Compare):
             return  # a comparison is built as i1 whatever its type here
         ty = INT32 if isinstance(arg, ast.Name) and arg.id in self._python_ints else value.ty
-        if _mlir(ty) == _mlir(element.ty) or (ty.kind in _INTEGERS and element.ty.kind in _INTEGERS):
+        if mlir_name(ty) == mlir_name(element.ty) or (ty.kind in _INTEGERS and element.ty.kind in _INTEGERS):
             return
         self.problems.append(Problem(arg, VERIFIER["memref.store"], True, "simulator"))
+
+    # -- comparisons' `i1`s -----------------------------------------------------------------
+
+    def _flag_cast(self, node: ast.expr, dst: Ty, consumer: str) -> None:
+        """`node` cast to `dst` for `consumer` (`build_cast_op`): where `node` is a comparison's
+        `i1`, the cast chosen by its Allo type may not apply to an `i1`, or be none at all."""
+        if id(node) not in self._flags or self._compile_time:
+            return
+        src = self.of(node)
+        if src is None or src.shape:
+            return
+        message = flag_cast(src.ty, dst, consumer)
+        if message is not None:
+            self.problems.append(Problem(node, message, True, "build", kind="comparison-value"))
+
+    def _flag_store(self, target: ast.expr, value: ast.expr | None) -> None:
+        """`target = value` of a comparison: cast to the target's type, then stored."""
+        stored = self.of(target)
+        if value is None or stored is None or stored.shape:
+            return
+        if isinstance(target, ast.Subscript):
+            base = self.of(target.value)
+            if base is None or not base.shape:
+                return  # a bit set of an integer: not a store into memory
+            store = "affine.store" if self._affine(target.slice) else "memref.store"
+        elif isinstance(target, ast.Name):
+            store = "affine.store"
+        else:
+            return
+        self._flag_cast(value, stored.ty, store)
+
+    def _is_i1(self, node: ast.expr) -> bool | None:
+        """Is `node`'s MLIR value an `i1` (None: not known)?"""
+        if isinstance(node, ast.Compare) or id(node) in self._flags:
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return True
+        if isinstance(node, ast.BoolOp):
+            return id(node) not in self._wide
+        if isinstance(node, ast.Name) and node.id in self._unsure:
+            return None
+        value = self.of(node)
+        if value is None or value.shape:
+            return None
+        return _one_bit(value.ty)
+
+    def _mlir_of(self, node: ast.expr) -> str | None:
+        if id(node) in self._wide:
+            return self._wide[id(node)]
+        if self._is_i1(node):
+            return "i1"
+        value = self.of(node)
+        return mlir_name(value.ty) if value is not None and not value.shape else None
+
+    def _condition(self, node: ast.expr, consumer: str) -> None:
+        """`if c`, `while c`, `x if c else y`, `not c`: Allo builds `c` as it is, which must be an
+        `i1` (`scf.if`, `scf.condition`, `arith.select`; `build_UnaryOp` checks `not` itself)."""
+        if self._compile_time or self._is_i1(node) is not False:
+            return
+        got = self._mlir_of(node)
+        if consumer == "not":
+            self.problems.append(
+                Problem(node, "The operand of 'not' should be a boolean value", True, kind="condition")
+            )
+            return
+        must = "bool-like" if consumer == "arith.select" else "1-bit signless integer"
+        message = f"'{consumer}' op operand #0 must be {must}, but got '{got}'"
+        self.problems.append(Problem(node, message, True, "build", kind="condition"))
+
+    def _bool_operands(self, node: ast.BoolOp) -> None:
+        """`a and b` is `arith.andi` of the operands as they are (`build_BoolOp`): of one MLIR
+        type, an `i1` only where they are."""
+        if self._compile_time:
+            return
+        kinds = [self._mlir_of(v) for v in node.values]
+        if None in kinds:
+            return
+        if len(set(kinds)) > 1:
+            op = "arith.andi" if isinstance(node.op, ast.And) else "arith.ori"
+            message = f"'{op}' op requires the same type for all operands and results"
+            self.problems.append(Problem(node, message, True, "build", kind="condition"))
+        elif kinds[0] != "i1":
+            self._wide[id(node)] = kinds[0]
 
     def _affine(self, index: ast.expr) -> bool:
         """Does `build_indices` make `index` an affine map: every name a loop variable or a Python
@@ -274,11 +390,26 @@ class KernelTypes:
             return self._name(node)
         if isinstance(node, ast.BinOp):
             left, right = self._expr(node.left), self._expr(node.right)
-            return self._binary(node, node.op, left, right) if left and right else None
+            result = self._binary(node, node.op, left, right) if left and right else None
+            if result is not None and not result.shape:
+                consumer = _operation_of(node.op, result.ty)
+                rhs = (
+                    Int(32) if isinstance(node.op, (ast.LShift, ast.RShift)) and result.ty.cls in _FIXED else result.ty
+                )
+                self._flag_cast(node.left, result.ty, consumer)
+                self._flag_cast(node.right, rhs, consumer)
+            return result
         if isinstance(node, ast.UnaryOp):
             operand = self._expr(node.operand)
             if isinstance(node.op, ast.Not):
+                self._condition(node.operand, "not")
                 return Value(BOOL)
+            if operand is not None and id(node.operand) in self._flags:
+                if isinstance(node.op, ast.USub):  # `0 - x` (`negf`) of the uncast `i1`
+                    negated = "arith.negf" if operand.ty.cls == "float" else "arith.subi"
+                    self._flag_cast(node.operand, operand.ty, negated)
+                else:
+                    self._flags.add(id(node))  # `+x`, `~x`: the operand itself
             return Value(unary_type(operand.ty), operand.shape) if operand else None
         if isinstance(node, ast.Compare):
             left = self._expr(node.left)
@@ -289,17 +420,37 @@ class KernelTypes:
                 return None
             if left is None or rights[0] is None:
                 return None
-            return self._typed(node, lambda: Value(result_type("cmp", left.ty, rights[0].ty)))
+            common = self._typed(node, lambda: Value(result_type("cmp", left.ty, rights[0].ty)))
+            if common is not None and not self._compile_time:
+                right = node.comparators[0]
+                both = id(node.left) in self._flags and id(right) in self._flags and left.ty == rights[0].ty
+                if not both:  # two comparisons of one type compare their `i1`s as they are
+                    consumer = "arith.cmpf" if common.ty.cls == "float" else "arith.cmpi"
+                    self._flag_cast(node.left, common.ty, consumer)
+                    self._flag_cast(right, common.ty, consumer)
+                if not _one_bit(common.ty):
+                    self._flags.add(id(node))
+            return common
         if isinstance(node, ast.BoolOp):
             for v in node.values:
                 self._expr(v)
+            self._bool_operands(node)
             return Value(BOOL)
         if isinstance(node, ast.IfExp):
             self._expr(node.test)
+            self._condition(node.test, "arith.select")
             body, orelse = self._expr(node.body), self._expr(node.orelse)
             if body is None or orelse is None:
                 return None
-            return self._typed(node, lambda: Value(result_type("select", body.ty, orelse.ty), body.shape))
+            result = self._typed(node, lambda: Value(result_type("select", body.ty, orelse.ty), body.shape))
+            if result is not None and not result.shape:
+                flagged = [id(b) in self._flags for b in (node.body, node.orelse)]
+                if all(flagged) and body.ty == orelse.ty == result.ty:
+                    self._flags.add(id(node))  # a select of two `i1`s is one
+                else:
+                    self._flag_cast(node.body, result.ty, "arith.select")
+                    self._flag_cast(node.orelse, result.ty, "arith.select")
+            return result
         if isinstance(node, ast.Subscript):
             return self._subscript(node)
         if isinstance(node, ast.Call):
@@ -395,15 +546,25 @@ class KernelTypes:
             return None
         if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
             if func.id in ("float", "int"):
-                return Value(FLOAT32 if func.id == "float" else INT32)
+                result = FLOAT32 if func.id == "float" else INT32
+                if len(node.args) == 1 and args[0] is not None and id(node.args[0]) in self._flags:
+                    if _no_cast(args[0].ty, result):
+                        self._flags.add(id(node))  # no cast: the call is the comparison's `i1`
+                    else:
+                        self._flag_cast(node.args[0], result, "func.call")
+                return Value(result)
             if func.id in ("min", "max") and len(args) == 2 and all(args):
                 value = self._typed(node, lambda: Value(result_type("select", args[0].ty, args[1].ty), args[0].shape))
-                if value is not None and not value.shape and value.ty.cls not in ("int", "uint", "float"):
-                    # `build_Call` picks MinSI/MinUI/MinimumF by the result's class: none for an
-                    # index or fixed-point one, and `opcls` is then never bound.
-                    message = "cannot access local variable 'opcls' where it is not associated with a value"
-                    self.problems.append(Problem(node, message, True))
-                    return None
+                if value is not None and not value.shape:
+                    if value.ty.cls not in ("int", "uint", "float"):
+                        # `build_Call` picks MinSI/MinUI/MinimumF by the result's class: none for an
+                        # index or fixed-point one, and `opcls` is then never bound.
+                        message = "cannot access local variable 'opcls' where it is not associated with a value"
+                        self.problems.append(Problem(node, message, True, kind="operator"))
+                        return None
+                    consumer = _MINMAX[func.id][value.ty.kind if value.ty.cls != "float" else "float"]
+                    for arg in node.args:
+                        self._flag_cast(arg, value.ty, consumer)
                 return value
             if func.id in _BUILTINS:
                 self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
@@ -426,6 +587,33 @@ class KernelTypes:
         return None
 
 
+_FIXED = ("fixed", "ufixed")
+_MINMAX = {
+    "min": {"int": "arith.minsi", "uint": "arith.minui", "float": "arith.minimumf"},
+    "max": {"int": "arith.maxsi", "uint": "arith.maxui", "float": "arith.maximumf"},
+}
+
+
+def _no_cast(src: Ty, dst: Ty) -> bool:
+    """`build_cast_op` emits nothing from `src` to `dst`: one type, or one width of integers or floats."""
+    same_class = (src.kind in _INTEGERS and dst.kind in _INTEGERS) or src.cls == dst.cls == "float"
+    return src == dst or (same_class and src.bits == dst.bits)
+
+
+def _one_bit(ty: Ty) -> bool:
+    return ty.kind in _INTEGERS and ty.bits == 1
+
+
+def _operation_of(op: ast.operator, result: Ty) -> str:
+    """The MLIR operation `build_general_binop` emits for `op` in `result`, by name."""
+    symbol = _BINOPS.get(type(op))
+    try:
+        name = lowered_op(symbol, result) if symbol is not None else "op"
+    except TypingError:
+        return "arith.op"
+    return f"{'math' if name == 'powf' else 'allo' if name.endswith('_fixed') else 'arith'}.{name}"
+
+
 _VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on a scalar value
 _FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UInt: IEEE float16 (never bfloat16)
 
@@ -435,11 +623,6 @@ VERIFIER = {
     "memref.store": "'memref.store' op failed to verify that type of 'value' matches element type of 'memref'",
 }
 _INTEGERS = ("int", "uint")  # MLIR's IntegerType (signless); `index` is not one
-
-
-def _mlir(ty: Ty) -> str:
-    """The MLIR type Allo builds for `ty` (`AlloType.build`): Int and UInt are both signless."""
-    return f"i{ty.bits}" if ty.kind in _INTEGERS else str(ty)
 
 
 # Python's builtins Allo's `visit_Call` has no case for (a kernel that calls one does not build).

@@ -312,3 +312,64 @@ def stream_cast(src: Ty, dst: Ty) -> str | None:
     if src.cls in ("int", "uint") and dst.cls in ("int", "uint") and src.bits != dst.bits:
         return "trunci" if src.bits > dst.bits else "extui"
     return None
+
+
+# -- a comparison's value --------------------------------------------------------------------
+# `build_Compare` emits `arith.cmpi`/`cmpf`, an `i1`, but `visit_Compare` types the comparison by
+# its operands' common type (`Int(32)` for two int32), and every cast `build_cast_op` emits from
+# it is chosen by that type, applied to the `i1`. Two surprises follow: a comparison of signed
+# values widened to a wider integer or a float is sign-extended from one bit (`ExtSIOp`,
+# `SIToFPOp`): true is -1; and where the types agree no cast is emitted, so an `i1` meets an
+# operation or a store of the wider type, which MLIR's verifier refuses.
+
+
+def mlir_name(ty: Ty) -> str:
+    """The MLIR type Allo builds for `ty` (`AlloType.build`): Int and UInt are both signless."""
+    if ty.kind in ("int", "uint"):
+        return f"i{ty.bits}"
+    if ty.kind == "index":
+        return "index"
+    return str(ty)
+
+
+def flag_cast(src: Ty, dst: Ty, consumer: str) -> str | None:
+    """`build_cast_op` from a comparison typed `src` (an `i1` in MLIR) to `dst`, for `consumer`
+    (`affine.store`, `arith.addi`, ...): None when the cast it emits is valid on an `i1`
+    (`extsi`/`extui` to a wider integer, `sitofp`/`uitofp`, `index_cast` to an index), else the
+    verifier's message for what it emits."""
+    s, d = src.cls, dst.cls
+    if "fixed" in (s, d) or "ufixed" in (s, d):
+        return None  # the allo dialect's conversions: not followed here
+    if s in ("int", "uint"):
+        if d == "float" or d == "index":
+            return None
+        if dst.bits > src.bits:
+            return None
+        if dst.bits < src.bits:
+            return f"'arith.trunci' op operand type 'i1' and result type '{mlir_name(dst)}' are cast incompatible"
+    elif s == "index":
+        if d != "index":
+            result = "i32" if d == "float" else mlir_name(dst)
+            return f"'arith.index_cast' op operand type 'i1' and result type '{result}' are cast incompatible"
+    elif s == "float":
+        if d in ("int", "uint", "index"):
+            op = "fptosi" if d == "int" else "fptoui"
+            return f"'arith.{op}' op operand #0 must be floating-point-like, but got 'i1'"
+        if dst.bits != src.bits:
+            op = "extf" if dst.bits > src.bits else "truncf"
+            return f"'arith.{op}' op operand #0 must be floating-point-like, but got 'i1'"
+    # No cast: the `i1` itself meets the consumer, which wants `dst`.
+    if consumer in ("affine.store", "memref.store"):
+        return {
+            "affine.store": "'affine.store' op value to store must have the same type as memref element type",
+            "memref.store": "'memref.store' op failed to verify that type of 'value' matches element type of 'memref'",
+        }[consumer]
+    if consumer == "arith.cmpi" or consumer == "arith.cmpf":
+        return f"'{consumer}' op requires all operands to have the same type"
+    return f"'{consumer}' op requires the same type for all operands and results"
+
+
+def flag_value(src: Ty) -> str:
+    """What a comparison's true is once `build_cast_op` widens it from its type `src`: `-1` from
+    a signed integer of more than one bit (`ExtSIOp`/`SIToFPOp` of the `i1`), else `1`."""
+    return "-1" if src.kind == "int" and src.bits > 1 else "1"

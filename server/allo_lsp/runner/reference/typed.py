@@ -211,10 +211,21 @@ def zero_extends(node: ast.expr, types: KernelTypes) -> bool:
     return False
 
 
+def _flag(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
+    """A comparison's value (a Python bool here, an `i1` in MLIR) widened from its Allo type
+    `src` to a wider integer or a float: `ExtSIOp`/`SIToFPOp` of the `i1` make true -1
+    (`typing_rules.flag_value`); the casts that do not apply to an `i1` the typing refuses."""
+    if isinstance(expr, ast.Compare) and rules.flag_value(src) == "-1" and dst.cls in ("int", "uint", "float"):
+        if dst.cls == "float" or dst.bits > src.bits:
+            return _template("-(E)", E=expr)
+    return expr
+
+
 def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
     """`expr` of type `src` as `build_cast_op` casts it to `dst`."""
     if src == dst:
         return expr
+    expr = _flag(expr, src, dst)
     s, d = src.cls, dst.cls
     if d == "float":
         if s in ("int", "uint", "index", "float", "fixed", "ufixed"):
@@ -237,7 +248,9 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
 
 
 def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
-    """`expr` before a store that casts by value (`ScalarType.cast`): only a zero extension differs."""
+    """`expr` before a store that casts by value (`ScalarType.cast`): only a zero extension and a
+    comparison's sign extension from one bit differ."""
+    expr = _flag(expr, src, dst)
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
