@@ -272,3 +272,23 @@ def test_lsp_is_a_thin_adapter():
     lines = {str(path.relative_to(LSP)): len(path.read_text().splitlines()) for path in sorted(LSP.rglob("*.py"))}
     assert "jsonrpc/stdio.py" in lines and "documents.py" in lines
     assert sum(lines.values()) < LSP_LINES_AT_MOST, lines
+
+
+# The synthesis report is typed (protocol/report.py): reports/ reads Vitis' files into it, and
+# everything else reads its fields, the resources by RESOURCES, never a resource's name spelled.
+RESOURCE_KEY = re.compile(r"""(["'])(BRAM_18K|DSP|FF|LUT|URAM|DSP48E)\1""")
+MAY_SPELL_RESOURCES = ("reports/", "protocol/report.py")
+
+
+def test_only_the_report_modules_spell_a_resources_name():
+    assert RESOURCE_KEY.search('resources.get("LUT", {})') and not RESOURCE_KEY.search('f"LUT {lut:g}%"')
+    spelled, violations = set(), []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        found = [n for n, line in enumerate(path.read_text().splitlines(), 1) if RESOURCE_KEY.search(line)]
+        if relative.startswith(MAY_SPELL_RESOURCES):
+            spelled |= {relative} if found else set()
+        else:
+            violations += [f"{relative}:{n}" for n in found]
+    assert violations == []
+    assert "protocol/report.py" in spelled  # not vacuous: the one list is there

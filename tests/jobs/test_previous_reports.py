@@ -88,3 +88,16 @@ def test_the_storage_is_private_whatever_the_umask(tmp_path):
         assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700, directory
     for file in (storage / FILE, storage / f"{FILE}.lock"):
         assert stat.S_IMODE(os.stat(file).st_mode) == 0o600, file
+
+
+def test_a_kept_entry_that_holds_no_report_is_dropped_not_shown_as_the_run_before(tmp_path):
+    """A stored report of the wrong shape (an older server's, a hand edit) is not "the run before":
+    the view would draw it (`protocol/report.py` reads every kept report)."""
+    key = json.dumps(["design.py", "top", "xc", None])
+    stored = {"reports": {key: {"report": {"part": "xc", "modules": {"name": 5}}, "at": 1.0}}}
+    (tmp_path / FILE).write_text(json.dumps(stored))
+    assert PreviousReports(str(tmp_path)).swap("design.py", "top", {"part": "xc", "latency": {"worst": 1}}) is None
+    kept = json.loads((tmp_path / FILE).read_text())["reports"]
+    assert list(kept) == [key] and kept[key]["report"] == {"part": "xc", "latency": {"worst": 1}}
+    assert not (tmp_path / f"{FILE}.unreadable").exists()  # the file itself was fine
+    assert PreviousReports(str(tmp_path)).swap("design.py", "top", {"latency": 1}) is None  # nor is one kept
