@@ -20,7 +20,6 @@ from pathlib import Path
 
 from allo_lsp.analysis import Options, Problem, Severity
 from allo_lsp.analysis.model import Range
-from allo_lsp.jobs.storage import make_dir, read_json, set_aside, write_json
 
 MAX_ENTRIES = 256
 MAX_ENTRY_BYTES = 4 * 1024 * 1024
@@ -87,6 +86,8 @@ class ProblemCache:
         return os.path.join(self.directory, f"{key(text, options)}.json") if self.directory else None
 
     def get(self, text: str, options: Options) -> list[Problem] | None:
+        from allo_lsp.jobs.storage import read_json, set_aside  # not before the first diagnostics
+
         path = self._path(text, options)
         found = read_json(path, MAX_ENTRY_BYTES) if path else None
         if found is None:
@@ -103,6 +104,8 @@ class ProblemCache:
         return problems  # type: ignore[return-value]
 
     def put(self, text: str, options: Options, problems: list[Problem]) -> None:
+        from allo_lsp.jobs.storage import make_dir, write_json
+
         path = self._path(text, options)
         if path is None or len(problems) > MAX_PROBLEMS:
             return
