@@ -5,13 +5,14 @@
 // every call goes through `execute` (its executeCommand middleware). Called from the palette or a
 // menu, the target is the lens nearest the cursor. The client adds only what an editor must do
 // with a result: open the MLIR view, preview a report, show the job in the status bar (one item,
-// whose words are the running lens's), a line in the log naming file and region. In Restricted
+// whose words are the running lens's), a line in the log naming file and region. Which jobs run,
+// and the lens that cancels one, are the server's (its lenses, asked again when it says). In Restricted
 // Mode nothing is sent: the user is told why, and offered to manage the workspace's trust.
 import { CancellationToken, CodeLens, Disposable, ProviderResult, TextDocument, window } from "vscode";
 import { CodeLensRequest, ExecuteCommandRequest, FeatureState, LanguageClient, MessageType, ShowMessageRequest, StaticFeature, WorkDoneProgress } from "vscode-languageclient/node";
 import { traceError, traceInfo, traceWarn } from "./logger";
 import { Status } from "./status";
-import { askWithActions, explicitTarget, fileName, isUnknownCommand, jobKey, LensLike, lensView, pickTarget, Target } from "./targets";
+import { askWithActions, explicitTarget, fileName, isUnknownCommand, LensLike, lensView, pickTarget, Target } from "./targets";
 import { SWEEP_COMMAND, sweepRegion } from "../report/sweepCommand";
 import { Views } from "./views";
 import { activeTextEditor, executeCommand, isTrusted, registerCommand, visibleDocuments } from "./vscodeapi";
@@ -72,8 +73,6 @@ export const NO_SERVER_PROGRESS: StaticFeature = {
 };
 
 export class Jobs {
-    /** The jobs this client started and the server has not answered yet (`jobKey`). */
-    private readonly running = new Set<string>();
     private jobTokens = 0; // the progress tokens of the jobs this client started
 
     constructor(
@@ -131,7 +130,7 @@ export class Jobs {
         return [asked, ...missing];
     }
 
-    /** vscode-languageclient's provideCodeLenses middleware: running lenses cancel, restricted ones say so. */
+    /** vscode-languageclient's provideCodeLenses middleware: the server's lenses, drawn for VS Code (`lensView`). */
     readonly lensMiddleware = async (
         document: TextDocument,
         token: CancellationToken,
@@ -141,7 +140,7 @@ export class Jobs {
         const trusted = isTrusted();
         for (const lens of lenses ?? []) {
             if (lens.command) {
-                Object.assign(lens.command, lensView(lens.command, this.running, trusted, JOB_KINDS));
+                Object.assign(lens.command, lensView(lens.command, trusted, JOB_KINDS));
             }
         }
         return lenses;
@@ -166,9 +165,9 @@ export class Jobs {
             return undefined;
         }
         const where = `${fileName(target.uri)}::${target.name}`;
-        const key = job.label ? jobKey(target.uri, target.name, job.label) : undefined;
-        // A second start of a running target: the server starts nothing and says so.
-        const starts = key !== undefined && !this.running.has(key);
+        // A job's status item lasts as long as its request; the running lens is the server's.
+        // (A second start of a running target: the server starts nothing and answers at once.)
+        const starts = job.label !== undefined;
         let done = starts ? this.status.jobStarted(`${target.name} ${job.label}`) : () => undefined;
         // The job's phases (Vitis': `top: scheduling`), reported on a token of ours, in its status item.
         const token = `allo-job-${++this.jobTokens}`;
@@ -182,8 +181,6 @@ export class Jobs {
               })
             : undefined;
         if (starts) {
-            this.running.add(key);
-            this.refreshLenses();
             traceInfo(`${job.label} ${where}: started`);
         }
         let result: unknown;
@@ -198,10 +195,6 @@ export class Jobs {
             void window.showWarningMessage(`Allo: ${job.title} is not available in this server version (allo-lsp ${version}). Update allo-lsp to use it.`);
             return undefined;
         } finally {
-            if (starts) {
-                this.running.delete(key);
-                this.refreshLenses();
-            }
             phases?.dispose();
             done();
         }

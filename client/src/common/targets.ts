@@ -56,19 +56,13 @@ export function isUnknownCommand(error: unknown): boolean {
     return (code === -32601 || code === -32602) && typeof message === "string" && /not (defined|found)|unknown command/i.test(message);
 }
 
-/** One running job, as the client and the server's cancel command name it: uri, name and kind. */
-export function jobKey(uri: string, name: string, kind: string): string {
-    return JSON.stringify([uri, name, kind]);
-}
-
 /** `file:///w/examples/design.py` -> `design.py`: the log's and the status bar's name of a file. */
 export function fileName(uri: string): string {
     return decodeURIComponent(uri.replace(/[?#].*$/, "").split("/").pop() ?? uri);
 }
 
-export const CANCEL_COMMAND = "alloDataflow.cancelJob";
-// A codicon, not "⏳": that glyph draws as a box in some editor fonts (VS Code renders `$(name)`).
-export const RUNNING_TITLE = "$(sync~spin) running… (click to cancel)";
+// A codicon for the server's "⏳": that glyph draws as a box in some editor fonts (VS Code renders `$(name)`).
+export const RUNNING_ICON = "$(sync~spin)";
 export const RESTRICTED_TOOLTIP = "Restricted Mode: Allo runs nothing in an untrusted workspace. Click to manage workspace trust.";
 
 /** The part of a code lens's command the client may change. */
@@ -80,18 +74,15 @@ export interface LensCommand {
 }
 
 /**
- * A lens as the user should see it. Running (the client started it and it has not answered): it
- * cancels, whatever the server's last lens said. In Restricted Mode: it shows that it runs nothing
+ * A server's lens as VS Code should draw it. Which job runs, and that its lens cancels it, is the
+ * server's (its running lens: `⏳ running… (click to cancel)`, alloDataflow.cancelJob); the client
+ * draws the hourglass as a codicon. In Restricted Mode a job's lens shows that it runs nothing
  * (its click explains and offers to manage trust). `kinds`: job command -> job kind.
  */
-export function lensView(lens: LensCommand, running: ReadonlySet<string>, trusted: boolean, kinds: Readonly<Record<string, string>>): LensCommand {
+export function lensView(lens: LensCommand, trusted: boolean, kinds: Readonly<Record<string, string>>): LensCommand {
     const kind = kinds[lens.command];
-    const target = explicitTarget(lens.arguments ?? []);
-    if (kind && target && running.has(jobKey(target.uri, target.name, kind))) {
-        return { title: RUNNING_TITLE, command: CANCEL_COMMAND, arguments: [target.uri, target.name, kind], tooltip: "Cancel this job" };
-    }
     if (lens.title.startsWith("⏳")) {
-        return { ...lens, title: lens.title.replace(/^⏳\s*/u, "$(sync~spin) ") }; // the server's running lens
+        return { ...lens, title: lens.title.replace(/^⏳\s*/u, `${RUNNING_ICON} `) };
     }
     if (!trusted && kind) {
         const plain = lens.title.replace(/^[▶⚙]\s*/u, "");
