@@ -1,7 +1,7 @@
 // The synthesis report as a webview (issue 20 item 4), from the answer of
-// `alloDataflow.showReport`: its `report` (the JSON of `allo-lsp report --format json`) and, when
-// the server sends it, `previous` (the run before's); else the previous report this client showed
-// for the same region. One panel per region, redrawn in place. No script runs in it.
+// `alloDataflow.showReport`: its `report` (the JSON of `allo-lsp report --format json`) and
+// `previous`, the run before's as the server keeps it (null: none, and the view says so; the
+// client keeps no reports of its own). One panel per region, redrawn in place. No script runs in it.
 import { Uri, WebviewPanel } from "vscode";
 import { drawPage, panelFor, webviewRoot } from "./panels";
 import { KeptFile, LINK_COMMANDS, reportHtml } from "./reportHtml";
@@ -13,8 +13,6 @@ export const REPORT_VIEW_TYPE = "alloDataflow.report";
 
 export class ReportPanels {
     private readonly panels = new Map<string, WebviewPanel>();
-    /** Per title: the last report shown and the one before it (a different one). */
-    private readonly seen = new Map<string, { last: string; previous?: Report }>();
 
     /** The sweeps' views, whose points open here. */
     private readonly sweeps: SweepPanels;
@@ -31,13 +29,9 @@ export class ReportPanels {
 
     show(result: unknown, title: string): void {
         const { report, previous, files } = result as { report: Report; previous?: Report | null; files?: KeptFile[] };
-        const text = JSON.stringify(report);
-        const seen = this.seen.get(title);
-        const before = previous ?? (seen && seen.last !== text ? (JSON.parse(seen.last) as Report) : seen?.previous);
-        this.seen.set(title, { last: text, previous: before ?? undefined });
         // No script; links open the synthesis' files through the two commands of LINK_COMMANDS only.
         const options = { enableScripts: false, enableCommandUris: LINK_COMMANDS, localResourceRoots: [webviewRoot(this.extensionUri)] };
-        const body = reportHtml(title, report, before, Array.isArray(files) ? files : []);
+        const body = reportHtml(title, report, previous, Array.isArray(files) ? files : []);
         drawPage(panelFor(this.panels, title, REPORT_VIEW_TYPE, options), this.extensionUri, title, body);
     }
 

@@ -5,8 +5,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import * as vscode from "vscode";
 import { reportHtml } from "../report/reportHtml";
+import { ReportPanels } from "../report/reportPanel";
 import { deltas, latencies, Report, reportTree, timing, utilisation } from "../report/reportModel";
+import { sweepRegion } from "../report/sweepCommand";
 import { chartSvg, sweepHtml } from "../report/sweepHtml";
 import { chartResources, MOST_USED, rowCells, setOf, SweepAnswer, SweepRow, sweepChart } from "../report/sweepModel";
 
@@ -80,6 +83,23 @@ test("the HTML: collapsible modules, one bar per resource and module, the slack 
     assert.ok(!/style="/.test(html), "no inline style: the webview's CSP forbids it");
     assert.match(reportHtml("t", REPORT), /No previous report of this region/);
     assert.match(reportHtml("t", REPORT, REPORT), /No figure changed/);
+});
+
+test("the report view's change is against the server's previous report only: none sent, none drawn (the client keeps no reports)", () => {
+    const panel = { webview: { cspSource: "s", html: "", asWebviewUri: () => "report.css" }, reveal() {}, onDidDispose() {}, dispose() {} };
+    Object.assign(vscode.Uri, { joinPath: (...parts: unknown[]) => ({ parts }) });
+    Object.assign(vscode.window, { createWebviewPanel: () => panel });
+    Object.assign(vscode.commands, { registerCommand: () => ({ dispose() {} }) });
+    const panels = new ReportPanels({} as never);
+    try {
+        panels.show({ report: REPORT, previous: null }, "top synthesis report");
+        panels.show({ report: changed(), previous: null }, "top synthesis report");
+        assert.match(panel.webview.html, /No previous report of this region/, "a report shown before is not the run before");
+        panels.show({ report: changed(), previous: REPORT }, "top synthesis report");
+        assert.match(panel.webview.html, /<tr class="worse"><td>LUT<\/td>/);
+    } finally {
+        panels.dispose();
+    }
 });
 
 test("the HTML links the synthesis' files: each opens in the editor through a command URI, the project as a folder", () => {
@@ -226,6 +246,35 @@ test("the values typed for a parameter: the CLI's NAME=V1,V2, or what is wrong w
     assert.deepEqual(setOf("P0", " 2, 4 ,8"), { set: "P0=2,4,8" });
     assert.ok(setOf("P0", "2,,4").error);
     assert.ok(setOf("P0", " ").error);
-    assert.ok(setOf("clock", "3.33,fast").error);
     assert.deepEqual(setOf("clock", "3.33,5"), { set: "clock=3.33,5" });
+    // A value's meaning is the server's to check (its clock bounds are not the client's to copy).
+    assert.deepEqual(setOf("clock", "3.33, fast"), { set: "clock=3.33,fast" });
+});
+
+test("a sweep the server refuses (a clock that is no period) shows the server's reason; no view opens", async () => {
+    const shown: string[] = [];
+    const refusal = "--set clock: 0 is no clock period (periods in ns, e.g. clock=3.33,5)";
+    Object.assign(vscode.window, {
+        showQuickPick: async (items: { name: string }[]) => items.filter((i) => i.name === "clock"),
+        showInputBox: async (options: { validateInput(text: string): string | undefined }) => {
+            assert.equal(options.validateInput("3.33, 0"), undefined, "typed values are not judged here");
+            return "3.33, 0";
+        },
+        withProgress: (_options: unknown, task: (progress: unknown, token: unknown) => Promise<unknown>) =>
+            task({ report() {} }, { onCancellationRequested() {} }),
+        showErrorMessage: async (message: string) => void shown.push(message),
+        showWarningMessage: async (message: string) => void shown.push(message),
+    });
+    const sent: unknown[][] = [];
+    const send = async (args: unknown[]) => {
+        sent.push(args);
+        return args.length === 2
+            ? { constants: [{ name: "M", value: 4 }], settings: [{ name: "clock", value: null }] }
+            : { status: "error", region: "top", message: refusal, columns: [], rows: [] };
+    };
+    const views: string[] = [];
+    await sweepRegion({ uri: "file:///w/d.py", name: "top" }, send, (_answer, title) => views.push(title));
+    assert.deepEqual(sent[1].slice(0, 3), ["file:///w/d.py", "top", ["clock=3.33,0"]]);
+    assert.deepEqual(shown, [`Allo: Sweep top: ${refusal}`]);
+    assert.deepEqual(views, []);
 });

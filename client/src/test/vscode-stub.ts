@@ -28,6 +28,7 @@ export const languages = {};
 export const StatusBarAlignment = {};
 export const LanguageStatusSeverity = {};
 export const Uri = {};
+export const ViewColumn = { Active: -1, Beside: -2, One: 1 };
 export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
 export const QuickPickItemKind = { Separator: -1, Default: 0 };
 export enum LogLevel {
