@@ -270,15 +270,24 @@ def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str, widths:
 
 def _fifo(name: str, kind: StreamType, sched: Scheduler, declared: tuple, widths: bool, ns: dict):
     ns.setdefault(STREAM_TYPES, {})[name] = kind  # the kernels' typing reads the element types
-    store = _storer(kind.elem, widths)
+    store = _storer(name, kind.elem, widths)
     if kind.dims:
         return FifoArray(sched, name, kind.depth, kind.dims, store, declared)
     return sched.fifo(name, kind.depth, store, declared)
 
 
-def _storer(elem, widths: bool):
+def _storer(name: str, elem, widths: bool):
     if isinstance(elem, ArrayType):  # a block element: a copy of the right type travels
-        return lambda value: as_allo_array(elem.elem.cast_array(np.asarray(value)).reshape(elem.shape), elem.elem)
+
+        def block(value):
+            value = np.asarray(value)
+            if value.shape != tuple(elem.shape):
+                # Allo builds the put (StreamPutOp takes any type) and its simulator lowers a
+                # block stream's put as a copy of that shape: what it does with another is not ours to guess.
+                raise Unsupported(f"a put of shape {value.shape} into '{name}', a stream of {elem} blocks", None)
+            return as_allo_array(elem.elem.cast_array(value), elem.elem)
+
+        return block
     return (None if widths else elem.plain_cast()) or elem.cast
 
 
