@@ -237,9 +237,9 @@ def _statements(tmp_path, body: str, out: str = "int32") -> int:
     lines = "\n".join(f"            {line}" for line in body.splitlines() if line.strip())
     source = f"""
     @df.region()
-    def top(R: {out}[1]):
+    def top(R: {_ALLO.get(out, out)}[1]):
         @df.kernel(mapping=[1], args=[R])
-        def k(r: {out}[1]):
+        def k(r: {_ALLO.get(out, out)}[1]):
 {lines}
     """
     result = np.zeros(1, np.dtype(out))
@@ -300,3 +300,29 @@ def test_a_power_does_not_build_for_the_simulator(tmp_path, capsys):
             module.df.build(module.top, target="simulator")
         assert "math.powf" in capsys.readouterr().out
         module.df.build(module.top, target="vitis_hls")  # builds there
+
+
+@pytest.mark.parametrize(
+    ("body", "out", "expected", "rule"),
+    [
+        (
+            "x: Int(64) = 3000000000\nr[0] = x",
+            "int64",
+            -1294967296,
+            "visit_Constant int32; ExtSIOp of the i32 constant",
+        ),
+        (
+            "a: Int(64) = 1\nr[0] = a + 3000000000",
+            "int64",
+            -1294967295,
+            "add Int(65): the literal's 32 bits, sign-extended",
+        ),
+        ("f: float32 = 3000000000\nr[0] = f", "float32", -1294967296.0, "SIToFPOp of the i32 constant"),
+        ("c: uint32 = 0xFFFFFFFF\nr[0] = c ^ 0xEDB88320", "int64", 0x12477CDF, "and_or_rule Int(32): in range"),
+        ("c: uint32 = 0xFFFFFFFF\nr[0] = 1 if c == 0xFFFFFFFF else 0", "int32", 0, "cmp Int(33): 4294967295 vs -1"),
+    ],
+)
+def test_an_int_literal_keeps_its_low_32_bits(tmp_path, body, out, expected, rule):
+    # MockConstant.result builds an int literal as IntegerAttr.get(i32, value) (allo/ir/utils.py):
+    # the APInt keeps the low 32 bits of a literal past int32's range.
+    assert _statements(tmp_path, body, out) == expected, rule

@@ -14,7 +14,8 @@ is rewritten; each typed operation is then written as Python that gives Allo's v
   a float becomes an integer truncated toward zero (`FPToSI`/`FPToUI`), an integer a float by
   rounding (`SIToFP`/`UIToFP`);
 - float32 arithmetic is numpy float32 per operation, float16 numpy float16, bfloat16 is rounded
-  (from float32) after every operation; a float literal is a float32, an int literal an int32;
+  (from float32) after every operation; a float literal is a float32, an int literal an int32
+  (of its low 32 bits: `3000000000` is -1294967296, as `MockConstant` builds it);
 - a put into a stream of a wider integer type zero-extends (`stream_cast`: the simulator's
   `ExtUIOp`), so `-15` as an `Int(16)` put into a `Stream[int32]` arrives as 65521.
 Fixed-point arithmetic stays exact here and is stored as before (`types.py`).
@@ -211,6 +212,18 @@ def zero_extends(node: ast.expr, types: KernelTypes) -> bool:
     return False
 
 
+def _literal(expr: ast.expr, src: Ty) -> ast.expr:
+    """An int literal as Allo materialises it: an `int32` (`visit_Constant`) built by
+    `MockConstant.result` as `IntegerAttr.get(i32, value)`, whose APInt keeps the low 32 bits, so
+    `3000000000` is -1294967296 wherever it is widened (`x: int64 = 3000000000`, `a + 3000000000`
+    of an int64)."""
+    if isinstance(expr, ast.Constant) and type(expr.value) is int and src == rules.INT32:
+        wrapped = ((expr.value + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+        if wrapped != expr.value:
+            return ast.copy_location(ast.Constant(wrapped), expr)
+    return expr
+
+
 def _flag(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     """A comparison's value (a Python bool here, an `i1` in MLIR) widened from its Allo type
     `src` to a wider integer or a float: `ExtSIOp`/`SIToFPOp` of the `i1` make true -1
@@ -223,6 +236,7 @@ def _flag(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
 
 def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
     """`expr` of type `src` as `build_cast_op` casts it to `dst`."""
+    expr = _literal(expr, src)
     if src == dst:
         return expr
     expr = _flag(expr, src, dst)
@@ -249,8 +263,8 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
 
 def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
     """`expr` before a store that casts by value (`ScalarType.cast`): only a zero extension and a
-    comparison's sign extension from one bit differ."""
-    expr = _flag(expr, src, dst)
+    comparison's sign extension from one bit and an int literal's 32 bits differ."""
+    expr = _flag(_literal(expr, src), src, dst)
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
@@ -258,6 +272,7 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
 
 def put_cast(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     """A put's value as the simulator converts it (`typing_rules.stream_cast`): zero-extended."""
+    expr = _literal(expr, src)
     if rules.stream_cast(src, dst) == "extui" and src.kind == "int" and src.bits > 1:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
