@@ -276,6 +276,8 @@ def test_min_and_max_build_only_in_int_uint_or_float(expression, ok):
         ("r[0] = 1 if a[0] < a[1] else 0", None),
         ("r[0] = (a[0] < a[1]) == (a[1] < a[0])", "'affine.store' op value to store"),  # the ==, not its operands
         ("r[0] = a[0] > 0 and a[1] > 0", None),  # andi of i1s: UInt(1), ExtUIOp
+        ("g = b[0]\n            g[3] = a[0] < a[1]", "'arith.trunci' op operand type 'i1' and result type 'i1'"),
+        ("g = b[0]\n            g[3] = a[0] > 0 and a[1] > 0", None),  # a bit set of a UInt(1): no cast
     ],
 )
 def test_a_comparisons_value_is_an_i1_cast_from_its_allo_type(statement, message):

@@ -279,7 +279,7 @@ class KernelTypes:
 
     # -- comparisons' `i1`s -----------------------------------------------------------------
 
-    def _flag_cast(self, node: ast.expr, dst: Ty, consumer: str) -> None:
+    def _flag_cast(self, node: ast.expr, dst: Ty, consumer: str | None) -> None:
         """`node` cast to `dst` for `consumer` (`build_cast_op`): where `node` is a comparison's
         `i1`, the cast chosen by its Allo type may not apply to an `i1`, or be none at all."""
         if id(node) not in self._flags or self._compile_time:
@@ -296,11 +296,14 @@ class KernelTypes:
         stored = self.of(target)
         if value is None or stored is None or stored.shape:
             return
+        store: str | None
         if isinstance(target, ast.Subscript):
             base = self.of(target.value)
-            if base is None or not base.shape:
-                return  # a bit set of an integer: not a store into memory
-            store = "affine.store" if self._affine(target.slice) else "memref.store"
+            if base is None:
+                return
+            # A bit set casts its value to the bit's `UInt(1)` (a slice's `UInt(w)`) for
+            # `SetIntBitOp`, which is no store: only the cast itself is judged.
+            store = None if not base.shape else "affine.store" if self._affine(target.slice) else "memref.store"
         elif isinstance(target, ast.Name):
             store = "affine.store"
         else:

@@ -332,11 +332,11 @@ def mlir_name(ty: Ty) -> str:
     return str(ty)
 
 
-def flag_cast(src: Ty, dst: Ty, consumer: str) -> str | None:
+def flag_cast(src: Ty, dst: Ty, consumer: str | None) -> str | None:
     """`build_cast_op` from a comparison typed `src` (an `i1` in MLIR) to `dst`, for `consumer`
-    (`affine.store`, `arith.addi`, ...): None when the cast it emits is valid on an `i1`
-    (`extsi`/`extui` to a wider integer, `sitofp`/`uitofp`, `index_cast` to an index), else the
-    verifier's message for what it emits."""
+    (`affine.store`, `arith.addi`, ...; None: one whose operand types are not judged): None when
+    the cast it emits is valid on an `i1` (`extsi`/`extui` to a wider integer, `sitofp`/`uitofp`,
+    `index_cast` to an index), else the verifier's message for what it emits."""
     s, d = src.cls, dst.cls
     if "fixed" in (s, d) or "ufixed" in (s, d):
         return None  # the allo dialect's conversions: not followed here
@@ -359,6 +359,8 @@ def flag_cast(src: Ty, dst: Ty, consumer: str) -> str | None:
             op = "extf" if dst.bits > src.bits else "truncf"
             return f"'arith.{op}' op operand #0 must be floating-point-like, but got 'i1'"
     # No cast: the `i1` itself meets the consumer, which wants `dst`.
+    if consumer is None:
+        return None
     if consumer in ("affine.store", "memref.store"):
         return {
             "affine.store": "'affine.store' op value to store must have the same type as memref element type",
