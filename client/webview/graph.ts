@@ -28,6 +28,9 @@ const vscode = acquireVsCodeApi();
 const workerUrl = (document.currentScript as HTMLScriptElement | null)?.dataset.elkWorker ?? "";
 
 async function startWorker(failed: (why: string) => void): Promise<LayoutWorker> {
+    if (!workerUrl) {
+        throw new Error("the page names no worker file");
+    }
     const response = await fetch(workerUrl);
     if (!response.ok) {
         throw new Error(`${workerUrl}: ${response.status} ${response.statusText}`);

@@ -19,8 +19,8 @@ export function contentSecurityPolicy(cspSource: string, scriptNonce: string | u
         `img-src ${cspSource} data:`,
         `style-src ${cspSource}`,
         `font-src ${cspSource}`,
-        scriptNonce ? `script-src 'nonce-${scriptNonce}'` : "script-src 'none'",
         ...(worker ? [`connect-src ${cspSource}`, "worker-src blob:"] : []),
+        scriptNonce ? `script-src 'nonce-${scriptNonce}'` : "script-src 'none'",
     ].join("; ");
 }
 

@@ -488,6 +488,7 @@ test("the webview's page: a nonce'd script, nothing remote, no inline style; ELK
     // The worker's file is read from the extension's resources only; the worker starts from its text.
     assert.ok(csp.split("; ").includes("connect-src vscode-webview://x"), csp);
     assert.ok(csp.split("; ").includes("worker-src blob:"), csp);
+    assert.match(csp, /script-src 'nonce-[A-Za-z0-9]+'$/, "the script's directive last (tests/e2e/vscode_graph.test.mjs reads it so)");
     assert.notEqual(graphHtml("s", "a", "b", "t", "w").match(/nonce-([A-Za-z0-9]+)/)![1], scriptNonce, "a fresh nonce per page");
     const report = contentSecurityPolicy("s", undefined);
     assert.equal(report.includes("script-src 'none'"), true);
