@@ -11,7 +11,7 @@ Only what both sides know for certain is compared:
   resolved type against the `allo.stream_construct` ops of the top function of its name
   (`NAME`, or `NAME_I_J` per FIFO of a stream array): element type, depth, the FIFOs there are.
 - Kernel arguments: each PE's arguments before its streams against the kernel's parameters (how
-  many, and each resolved array's type); and, when the top function takes the region's parameters
+  many, and each resolved array's type, unless it has a layout: its share is compiled); and, when the top function takes the region's parameters
   in declaration order, which of them the top function's call passes to each.
 Regions whose kernels call regions (nested PEs, renamed `_fixed`) and readings cut at their bounds
 are not compared.
@@ -245,8 +245,9 @@ def _indices(dims: tuple[int, ...]):
 
 
 def _array_type(t) -> str | None:
-    """A parameter's MLIR type when it is an array known to the last dimension."""
-    if t is None or t.is_scalar or not t.fully_resolved or "?" in t.mlir:
+    """A parameter's MLIR type when it is an array known to the last dimension. Not with a layout
+    (`@ [S(0), R]`): Allo compiles the PE's share of it (`DTensor.get_local_shape`)."""
+    if t is None or t.is_scalar or t.layout or not t.fully_resolved or "?" in t.mlir:
         return None
     return normalize_type(t.mlir)
 
