@@ -105,3 +105,14 @@ def test_not_of_an_integer_does_not_build(tmp_path, capsys):
             module.df.build(module.top, target="simulator")
     assert exited.value.code == 1
     assert "The operand of 'not' should be a boolean value" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["z / z", "1.0 / z"])
+def test_a_nan_or_infinity_into_an_integer_is_refused_not_blamed_on_the_user(tmp_path, value):
+    # FPToSIOp of NaN or an infinity is poison in LLVM: no number is made up, and the kernel's
+    # line is not blamed with Python's ValueError/OverflowError.
+    from allo_lsp.runner.reference.transform import Unsupported
+
+    for store in ("x: int32 = n\nr[0] = x", "r[0] = n", "r[0] = int(n)"):
+        with pytest.raises(Unsupported, match="converted to an integer is poison"):
+            _run(tmp_path, f"z: float32 = 0.0\nn: float32 = {value}\n{store}")

@@ -248,8 +248,8 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
     if d in ("int", "uint", "index"):
         if s == "float":
             if d == "index":
-                return _template("__ref_int(E)", E=expr)
-            return wrap(_template("__ref_int(E)", E=expr), dst)
+                return _template("__ref_int(__ref_fptoi(E))", E=expr)
+            return wrap(_template("__ref_int(__ref_fptoi(E))", E=expr), dst)
         if s in ("fixed", "ufixed"):
             return wrap(_template("__ref_floor(E)", E=expr), dst)
         if zext and src.kind == "int" and 1 < src.bits < dst.bits:
@@ -265,6 +265,8 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
     """`expr` before a store that casts by value (`ScalarType.cast`): only a zero extension and a
     comparison's sign extension from one bit and an int literal's 32 bits differ."""
     expr = _flag(_literal(expr, src), src, dst)
+    if src.cls == "float" and dst.cls in ("int", "uint", "index"):
+        return _template("__ref_fptoi(E)", E=expr)
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
@@ -422,6 +424,23 @@ def _shr(a: int, b: int, bits: int, ty: str, line: int) -> int:
     return a >> b
 
 
+def _fptoi(value):
+    """A float about to become an integer (`FPToSIOp`/`FPToUIOp`): NaN and the infinities are
+    no integer, LLVM's poison, so no number is made up for them."""
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        raise_poison(value)
+    return value
+
+
+def raise_poison(value) -> None:
+    raise Unsupported(
+        f"a conversion of {value} to an integer",
+        None,
+        f"a float {value} converted to an integer is poison in LLVM (FPToSI/FPToUI of a value no integer holds): "
+        "Allo's result is undefined, so the reference executor gives none; test the value before the conversion",
+    )
+
+
 def _bf16(value) -> float:
     return _bfloat16(float(np.float32(value)))
 
@@ -441,4 +460,5 @@ HELPERS = {
     "__ref_f64": np.float64,
     "__ref_bf16": _bf16,
     "__ref_floor": _floor,
+    "__ref_fptoi": _fptoi,
 }

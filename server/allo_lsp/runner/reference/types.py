@@ -298,7 +298,9 @@ def sized(bits: int) -> type:
 def _to_int(value) -> int:
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
-            raise ValueError(f"cannot store {value} in an integer")
+            from allo_lsp.runner.reference.typed import raise_poison  # typed imports this module
+
+            raise_poison(value)
         return int(value)  # toward zero, as C converts
     return int(value)
 
