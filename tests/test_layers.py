@@ -173,8 +173,9 @@ LSP = PACKAGE / "lsp"
 MAY_MAKE_LSP_VALUES = {"convert.py": None}
 # A thin adapter: the features are in ide/, the state in session/, the jobs in jobs/ (issues 16, 28).
 # Counted honestly since issue 28: every line that knows pygls, the document overrides
-# (documents.py) and the transport (jsonrpc/) included: 1,606 lines then.
-LSP_LINES_AT_MOST = 1650
+# (documents.py) and the transport (jsonrpc/) included: 1,606 lines then, 1,668 once the job
+# commands' answers moved in from session/ and the problems kept across restarts are shown (issue 29).
+LSP_LINES_AT_MOST = 1700
 
 
 def _lsprotocol_calls(path: Path) -> list[str]:
