@@ -107,6 +107,14 @@ def test_not_of_an_integer_does_not_build(tmp_path, capsys):
     assert "The operand of 'not' should be a boolean value" in capsys.readouterr().out
 
 
+def test_float_inequality_is_ordered(tmp_path):
+    # build_Compare's ATTR_MAP maps != of floats to cmpf predicate 6, `one` (ordered and unequal):
+    # false when either side is NaN, where Python's != is true; == is `oeq`, false too.
+    body = "z: float32 = 0.0\nn: float32 = z / z\nr[0] = 1 if n != n else 2\nr[1] = 1 if n == n else 2"
+    assert _run(tmp_path, body, n=2) == [2, 2]
+    assert _run(tmp_path, "a: float32 = 1.0\nb: float32 = 2.0\nr[0] = 1 if a != b else 2") == [1]
+
+
 @pytest.mark.parametrize("value", ["z / z", "1.0 / z"])
 def test_a_nan_or_infinity_into_an_integer_is_refused_not_blamed_on_the_user(tmp_path, value):
     # FPToSIOp of NaN or an infinity is poison in LLVM: no number is made up, and the kernel's

@@ -364,6 +364,10 @@ def compare(op: ast.cmpop, left, right, lt: Ty, rt: Ty, zl: bool, zr: bool):
         and (common.kind == "uint" or common.bits == 1)
     ):
         a, b = _signed(a, common.bits), _signed(b, common.bits)
+    if isinstance(op, ast.NotEq) and common.cls == "float":
+        # `!=` of floats is `cmpf one` (ATTR_MAP's predicate 6: ordered and unequal), false when
+        # either is NaN; Python's != is true there. (`==` is `oeq`, as Python's.)
+        return _template("__ref_one(A, B)", A=a, B=b)
     return ast.Compare(a, [op], [b])
 
 
@@ -424,6 +428,10 @@ def _shr(a: int, b: int, bits: int, ty: str, line: int) -> int:
     return a >> b
 
 
+def _one(a, b) -> bool:
+    return a == a and b == b and a != b  # a NaN is the one value unequal to itself
+
+
 def _fptoi(value):
     """A float about to become an integer (`FPToSIOp`/`FPToUIOp`): NaN and the infinities are
     no integer, LLVM's poison, so no number is made up for them."""
@@ -461,4 +469,5 @@ HELPERS = {
     "__ref_bf16": _bf16,
     "__ref_floor": _floor,
     "__ref_fptoi": _fptoi,
+    "__ref_one": _one,
 }
