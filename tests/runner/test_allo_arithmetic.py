@@ -232,10 +232,11 @@ def test_a_fixed_point_parameter_does_not_build_for_the_simulator(tmp_path, caps
         assert "'a' is fixed(8, 4) and cannot be built" in capsys.readouterr().out
 
 
-def _statements(tmp_path, body: str, out: str = "int32") -> int:
+def _statements(tmp_path, body: str, out: str = "int32", prelude: str = "") -> int:
     """`body` (statements ending in `r[0] = ...`) in a kernel: the element a user reads back."""
     lines = "\n".join(f"            {line}" for line in body.splitlines() if line.strip())
     source = f"""
+    {prelude}
     @df.region()
     def top(R: {_ALLO.get(out, out)}[1]):
         @df.kernel(mapping=[1], args=[R])
@@ -326,3 +327,18 @@ def test_an_int_literal_keeps_its_low_32_bits(tmp_path, body, out, expected, rul
     # MockConstant.result builds an int literal as IntegerAttr.get(i32, value) (allo/ir/utils.py):
     # the APInt keeps the low 32 bits of a literal past int32's range.
     assert _statements(tmp_path, body, out) == expected, rule
+
+
+@pytest.mark.parametrize(
+    ("body", "expected", "rule"),
+    [
+        ("x: int32 = 2\nf: UInt(1) = x\nr[0] = f", 0, "UInt(1) from Int(32): TruncIOp keeps bit 0"),
+        ("f: UInt(1) = 3\nr[0] = f", 1, "TruncIOp: 3 keeps 1"),
+        ("f: UInt(1) = 0.5\nr[0] = f", 0, "FPToUIOp toward zero"),
+        ("b: UInt(1)[2] = 0\nb[0] = 6\nb[1] = 7\nr[0] = b[0] + b[1]", 1, "an element of a bool array: its low bit"),
+    ],
+)
+def test_a_bool_stores_the_low_bit(tmp_path, body, expected, rule):
+    # allo.ir.types: `bool = UInt(1)`; build_cast_op truncates a wider integer to it.
+    bool_body = body.replace("UInt(1)", "bool")
+    assert _statements(tmp_path, bool_body, prelude="from allo.ir.types import bool") == expected, rule

@@ -10,7 +10,8 @@ Here is what a store does (into a typed local, an array element, a stream):
 - `Fixed(W, F)` / `UFixed(W, F)` (the documented rule, Vitis' defaults AP_TRN + AP_WRAP): the
   value is truncated toward minus infinity to a multiple of 2**-F, then wrapped to W bits
   (signed or unsigned); it is kept as a float64 holding that exact value.
-- `bool`: 0 or 1; `index`: a Python int.
+- `bool` (Allo's `UInt(1)`): the low bit of the value (of a float, toward zero first); `index`: a
+  Python int.
 Arrays are numpy arrays (`AlloArray`, which remembers its Allo element type) in the smallest
 numpy integer that holds the width (object arrays past 64 bits).
 """
@@ -87,7 +88,9 @@ class ScalarType:
             scaled = math.floor(float(value) * (1 << self.frac))
             return _wrap(scaled, self.bits, self.kind == "fixed") / (1 << self.frac)
         if self.kind == "bool":
-            return bool(value)
+            # Allo's `bool` is `UInt(1)`: a wider integer is truncated to its low bit (`TruncIOp`),
+            # a float converted toward zero first (`FPToUIOp`): 2 and 0.5 store 0, not True.
+            return bool(_to_int(value) & 1)
         return _to_int(value)
 
     def plain_int(self) -> tuple[int, int] | None:
