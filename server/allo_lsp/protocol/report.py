@@ -362,11 +362,11 @@ class _Decoder:
         )
 
     def loops(self, data: object, where: str, depth: int) -> tuple[Loop, ...]:
-        if depth > MAX_NESTING:
-            raise MalformedReport(f"{where}: loops nested more than {MAX_NESTING} deep")
         return tuple(self.loop(loop, f"{where}[{i}]", depth) for i, loop in enumerate(_list(data, where)))
 
     def loop(self, data: object, where: str, depth: int) -> Loop:
+        if depth > MAX_NESTING:
+            raise MalformedReport(f"{where[:60]}...: loops nested more than {MAX_NESTING} deep")
         data = _object(data, where)
         pipelined = data.get("pipelined", False)
         if not isinstance(pipelined, bool):
