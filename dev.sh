@@ -68,7 +68,7 @@ vsix() {
   version="$(node -p 'require("./package.json").version')"
   universal="allo-dataflow-$version.vsix"
   platform="allo-dataflow-$PLATFORM-$version.vsix"
-  if [ ! -f "$universal" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js .vscodeignore \
+  if [ ! -f "$universal" ] || [ -n "$(find package.json package-lock.json tsconfig.json esbuild.js eslint.config.mjs .vscodeignore \
       README.md client/README.md client/media CHANGELOG.md LICENSE pyproject.toml client/src client/webview syntaxes server/allo_lsp -type f -not -name '*.pyc' -newer "$universal" -print -quit)" ]; then
     PYTHON=.venv/bin/python npm run -s package
   fi

@@ -1,5 +1,5 @@
 """The VS Code client's own checks: package.json is the single source of the settings' defaults
-(the server's `Settings` must agree), and the TypeScript typecheck, unit tests and TextMate grammar
+(the server's `Settings` must agree), and the TypeScript typecheck, lint, unit tests and TextMate grammar
 tests (npm scripts) pass."""
 
 import json
@@ -61,7 +61,7 @@ def test_lens_commands_are_contributed():
     assert set(COMMANDS.values()) | {"alloDataflow.cancelJob"} <= contributed
 
 
-@pytest.mark.parametrize("script", ["typecheck", "test:unit", "test:grammar"])
+@pytest.mark.parametrize("script", ["typecheck", "lint", "test:unit", "test:grammar"])
 def test_npm_script(vsix, script):
     """`vsix` makes sure node_modules is installed (npm ci) the way the build does."""
     run = subprocess.run(["npm", "run", "-s", script], cwd=ROOT, capture_output=True, text=True, timeout=300)

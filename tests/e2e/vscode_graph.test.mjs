@@ -33,7 +33,7 @@ async function drawn(region, expanded, extra = () => true, timeout = 60 * SECOND
         if (!data || data.region !== region || data.expanded !== String(expanded)) {
             return undefined;
         }
-        const figures = { nodes: data.drawnNodes, edges: data.drawnEdges, renderMs: Number(data.renderMs) };
+        const figures = { nodes: data.drawnNodes, edges: data.drawnEdges, renderMs: Number(data.renderMs), layout: data.layout };
         return extra(figures) ? figures : undefined;
     }, timeout);
 }
@@ -108,15 +108,18 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         const figures = await drawn("top", false, (f) => f.nodes > 0);
         console.log(`collapsed graph: ${figures.nodes} nodes, ${figures.edges} edges, drawn in ${figures.renderMs} ms`);
         assert.deepEqual([figures.nodes, figures.edges], [EXPECTED.collapsed.nodes, EXPECTED.collapsed.edges]);
+        assert.equal(figures.layout, "worker"); // ELK laid it out in its web worker, not on the page's thread
         // The page is the extension's alone: a nonce'd script and no remote source.
         await shotOfPanel("graph-collapsed-light");
         const csp = await graphFrame().locator('meta[http-equiv="Content-Security-Policy"]').getAttribute("content");
         assert.match(csp, /default-src 'none'/);
         assert.match(csp, /script-src 'nonce-[A-Za-z0-9]+'$/);
         // Every other source is the webview's own (`cspSource`: the extension's files as VS Code
-        // serves them, 'self' and its resource host), or data: images.
+        // serves them, 'self' and its resource host), data: images, or the blob: the layout's
+        // worker starts from (ELK's worker, fetched from the extension's files).
         const sources = csp.split(";").flatMap((d) => d.trim().split(/\s+/).slice(1));
-        const own = (source) => ["'none'", "'self'", "data:", "https://*.vscode-cdn.net"].includes(source) || /^'nonce-/.test(source);
+        const own = (source) => ["'none'", "'self'", "data:", "blob:", "https://*.vscode-cdn.net"].includes(source) || /^'nonce-/.test(source);
+        assert.match(csp, /worker-src blob:/);
         assert.deepEqual(sources.filter((source) => !own(source)), [], csp);
     });
 

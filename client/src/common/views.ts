@@ -58,9 +58,10 @@ export class Views implements Disposable {
             return; // the job did not produce a module: the server already said why
         }
         if (parseError) {
-            // Said where the user looks: missing MLIR bindings (allo-lsp[mlir]) come with the command that installs them.
+            // Said where the user looks: neither the job's Allo (allo._mlir) nor the server could read the
+            // module; the message says why, with the command that installs bindings where that helps.
             traceWarn(`The MLIR of ${mlirUri} was not checked: ${parseError}`);
-            void window.showWarningMessage(`The MLIR view opens without its signature check: ${parseError}`);
+            void window.showWarningMessage(`The MLIR view opens without its signature check (nor the analysis checked against the module): ${parseError}`);
         }
         const uri = Uri.parse(mlirUri);
         this.serverUris.set(uri.toString(), mlirUri);
