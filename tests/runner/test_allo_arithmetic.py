@@ -342,3 +342,19 @@ def test_a_bool_stores_the_low_bit(tmp_path, body, expected, rule):
     # allo.ir.types: `bool = UInt(1)`; build_cast_op truncates a wider integer to it.
     bool_body = body.replace("UInt(1)", "bool")
     assert _statements(tmp_path, bool_body, prelude="from allo.ir.types import bool") == expected, rule
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("x: int1 = 1\nf: float32 = x\nr[0] = f", -1.0),
+        ("x: int1 = 1\nr[0] = x", -1.0),
+        ("x: int1 = 1\nr[0] = x + 0.5", -0.5),
+        ("x: int1 = 1\nr[0] = float(x)", -1.0),
+        ("x: UInt(1) = 1\nr[0] = x", 1.0),
+    ],
+)
+def test_an_int1_becomes_a_float_signed(tmp_path, body, expected):
+    # build_cast_op: (Int, Float) is SIToFPOp, which reads the one bit signed: Int(1) 1 is -1.0;
+    # (UInt, Float) is UIToFPOp: 1.0. (Widened to an integer, a 1-bit value zero-extends: 1.)
+    assert _statements(tmp_path, body, out="float32") == expected

@@ -242,6 +242,8 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
     expr = _flag(expr, src, dst)
     s, d = src.cls, dst.cls
     if d == "float":
+        if src.kind == "int" and src.bits == 1:
+            expr = _template("-(E)", E=expr)  # SIToFPOp reads an `Int(1)` (held 0/1) signed: 1 is -1.0
         if s in ("int", "uint", "index", "float", "fixed", "ufixed"):
             return _template(f"{_float_name(dst)}(E)", E=expr)
         return expr
@@ -267,6 +269,8 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
     expr = _flag(_literal(expr, src), src, dst)
     if src.cls == "float" and dst.cls in ("int", "uint", "index"):
         return _template("__ref_fptoi(E)", E=expr)
+    if src.kind == "int" and src.bits == 1 and dst.cls == "float":
+        return _template("-(E)", E=expr)  # SIToFPOp of an `Int(1)`: 1 is -1.0
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
