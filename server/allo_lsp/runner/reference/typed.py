@@ -24,6 +24,7 @@ Fixed-point arithmetic stays exact here and is stored as before (`types.py`).
 from __future__ import annotations
 
 import ast
+import math
 
 import numpy as np
 from allo_lsp.protocol import typing_rules as rules
@@ -439,7 +440,7 @@ def _one(a, b) -> bool:
 def _fptoi(value):
     """A float about to become an integer (`FPToSIOp`/`FPToUIOp`): NaN and the infinities are
     no integer, LLVM's poison, so no number is made up for them."""
-    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+    if value.__class__ is not int and not math.isfinite(value):  # an int may exceed a float's range
         raise_poison(value)
     return value
 
