@@ -157,20 +157,33 @@ def peer_tools(install: bool) -> tuple[dict[str, str | None], str | None]:
 
 
 def _install_peers() -> str | None:
+    failed = {p: why for p, why in install_into_bench_venv(PEER_PACKAGES).items() if why}
+    return "; ".join(f"{p}: {why}" for p, why in failed.items()) or None
+
+
+def install_into_bench_venv(packages) -> dict[str, str | None]:
+    """Create .bench-venv/ if it is missing, then pip-install each package on its own, so one that
+    fails (no wheel for this platform, say) keeps none of the others out: package -> None when
+    installed, else why not."""
     python = shutil.which("python3") or sys.executable
-    steps = [
-        [python, "-m", "venv", str(BENCH_VENV)],
-        [str(BENCH_VENV / "bin" / "pip"), "install", "--disable-pip-version-check", "-q", *PEER_PACKAGES],
-    ]
-    print(f"bench: creating {BENCH_VENV.name}/ with {', '.join(PEER_PACKAGES)} ...", file=sys.stderr, flush=True)
-    for argv in steps:
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"could not run {' '.join(argv[:3])}: {exc}"
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            return f"{' '.join(argv[:3])} failed: {' / '.join(tail)}"
+    packages = list(packages)
+    print(f"bench: installing {', '.join(packages)} into {BENCH_VENV.name}/ ...", file=sys.stderr, flush=True)
+    if not (BENCH_VENV / "bin" / "pip").exists():
+        error = _step([python, "-m", "venv", str(BENCH_VENV)])
+        if error:
+            return dict.fromkeys(packages, error)
+    pip = [str(BENCH_VENV / "bin" / "pip"), "install", "--disable-pip-version-check", "-q"]
+    return {package: _step([*pip, package]) for package in packages}
+
+
+def _step(argv: list[str]) -> str | None:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"could not run {' '.join(argv[:3])}: {exc}"
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        return f"{' '.join(argv[:3])} failed: {' / '.join(tail)}"
     return None
 
 

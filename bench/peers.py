@@ -1,26 +1,46 @@
-"""Edit -> diagnostics with default settings, push and pull, against the peer Python language servers.
+"""Edit -> diagnostics and first diagnostics, default settings, against the peer Python language servers, in one run.
 
-    .venv/bin/python bench/peers.py [--json] [--quick] [--no-install] [--sizes 500,2000,10000] [--edits 200] [--budget 40]
+    .venv/bin/python bench/peers.py [--json] [--quick] [--no-install] [--sizes 2000,10000] [--edits 200] [--budget 40]
+                                    [--first-lines 2000] [--first-runs 5]
 
-Servers, one after another on each generated file (bench/generate.py), each with its defaults:
-- allo-lsp (no `alloDataflow` settings sent: its default `debounceMs`);
-- python-lsp-server (`pylsp`, pyflakes on; it lints 500 ms after the last change);
-- jedi-language-server (diagnostics on change; 1 s after the last change).
-The peers live in `.bench-venv/`, created on demand (`python3 -m venv .bench-venv && pip install
-python-lsp-server pyflakes jedi-language-server`); `--no-install` (and `--quick`) never create it,
-and a peer that is not there is reported as unavailable.
+Servers (bench/peer_servers.py has the table, their defaults and the install): allo-lsp (this
+checkout, no `alloDataflow` settings), ruff (`ruff server`), ty (`ty server`), pyrefly (`pyrefly
+lsp`), basedpyright (`basedpyright-langserver --stdio`), python-lsp-server (pyflakes on) and
+jedi-language-server. The peers live in `.bench-venv/`, pip-installed on demand (each package on
+its own); `--no-install` and `--quick` never install. A peer that is missing or does not answer
+`initialize` is reported unavailable, with the reason. No server is sent a setting.
 
-Push: each edit (a digit typed after an integer literal in the middle kernel, then deleted) is
-timed from `didChange` to the server's `publishDiagnostics` for that version, as in
-bench/latency.py. Pull: a client that announces pull support sends `textDocument/diagnostic`
-(with the previous answer's resultId) right after each `didChange` and times its answer; a
-server that does not advertise `diagnosticProvider` gets "not advertised". After each measured
-edit, while the server idles, this process times `ast.parse` of the whole current text: every
-p50 and p95 is also given as a ratio to that `ast.parse` p50, measured in the same run. Goals
-(issue 18) for allo-lsp: p50 <= 1x and p95 <= 2x `ast.parse`, push and pull, at every size.
+The planted error: before its edits are timed, each server (each process, push and pull) opens a
+small file and gets an undefined name planted into it by `didChange`, then (if it did not report
+that) a syntax error, as jedi-language-server and allo-lsp report only those on plain Python; one
+whose diagnostics of that version never show it is reported "no diagnostics for the planted
+error" and not timed (it would look infinitely fast, or time out).
 
-Also, in the same run, the batch cost: `allo-lsp check FILE --format json` against `pyflakes FILE`
-on each file (process wall time, median of a few runs), and `python -c pass` as the floor.
+Edits: on a generated file of each size (bench/generate.py), the same one-character edits for
+every server (a digit typed after an integer literal in the middle kernel, then deleted), timed
+from `didChange` to the diagnostics of that version. Push: the `publishDiagnostics` that carries
+the edit's version. A server that publishes without a version gets its first publication after
+the `didChange`: the order of the edits matches them, since every edit waits for its diagnostics
+and then for the server to idle, so a late publication of one edit cannot be taken for the next
+one's (the summary counts unversioned publications; every peer measured so far sends versions).
+Pull: a client that announces pull support (with dynamic registration, as VS Code: ty and
+basedpyright register `textDocument/diagnostic` only then) sends `textDocument/diagnostic` (with
+the previous answer's resultId) right after each `didChange` and times its answer; a server that
+neither announces nor registers it gets "not advertised". All the servers' series run at once,
+interleaved edit by edit (each round in a rotated order), so a drift of the machine's load falls on
+every server alike; between two edits each server is left until its processes idle (at most one
+CPU tick in 50 ms, for at most 3 s), so its trailing work does not land in the next one's timing.
+`--budget` caps a series' own time (its edits and waits). After each measured edit this process
+times `ast.parse` of the current text: p50 and p95 are also given as ratios to its p50.
+
+First diagnostics: from spawning the server to the first `publishDiagnostics` of an open
+`--first-lines` file (`initialize`, `initialized` and `didOpen` sent at once, a client that does
+not pull), median of `--first-runs` runs, the servers interleaved run by run.
+
+Ratios (issue 29's goals; printed, never asserted): allo-lsp / ruff per size and mode, p50 (goal
+<= 1x) and p95 (goal <= 1.5x); allo-lsp / ty for the first diagnostics (goal <= 2x). Also kept:
+the ratios to `ast.parse` (issue 18: p50 <= 1x, p95 <= 2x) and, in the same run, the batch cost:
+`allo-lsp check FILE --format json` against `pyflakes FILE` (process wall time, median).
 """
 
 from __future__ import annotations
@@ -29,66 +49,220 @@ import ast
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 
 import common
-from common import NOT_ADVERTISED, fmt_ms, fmt_x, goal, ratio
+import peer_servers
+from common import NOT_ADVERTISED, EditSeries, fmt_ms, fmt_x, goal, ratio
 from generate import generate
-from lsp_client import CAPABILITIES, LspServer, with_pull
+from peer_servers import OURS, PeerClient
 
-FULL = {"sizes": (500, 2_000, 10_000), "edits": 200, "warmup": 2, "budget": 40.0, "batch_runs": 5}
-QUICK = {"sizes": (300,), "edits": 2, "warmup": 0, "budget": 20.0, "batch_runs": 1}
-OURS = "allo-lsp"
-PEERS = ("pylsp", "jedi-language-server")
-# The peers' diagnostics delay, as shipped (ours is read from this checkout's settings).
-PEER_DEBOUNCE_MS = {"pylsp": 500, "jedi-language-server": 1000}
+FULL = {
+    "sizes": (2_000, 10_000),
+    "edits": 200,
+    "warmup": 2,
+    "budget": 40.0,
+    "batch_runs": 5,
+    "first_lines": 2_000,
+    "first_runs": 5,
+}
+QUICK = {"sizes": (300,), "edits": 2, "warmup": 0, "budget": 20.0, "batch_runs": 1, "first_lines": 300, "first_runs": 1}
+MODES = ("push", "pull")
+RUFF, TY = "ruff", "ty"
+GOAL_P50_TO_RUFF, GOAL_P95_TO_RUFF, GOAL_FIRST_TO_TY = 1.0, 1.5, 2.0
+TIMEOUT_S = 120.0  # one edit's diagnostics
+MIN_EDITS = 5  # measured before a budget can stop a series
 
 
-def servers(tools: dict[str, str | None]) -> dict[str, list[str] | None]:
-    """name -> argv, None when unavailable. Every server runs with its default settings."""
-    return {OURS: common.our_server(), **{name: [tools[name]] if tools[name] else None for name in PEERS}}
+@dataclass
+class Typist:
+    """One server's edit series in one mode, an edit at a time (to interleave the servers)."""
 
+    name: str
+    mode: str
+    server: PeerClient
+    uri: str
+    site: tuple[int, int]
+    texts: tuple[str, str]  # without the digit, with it
+    budget_s: float
+    series: EditSeries
+    done: bool = False
+    edits: int = 0  # warm-up included
+    spent_s: float = 0.0
+    not_idle: int = 0  # edits after which the server never idled within the cap
+    result_id: str | None = None
+    parse_times: list[float] = field(default_factory=list)
 
-async def one_server(
-    argv: list[str],
-    ws: common.Workspace,
-    uri: str,
-    text: str,
-    site: tuple[int, int],
-    edits: int,
-    warmup: int,
-    budget: float,
-    pull: bool,
-    parse_times: list[float],
-) -> dict | str:
-    """The edit series of one server, push (publications) or pull (a client that pulls);
-    `ast.parse` of the current text is timed into `parse_times` after each measured edit."""
-
-    def idle(_i: int, current: str) -> None:
+    async def step(self) -> None:
+        s = self.series
+        measured = self.edits - s.warmup
+        if measured >= min(MIN_EDITS, s.requested) and self.spent_s > self.budget_s:
+            s.truncated = self.done = True
+            return
+        started = time.perf_counter()
+        s.version += 1
+        after = self.server.sequence(self.uri)
+        line, column = self.site
+        inserted = self.edits % 2 == 0  # this edit types the digit; the next deletes it
         t0 = time.perf_counter()
-        ast.parse(current)
-        parse_times.append(time.perf_counter() - t0)
-
-    server = await LspServer.start(argv, cwd=str(ws.root))
-    try:
-        await server.initialize(ws.root, capabilities=with_pull(CAPABILITIES) if pull else CAPABILITIES)
-        if pull and not server.pulls():
-            return NOT_ADVERTISED
-        opened = time.perf_counter()
-        await server.open(uri, text)
-        if pull:
-            _, first = await common.pull_diagnostics(server, uri, None, 300)
+        if inserted:
+            await self.server.change(self.uri, s.version, line, column, column, "1")
         else:
-            first = (await server.wait_diagnostics(uri, 1, 0, timeout=300)).time
-        series = await common.edit_series(
-            server, uri, text, site, edits, version=1, warmup=warmup, budget_s=budget, idle=idle, pull=pull
-        )
-        out = series.summary()
-        out["first_diagnostics_after_open_ms"] = round((first - opened) * 1000, 3)
+            await self.server.change(self.uri, s.version, line, column, column + 1, "")
+        try:
+            if s.pull:
+                report, received = await common.pull_diagnostics(self.server, self.uri, self.result_id, TIMEOUT_S)
+                self.result_id = report.get("resultId")
+                unchanged, count = report.get("kind") == "unchanged", len(report.get("items") or [])
+            else:
+                published = await self.server.wait_diagnostics(self.uri, s.version, after, TIMEOUT_S)
+                received, unchanged, count = published.time, False, published.count
+        except Exception as exc:  # noqa: BLE001 - a timeout or a dead server ends the series
+            s.error, self.done = f"edit {self.edits}: {type(exc).__name__}: {exc}", True
+            return
+        if measured >= 0:
+            s.latencies.append(received - t0)
+            s.nonempty += count > 0
+            s.unchanged += unchanged
+            t1 = time.perf_counter()
+            ast.parse(self.texts[inserted])
+            self.parse_times.append(time.perf_counter() - t1)
+            started += self.parse_times[-1]  # the baseline's time is not the series'
+        self.not_idle += not await self.server.quiet()
+        self.edits += 1
+        self.spent_s += time.perf_counter() - started
+        self.done = self.edits >= s.warmup + s.requested
+
+    def summary(self) -> dict:
+        out = self.series.summary()
+        out["not_idle_after_edit"] = self.not_idle
+        out["unversioned_publications"] = self.server.unversioned.get(self.uri, 0)
         return out
-    except Exception as exc:  # noqa: BLE001 - one server failing does not end the comparison
-        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+async def interleave(typists: list[Typist]) -> None:
+    """One edit of each series in turn, the order rotated each round, until all are done."""
+    turn = 0
+    while live := [t for t in typists if not t.done]:
+        for t in live[turn % len(live) :] + live[: turn % len(live)]:
+            await t.step()
+        turn += 1
+
+
+async def one_size(lines: int, table: dict, ws: common.Workspace, cfg: dict, pulls: dict[str, bool]) -> dict:
+    generated = generate(lines)
+    text, site = generated.text, generated.middle_site()
+    path, uri = ws.write(f"generated_{lines}.py", text)
+    offset = common.offset_of(text, *site)
+    texts = (text, text[:offset] + "1" + text[offset:])
+    row: dict = {"lines": lines, "servers": {}}
+    typists: list[Typist] = []
+    try:
+        for name, argv in table.items():
+            if isinstance(argv, str):
+                row["servers"][name] = {"unavailable": argv}
+                continue
+            figures: dict = {"debounce_ms": debounce_ms(name), "planted": {}}
+            row["servers"][name] = figures
+            for mode in MODES:
+                if mode == "pull" and not pulls.get(name, True):
+                    figures[mode] = NOT_ADVERTISED  # as it said at the first size
+                    continue
+                server, check = await peer_servers.start_session(argv, ws, uri, text, mode == "pull")
+                if mode == "pull":
+                    pulls[name] = check != NOT_ADVERTISED
+                if server is None:
+                    figures[mode] = check
+                    if isinstance(check, dict) and "unavailable" in check:
+                        row["servers"][name] = check
+                        break
+                    continue
+                figures["planted"][mode] = check["planted"]
+                series = EditSeries(warmup=cfg["warmup"], requested=cfg["edits"], version=1, pull=mode == "pull")
+                typists.append(Typist(name, mode, server, uri, site, texts, cfg["budget"], series))
+        await interleave(typists)
+        for t in typists:
+            row["servers"][t.name][t.mode] = t.summary()
     finally:
-        await server.close()
+        for t in typists:
+            await t.server.close()
+    row["ast_parse"] = parse = common.stats_ms([s for t in typists for s in t.parse_times])
+    for figures in row["servers"].values():
+        for mode in MODES:
+            s = figures.get(mode)
+            if isinstance(s, dict) and "p50_ms" in s:
+                s["ratio_p50_to_ast_parse"] = ratio(s["p50_ms"], parse.get("p50_ms"))
+                s["ratio_p95_to_ast_parse"] = ratio(s["p95_ms"], parse.get("p50_ms"))
+    compare(row)
+    row["batch"] = batch(str(path), cfg["pyflakes"], cfg["batch_runs"])
+    return row
+
+
+def debounce_ms(name: str) -> int | None:
+    if name == OURS:
+        return common.our_debounce_ms()
+    return next((p.debounce_ms for p in peer_servers.PEERS if p.name == name), None)
+
+
+def _p(row: dict, name: str, mode: str, key: str) -> float | None:
+    s = row["servers"].get(name, {}).get(mode)
+    return s.get(key) if isinstance(s, dict) else None
+
+
+def compare(row: dict) -> None:
+    """Ours against each peer (ours / theirs, same mode) and the goals, into `row`."""
+    row["ours_to"] = {
+        name: {
+            mode: {q: ratio(_p(row, OURS, mode, f"{q}_ms"), _p(row, name, mode, f"{q}_ms")) for q in ("p50", "p95")}
+            for mode in MODES
+        }
+        for name in row["servers"]
+        if name != OURS
+    }
+    for mode in MODES:
+        to_ruff = row["ours_to"].get(RUFF, {}).get(mode, {})
+        row[f"goal_{mode}_p50_le_ruff"] = None if to_ruff.get("p50") is None else to_ruff["p50"] <= GOAL_P50_TO_RUFF
+        row[f"goal_{mode}_p95_le_1_5x_ruff"] = (
+            None if to_ruff.get("p95") is None else to_ruff["p95"] <= GOAL_P95_TO_RUFF
+        )
+        to_parse = (_p(row, OURS, mode, "ratio_p50_to_ast_parse"), _p(row, OURS, mode, "ratio_p95_to_ast_parse"))
+        row[f"goal_{mode}_p50_le_1x_ast"] = None if to_parse[0] is None else to_parse[0] <= 1.0
+        row[f"goal_{mode}_p95_le_2x_ast"] = None if to_parse[1] is None else to_parse[1] <= 2.0
+    peers_p50 = [_p(row, p, "push", "p50_ms") for p in ("pylsp", "jedi-language-server")]
+    ours_p50 = _p(row, OURS, "push", "p50_ms")
+    row["faster_than_both_default"] = (  # issue 18's goal, against the two peers it had
+        None if ours_p50 is None or None in peers_p50 else all(ours_p50 < x for x in peers_p50)
+    )
+
+
+async def first_diagnostics(argvs: dict[str, list[str]], lines: int, runs: int) -> dict:
+    text = generate(lines).text
+    samples: dict[str, list[float]] = {name: [] for name in argvs}
+    errors: dict[str, str] = {}
+    with common.Workspace() as ws:  # the file alone: a server that scans its workspace finds nothing else
+        _, uri = ws.write(f"generated_{lines}.py", text)
+        for _ in range(runs):
+            for name, argv in argvs.items():
+                if name in errors:
+                    continue
+                try:
+                    samples[name].append(await peer_servers.spawn_to_first_diagnostics(argv, ws, uri, text))
+                except Exception as exc:  # noqa: BLE001
+                    errors[name] = f"{type(exc).__name__}: {exc}"
+    servers = {name: errors.get(name) or common.stats_ms(samples[name]) for name in argvs}
+    ours = servers.get(OURS, {})
+
+    def to(name: str) -> float | None:
+        theirs = servers.get(name)
+        return ratio(ours.get("p50_ms"), theirs.get("p50_ms")) if isinstance(theirs, dict) else None
+
+    return {
+        "lines": lines,
+        "runs": runs,
+        "servers": servers,
+        "ours_to": {name: to(name) for name in argvs if name != OURS},
+        "goal_within_2x_ty": None if to(TY) is None else to(TY) <= GOAL_FIRST_TO_TY,
+    }
 
 
 def wall(argv: list[str], timeout: float = 600) -> tuple[float, int]:
@@ -120,119 +294,124 @@ def batch(path: str, pyflakes: str | None, runs: int) -> dict:
     }
 
 
-async def measure(sizes, edits: int, warmup: int, budget: float, batch_runs: int, install: bool) -> dict:
-    tools, unavailable = common.peer_tools(install)
-    table = servers(tools)
-    debounce = {OURS: common.our_debounce_ms(), **PEER_DEBOUNCE_MS}
-    results = []
+async def measure(sizes, edits, warmup, budget, batch_runs, first_lines, first_runs, install: bool) -> dict:
+    found, pyflakes = peer_servers.locate(install)
+    table = {OURS: common.our_server(), **found}
+    cfg = {"edits": edits, "warmup": warmup, "budget": budget, "batch_runs": batch_runs, "pyflakes": pyflakes}
+    pulls: dict[str, bool] = {}  # whether each server offers pull diagnostics, once seen
     with common.Workspace() as ws:
-        for lines in sizes:
-            generated = generate(lines)
-            text, site = generated.text, generated.middle_site()
-            path, uri = ws.write(f"generated_{lines}.py", text)
-            parse_times: list[float] = []
-            row: dict = {"lines": lines, "servers": {}}
-            for name, argv in table.items():
-                if argv is None:
-                    row["servers"][name] = {"unavailable": unavailable}
-                    continue
-                push = await one_server(argv, ws, uri, text, site, edits, warmup, budget, False, parse_times)
-                pull = await one_server(argv, ws, uri, text, site, edits, warmup, budget, True, parse_times)
-                row["servers"][name] = {"debounce_ms": debounce[name], "push": push, "pull": pull}
-            parse = common.stats_ms(parse_times)
-            row["ast_parse"] = parse
-            for figures in row["servers"].values():
-                for mode in ("push", "pull"):
-                    series = figures.get(mode)
-                    if isinstance(series, dict) and "p50_ms" in series:
-                        series["ratio_p50_to_ast_parse"] = ratio(series["p50_ms"], parse.get("p50_ms"))
-                        series["ratio_p95_to_ast_parse"] = ratio(series["p95_ms"], parse.get("p50_ms"))
-            ours = row["servers"][OURS]
-            for mode in ("push", "pull"):
-                series = ours[mode]
-                measured = isinstance(series, dict) and series.get("ratio_p50_to_ast_parse") is not None
-                row[f"goal_{mode}_p50_le_1x_ast"] = series["ratio_p50_to_ast_parse"] <= 1.0 if measured else None
-                row[f"goal_{mode}_p95_le_2x_ast"] = series["ratio_p95_to_ast_parse"] <= 2.0 if measured else None
-                for peer in PEERS:
-                    theirs = row["servers"].get(peer, {}).get("push", {})
-                    row[f"speedup_{mode}_vs_{peer}"] = (
-                        ratio(theirs.get("p50_ms"), series.get("p50_ms")) if measured else None
-                    )
-            peers_p50 = [row["servers"].get(p, {}).get("push", {}).get("p50_ms") for p in PEERS]
-            ours_p50 = ours["push"].get("p50_ms") if isinstance(ours["push"], dict) else None
-            row["faster_than_both_default"] = (
-                None if ours_p50 is None or None in peers_p50 else all(ours_p50 < x for x in peers_p50)
-            )
-            row["batch"] = batch(str(path), tools["pyflakes"], batch_runs)
-            results.append(row)
+        rows = [await one_size(lines, table, ws, cfg, pulls) for lines in sizes]
+    checked = {  # the servers that reported the planted error (pushed) at some size
+        name: argv
+        for name, argv in table.items()
+        if any(r["servers"][name].get("planted", {}).get("push") for r in rows)
+    }
+    first = await first_diagnostics(checked, first_lines, first_runs)
+    for name in table:
+        if name not in checked:
+            first["servers"][name] = "not measured: unavailable, or no diagnostics for the planted error"
+    installed = peer_servers.versions()
     return {
         "peers_environment": str(common.BENCH_VENV),
-        "peers_unavailable": unavailable,
-        "peer_versions": versions(tools),
-        "definition": "p50/p95 of didChange -> publishDiagnostics (push) or -> the textDocument/diagnostic answer "
-        "(pull) per server, same edits, default settings; ratios to the p50 of ast.parse of the current text timed "
-        "between edits; speedup = peer push p50 / ours p50 (> 1: ours faster); batch: process wall time, median",
-        "sizes": results,
+        "servers": {
+            OURS: {"argv": table[OURS], "settings_sent": "none", "notes": "this checkout"},
+            **{
+                p.name: {
+                    "argv": table[p.name] if isinstance(table[p.name], list) else None,
+                    "unavailable": None if isinstance(table[p.name], list) else table[p.name],
+                    "version": installed.get(p.packages[0]),
+                    "settings_sent": "none",
+                    "notes": p.notes,
+                }
+                for p in peer_servers.PEERS
+            },
+        },
+        "peer_versions": installed,
+        "definition": "p50/p95 of didChange -> publishDiagnostics of that version (push) or -> the "
+        "textDocument/diagnostic answer (pull), the same edits for every server, default settings, all servers "
+        "interleaved edit by edit; ours_to: ours / theirs, same mode; ratio_*_to_ast_parse: to the p50 of ast.parse "
+        "of the current text timed between edits; first diagnostics: spawn -> first publishDiagnostics of an open "
+        "file, median; batch: process wall time, median",
+        "sizes": rows,
+        "first_diagnostics": first,
+        "goals": goals(rows, first),
     }
 
 
-def versions(tools: dict[str, str | None]) -> dict[str, str | None]:
+def goals(rows: list[dict], first: dict) -> dict:
+    """Issue 29's goals in this run (None: not measured); printed, never asserted."""
     out = {}
-    python = str(common.BENCH_VENV / "bin" / "python")
-    for package, _module in (
-        ("python-lsp-server", "pylsp"),
-        ("jedi-language-server", "jedi_language_server"),
-        ("pyflakes", "pyflakes"),
-    ):
-        if not any(tools.values()):
-            out[package] = None
-            continue
-        try:
-            done = subprocess.run(
-                [python, "-c", f"import importlib.metadata as m; print(m.version({package!r}))"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            out[package] = done.stdout.strip() or None
-        except (OSError, subprocess.TimeoutExpired):
-            out[package] = None
+    for r in rows:
+        for mode in MODES:
+            out[f"{mode}_{r['lines']}_p50_le_ruff"] = r[f"goal_{mode}_p50_le_ruff"]
+            out[f"{mode}_{r['lines']}_p95_le_1_5x_ruff"] = r[f"goal_{mode}_p95_le_1_5x_ruff"]
+    out[f"first_diagnostics_{first['lines']}_within_2x_ty"] = first["goal_within_2x_ty"]
     return out
 
 
-def _series(label: str, series) -> str:
-    if not isinstance(series, dict):
-        return f"{label} {series}"
-    if "unavailable" in series:
-        return f"{label} unavailable"
-    if "error" in series and "p50_ms" not in series:
-        return f"{label} ERROR {series['error']}"
-    return (
-        f"{label} p50 {fmt_ms(series.get('p50_ms')):>9} ({fmt_x(series.get('ratio_p50_to_ast_parse'))}),"
-        f" p95 {fmt_ms(series.get('p95_ms')):>9} ({fmt_x(series.get('ratio_p95_to_ast_parse'))}),"
-        f" {series['edits']} edits" + (", budget-capped" if series.get("truncated_by_budget") else "")
-    )
+# -- the summary ------------------------------------------------------------------------------------
+
+
+def _cell(s) -> str:
+    """p50, p95 and the number of edits of a series, or why there is none."""
+    if not isinstance(s, dict):
+        return f"{s or '—':<30}"
+    if "p50_ms" in s:
+        capped = "*" if s.get("truncated_by_budget") else " "
+        return f"{fmt_ms(s['p50_ms']):>9} {fmt_ms(s['p95_ms']):>9} {s['edits']:>4}{capped}" + " " * 5
+    if "error" in s:
+        return f"ERROR {s['error']}"[:30].ljust(30)
+    return f"{s.get('skipped') or s.get('unavailable') or s}"[:30].ljust(30)
+
+
+def _ratio_goal(value: float | None, limit: float) -> str:
+    return f"{fmt_x(value)} ({goal(None if value is None else value <= limit)}: <= {limit:g}x)"
 
 
 def summarize(result: dict) -> str:
-    rows = ["Edit in a kernel -> diagnostics, default settings (ratios: to ast.parse of the file, same run)"]
-    if result.get("peers_unavailable"):
-        rows.append(f"  peers unavailable: {result['peers_unavailable']}")
+    servers = result["servers"]
+    named = [f"{n} {s['version']}" for n, s in servers.items() if s.get("version")]
+    rows = [
+        "Edit in a kernel -> diagnostics of that version; default settings (none sent); all servers interleaved",
+        f"  servers: allo-lsp (this checkout), {', '.join(named)}",
+    ]
+    rows += [f"  {n} unavailable: {s['unavailable']}" for n, s in servers.items() if s.get("unavailable")]
     for r in result["sizes"]:
-        rows.append(f"  {r['lines']} lines (ast.parse p50 {fmt_ms(r['ast_parse'].get('p50_ms'))}):")
+        rows.append(f"  {r['lines']:,} lines (ast.parse p50 {fmt_ms(r['ast_parse'].get('p50_ms'))}):")
+        rows.append(
+            f"    {'server':<21} {'push p50':>9} {'p95':>9} {'n':>4}      {'pull p50':>9} {'p95':>9} {'n':>4}      planted error"
+        )
         for name, s in r["servers"].items():
             if "unavailable" in s:
-                rows.append(f"    {name:<21} unavailable")
+                rows.append(f"    {name:<21} unavailable" + ("" if name in servers else f": {s['unavailable']}"))
                 continue
-            rows.append(f"    {name:<21} (debounce {s['debounce_ms']} ms)")
-            rows.append("      " + _series("push", s["push"]))
-            rows.append("      " + _series("pull", s["pull"]))
-        for mode in ("push", "pull"):
+            planted = ", ".join(sorted(set(s.get("planted", {}).values()))) or "—"
+            rows.append(f"    {name:<21} {_cell(s.get('push'))} {_cell(s.get('pull'))} {planted}")
+        for name, s in r["servers"].items():
+            for mode in MODES:
+                m = s.get(mode)
+                if isinstance(m, dict) and m.get("why"):
+                    rows.append(f"      {name} {mode}: {m['skipped']} ({m['why']})")
+                if isinstance(m, dict) and (m.get("unversioned_publications") or m.get("not_idle_after_edit")):
+                    rows.append(
+                        f"      {name} {mode}: {m['unversioned_publications']} publications without a version,"
+                        f" {m['not_idle_after_edit']} edits after which it did not idle within 3 s"
+                    )
+        for mode in MODES:
+            to_ruff = r["ours_to"].get(RUFF, {}).get(mode, {})
             rows.append(
-                f"    allo-lsp {mode}: p50 <= 1x {goal(r[f'goal_{mode}_p50_le_1x_ast'])}, p95 <= 2x"
-                f" {goal(r[f'goal_{mode}_p95_le_2x_ast'])}; {fmt_x(r[f'speedup_{mode}_vs_pylsp'])} faster than pylsp,"
-                f" {fmt_x(r[f'speedup_{mode}_vs_jedi-language-server'])} than jedi-language-server"
+                f"    allo-lsp / ruff, {mode}: p50 {_ratio_goal(to_ruff.get('p50'), GOAL_P50_TO_RUFF)},"
+                f" p95 {_ratio_goal(to_ruff.get('p95'), GOAL_P95_TO_RUFF)}"
             )
+        ours = r["servers"].get(OURS, {})
+        rows.append(
+            "    allo-lsp / ast.parse p50: "
+            + "; ".join(
+                f"{mode} p50 {fmt_x(ours[mode].get('ratio_p50_to_ast_parse'))}, p95 {fmt_x(ours[mode].get('ratio_p95_to_ast_parse'))}"
+                for mode in MODES
+                if isinstance(ours.get(mode), dict)
+            )
+        )
         b = r["batch"]
         flakes = b["pyflakes"]
         rows.append(
@@ -240,17 +419,33 @@ def summarize(result: dict) -> str:
             f"{fmt_ms(flakes.get('p50_ms')) if isinstance(flakes, dict) else 'unavailable'}"
             f" -> {fmt_x(b['ratio_check_to_pyflakes_p50'])}; python -c pass {fmt_ms(b['python_c_pass'].get('p50_ms'))}"
         )
+    rows.append("  (* capped by --budget; n: measured edits)")
+    f = result["first_diagnostics"]
+    rows.append(
+        f"  Process start -> first diagnostics of an open {f['lines']:,}-line file (median of {f['runs']}, interleaved):"
+    )
+    for name, s in f["servers"].items():
+        rows.append(
+            f"    {name:<21} "
+            + (f"{fmt_ms(s.get('p50_ms')):>9} (max {fmt_ms(s.get('max_ms'))})" if isinstance(s, dict) else s)
+        )
+    rows.append(
+        f"    allo-lsp / ty {_ratio_goal(f['ours_to'].get(TY), GOAL_FIRST_TO_TY)}; allo-lsp / ruff {fmt_x(f['ours_to'].get(RUFF))}"
+    )
+    rows.append("  notes: " + "; ".join(f"{n}: {s['notes']}" for n, s in servers.items() if n != OURS))
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__)
-    p.add_argument("--no-install", action="store_true", help="do not create .bench-venv/ when the peers are missing")
-    p.add_argument("--sizes", type=common.sizes, help="comma-separated line counts (default 500,2000,10000)")
-    p.add_argument("--edits", type=int, help="measured edits per server and size (default 200)")
+    p.add_argument("--no-install", action="store_true", help="do not install missing peers into .bench-venv/")
+    p.add_argument("--sizes", type=common.sizes, help="comma-separated line counts (default 2000,10000)")
+    p.add_argument("--edits", type=int, help="measured edits per server, size and mode (default 200)")
     p.add_argument(
-        "--budget", type=float, help="seconds per server, size and mode before the series stops (default 40)"
+        "--budget", type=float, help="seconds of one series (server, size, mode) before it stops (default 40)"
     )
+    p.add_argument("--first-lines", type=int, help="lines of the file whose first diagnostics are timed (default 2000)")
+    p.add_argument("--first-runs", type=int, help="runs per server of the first diagnostics (default 5)")
     args = p.parse_args(argv)
     cfg = common.config(args, FULL, QUICK)
     install = not (args.quick or args.no_install)

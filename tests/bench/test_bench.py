@@ -19,6 +19,7 @@ import analysis_probe
 from generate import SIZES, generate
 
 NOT_ADVERTISED = "not advertised"
+PLANTED = ("undefined name", "syntax error")  # what a server may report of the error bench/peers.py plants
 
 
 def _quick(script: str, *args: str) -> dict:
@@ -57,14 +58,27 @@ def test_peers_measures_push_and_pull_against_ast_parse():
     _series_or_not_advertised(ours["pull"])
     if ours["pull"] != NOT_ADVERTISED:
         assert 0 <= ours["pull"]["unchanged_answers"] <= ours["pull"]["edits"]
-    for peer in ("pylsp", "jedi-language-server"):
+    assert ours["planted"]["push"] in PLANTED
+    for peer in ("ruff", "ty", "pyrefly", "basedpyright", "pylsp", "jedi-language-server"):
         figures = row["servers"][peer]
-        if "unavailable" not in figures:
-            _series_or_not_advertised(figures["push"])
-            _series_or_not_advertised(figures["pull"])
+        if "unavailable" in figures:
+            assert figures["unavailable"] and result["servers"][peer]["version"] is None
+            continue
+        assert result["servers"][peer]["version"]
+        for mode in ("push", "pull"):
+            if isinstance(figures[mode], dict) and "skipped" in figures[mode]:
+                assert figures[mode]["skipped"] == "no diagnostics for the planted error" and figures[mode]["why"]
+            else:
+                _series_or_not_advertised(figures[mode])
+                assert figures[mode] == NOT_ADVERTISED or figures["planted"][mode] in PLANTED
+        assert set(row["ours_to"][peer]) == {"push", "pull"}
     for key in ("goal_push_p50_le_1x_ast", "goal_push_p95_le_2x_ast", "goal_pull_p50_le_1x_ast"):
         assert isinstance(row[key], (bool, type(None))), key
     assert row["goal_push_p50_le_1x_ast"] is not None
+    assert all(isinstance(v, (bool, type(None))) for v in result["goals"].values())
+    first = result["first_diagnostics"]
+    assert first["lines"] == 300 and first["servers"]["allo-lsp"]["n"] == 1
+    assert first["servers"]["allo-lsp"]["p50_ms"] > 0
 
 
 def test_burst_reads_how_many_analyses_ran_at_once():
