@@ -225,7 +225,7 @@ def _check_one(
     fixed = fix_all(text, chosen, unsafe=how.unsafe_fixes)
     if how.fix and not how.diff and fixed.applied:
         if not _written(path, data, with_line_breaks(raw, fixed.text), roots, trouble):
-                return CheckedFile(str(path), analyze(text, chosen), before=text)  # what the file still holds
+            return CheckedFile(str(path), analyze(text, chosen), before=text)  # what the file still holds
     return CheckedFile(str(path), fixed.analysis, fixed.applied, text, fixed.text)
 
 

@@ -25,7 +25,9 @@ T = TypeVar("T")
 # header line and the body are read by another thread than the one that answers): at 5 ms a
 # turn, a hover waited 80-100 ms (p95) while a 10,000-line file was analysed, 20 ms at 1 ms.
 SWITCH_INTERVAL_S = 0.001
-_REQUESTS_FIRST = WhileAnyRuns(sys.getswitchinterval, sys.setswitchinterval, lambda saved: min(saved, SWITCH_INTERVAL_S))
+_REQUESTS_FIRST = WhileAnyRuns(
+    sys.getswitchinterval, sys.setswitchinterval, lambda saved: min(saved, SWITCH_INTERVAL_S)
+)
 
 # Objects made while collection was paused past which they are frozen rather than collected
 # (about 0.1 s of a collection's traversal).

@@ -121,7 +121,7 @@ def _descendants(pid: int, name: str) -> list[int]:
 async def _open(client, tmp_path):
     path = design(tmp_path)
     uri = client.editor.open(path.read_text(), path=path)
-    await client.editor.diagnostics(uri)
+    await client.editor.analysed(uri)
     return path, uri
 
 
@@ -335,7 +335,7 @@ async def test_a_hostile_registry_of_cluster_jobs_does_not_fail_the_first_lens_r
         f.write(text)
     path = design(tmp_path, name=f"hostile_{abs(hash(text)) % 10**6}.py")
     uri = sweep_client.editor.open(path.read_text(), path=path)
-    await sweep_client.editor.diagnostics(uri)
+    await sweep_client.editor.analysed(uri)
     titles = await sweep_client.editor.lens_titles(uri)
     assert "⚙ Synthesize" in titles and "▶ Simulate" in titles, titles
 

@@ -83,6 +83,12 @@ class Editor:
             await asyncio.wait_for(self._arrived.wait_for(ready), timeout)
         return list(ready()[-1].diagnostics)
 
+    async def analysed(self, uri: str) -> None:
+        """Until the server has analysed the document once: it answers the symbols after its first
+        analysis. Its diagnostics do not tell: with the editor's storage, the problems kept of an
+        earlier server's analysis of the same text are published before (`session/problem_cache.py`)."""
+        await self.client.text_document_document_symbol_async(lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(uri)))
+
     async def until_lenses_refreshed(self, count: int, timeout: float = 20) -> None:
         """Until the server has asked for the lenses again `count` times in all."""
         await until_notified(

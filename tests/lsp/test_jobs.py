@@ -355,7 +355,7 @@ async def test_synthesis_figures_in_place(job_editor, tmp_path):
     # Each kernel's PE module: in its hover and as an inlay hint.
     line = line_of(path, "def producer(") - 1
     hover = await job_editor.hover(uri, line, job_editor.texts[uri].splitlines()[line].index("producer") + 2)
-    assert "| `producer_0` | 68 ~ 132 | 68 ~ 132 | 1,690 |" in hover
+    assert "| `producer_0` | 68 ~ 132 | 68 ~ 132 | 0 | 3 | 1,100 | 1,690 | 0 |" in hover  # RESOURCES order
     hints = await job_editor.client.text_document_inlay_hint_async(
         lsp.InlayHintParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(200, 0)))
     )

@@ -81,7 +81,9 @@ async def test_a_client_that_pulls_is_answered_from_the_entry_before_the_analysi
     first = await _server(storage, "visual_studio_code")
     try:
         uri = first.editor.open(LONG, path=path)
-        report = await first.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri)))
+        report = await first.text_document_diagnostic_async(
+            lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier(uri))
+        )
         analysed = report.items
         assert analysed
     finally:

@@ -23,8 +23,6 @@ from allo_lsp.session.problem_cache import ProblemCache
 from allo_lsp.session.project_config import is_config
 from allo_lsp.settings import SECTION
 
-_FIRST_ANALYSIS_WAIT_S = 10.0  # a request on a document not yet analysed waits this long, then answers
-
 
 def initialize(ls: AlloLanguageServer, params: lsp.InitializeParams) -> None:
     ClientWorkspace.adopt(ls.workspace)
@@ -122,21 +120,12 @@ def on_references(ls: AlloLanguageServer, params: lsp.ReferenceParams) -> list[l
 async def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
     if (mlir := ls.store.mlir_symbols(params.text_document.uri)) is not None:
         return [ls.converter(params.text_document.uri, mlir[0]).symbol(s) for s in mlir[1]]
-    await _first_analysis(ls, params.text_document.uri)
+    # VS Code asks for the symbols as soon as it opened the document (after Restart Server too)
+    # and keeps an empty answer until the next edit, leaving Outline and breadcrumbs empty.
+    await ls.first_analysis(params.text_document.uri)
     if (found := ls.view(params.text_document.uri)) is None:
         return []
     return [found[1].symbol(s) for s in found[0].symbols()]
-
-
-async def _first_analysis(ls: AlloLanguageServer, uri: str) -> None:
-    """Wait (bounded) for the first analysis of a document still to be analysed: VS Code asks
-    for the symbols as soon as it opened the document (after Restart Server too) and keeps an
-    empty answer until the next edit, leaving Outline and breadcrumbs empty."""
-
-    def analysed_or_dropped() -> bool:
-        return uri in ls.store.analyses or not ls.is_analysed(uri)
-
-    await ls.queue.until(analysed_or_dropped, _FIRST_ANALYSIS_WAIT_S, key=uri)
 
 
 def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:

@@ -33,6 +33,8 @@ async def _refusal(ls: AlloLanguageServer, uri: str, name: str, kind: str) -> st
     """Why the job cannot start (its name checked against the document's analysis too), or None."""
     from allo_lsp.session.editor import refusal, refusal_once_told  # the jobs' modules with the first job
 
+    await ls.first_analysis(uri)  # a job asked for at once after open (its kept problems shown) runs
+
     def refused() -> str | None:
         return refusal(ls.settings.trusted, uri, ls.document(uri).path, ls.store.model(uri), name, kind)
 
@@ -179,11 +181,11 @@ def on_progress_cancel(ls: AlloLanguageServer, params: lsp.WorkDoneProgressCance
 def on_code_lens(ls: AlloLanguageServer, params: lsp.CodeLensParams) -> Encoded | list:
     """The lenses, encoded once per version and change of the jobs' state (`session/store.py`)."""
     uri = params.text_document.uri
+    _reattach(ls)  # the workspace's cluster jobs, whatever this document's analysis
     if uri not in ls.store.analyses:
         if ls.is_analysed(uri):  # its first analysis is to come: asked again after it
             ls.store.lenses_to_refresh.add(uri)
         return []
-    _reattach(ls)
     key = (ls.document(uri).version, ls.jobs.lens_changes.get(uri, 0))
     if (cached := ls.store.cached_lenses(uri, key)) is not None:
         return cached

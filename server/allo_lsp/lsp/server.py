@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 CONFIGURATION_WAIT_S = 30.0  # for the client's answer to workspace/configuration
+FIRST_ANALYSIS_WAIT_S = 10.0  # a request on a document not yet analysed waits this long, then answers
 
 
 class AlloLanguageServer(CheckedStdioServer):
@@ -134,6 +135,16 @@ class AlloLanguageServer(CheckedStdioServer):
         """Analysed, or its first analysis to come: a document that is not analysed at all (an
         MLIR view) is neither."""
         return uri in self.store.analyses or self.queue.is_pending(uri)
+
+    async def first_analysis(self, uri: str) -> None:
+        """Wait (bounded) for the first analysis of a document still to be analysed. Its kept
+        problems (`session/problem_cache.py`) may have been shown already: a client that waited
+        for them asks before the analysis is done."""
+
+        def analysed_or_dropped() -> bool:
+            return uri in self.store.analyses or not self.is_analysed(uri)
+
+        await self.queue.until(analysed_or_dropped, FIRST_ANALYSIS_WAIT_S, key=uri)
 
     def forget(self, uri: str) -> None:
         """A closed document: its analysis, to come or done, what the store kept of it, and its

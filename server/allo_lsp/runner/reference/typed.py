@@ -31,7 +31,7 @@ from allo_lsp.protocol import typing_rules as rules
 from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
-from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16
+from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16, raise_poison
 
 # Allo's functions that lower to the `math` dialect, which the simulator's pipeline cannot lower.
 MATH = frozenset("exp log log2 log10 sqrt sin cos tan tanh power abs".split())
@@ -443,15 +443,6 @@ def _fptoi(value):
     if value.__class__ is not int and not math.isfinite(value):  # an int may exceed a float's range
         raise_poison(value)
     return value
-
-
-def raise_poison(value) -> None:
-    raise Unsupported(
-        f"a conversion of {value} to an integer",
-        None,
-        f"a float {value} converted to an integer is poison in LLVM (FPToSI/FPToUI of a value no integer holds): "
-        "Allo's result is undefined, so the reference executor gives none; test the value before the conversion",
-    )
 
 
 def _bf16(value) -> float:

@@ -22,6 +22,7 @@ import math
 import re
 
 import numpy as np
+from allo_lsp.runner.reference.syntax import Unsupported
 
 
 class ScalarType:
@@ -301,11 +302,18 @@ def sized(bits: int) -> type:
 def _to_int(value) -> int:
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
-            from allo_lsp.runner.reference.typed import raise_poison  # typed imports this module
-
             raise_poison(value)
         return int(value)  # toward zero, as C converts
     return int(value)
+
+
+def raise_poison(value) -> None:
+    raise Unsupported(
+        f"a conversion of {value} to an integer",
+        None,
+        f"a float {value} converted to an integer is poison in LLVM (FPToSI/FPToUI of a value no integer holds): "
+        "Allo's result is undefined, so the reference executor gives none; test the value before the conversion",
+    )
 
 
 def _wrap(value: int, bits: int, signed: bool) -> int:
