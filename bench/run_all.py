@@ -1,11 +1,12 @@
-"""All the performance benchmarks (issues 8 and 18), one after another, on this machine, in one run.
+"""All the performance benchmarks (issues 8, 18 and 29), one after another, on this machine, in one run.
 
     .venv/bin/python bench/run_all.py [--json] [--quick] [--no-install] [--only latency,peers,...]
 
 0. generate    bench/generate.py: the generated files are exact, deterministic and analyse cleanly
 1. latency     bench/latency.py: edit -> diagnostics (debounceMs 0) against ast.parse and libcst
-2. peers       bench/peers.py: default settings, push and pull, against ast.parse, pylsp and
-               jedi-language-server; check vs pyflakes
+2. peers       bench/peers.py: default settings, push and pull, against ruff, ty, pyrefly,
+               basedpyright, pylsp and jedi-language-server (each checked to report a planted
+               error first) and ast.parse; first diagnostics against the same; check vs pyflakes
 3. burst       bench/burst.py: 50 keystrokes 30 ms apart -> the last one's diagnostics; analyses at once
 4. workspace   bench/workspace.py: workspace diagnostics of 200 files; hovers meanwhile
 5. hover_lens  bench/hover_lens.py: hover and code lens on a 10,000-line file
@@ -98,6 +99,10 @@ def goals(results: dict) -> dict:
             g[f"default_{mode}_{s['lines']}_p50_le_1x_ast_parse"] = s.get(f"goal_{mode}_p50_le_1x_ast")
             g[f"default_{mode}_{s['lines']}_p95_le_2x_ast_parse"] = s.get(f"goal_{mode}_p95_le_2x_ast")
         g[f"peers_{s['lines']}_default_faster_than_both"] = s.get("faster_than_both_default")
+        for mode in ("push", "pull"):  # issue 29's, against Ruff's server in the same run
+            g[f"{mode}_{s['lines']}_p50_le_ruff"] = s.get(f"goal_{mode}_p50_le_ruff")
+            g[f"{mode}_{s['lines']}_p95_le_1_5x_ruff"] = s.get(f"goal_{mode}_p95_le_1_5x_ruff")
+    g["first_diagnostics_within_2x_ty"] = results.get("peers", {}).get("first_diagnostics", {}).get("goal_within_2x_ty")
     for s in results.get("burst", {}).get("sizes", []):
         g[f"burst_{s['lines']}_last_keystroke_le_1x_ast_parse"] = s.get("goal_last_le_1x_ast")
         g[f"burst_{s['lines']}_one_analysis_at_a_time"] = s.get("goal_one_at_a_time")

@@ -199,3 +199,4 @@ def test_all_benchmarks_run_in_quick_mode():
         for mode in ("push", "pull"):
             assert not (isinstance(r.get(mode), dict) and "error" in r[mode]), (name, mode, r[mode])
     assert all(isinstance(v, (bool, type(None))) for v in result["goals"].values())
+    assert "first_diagnostics_within_2x_ty" in result["goals"] and "push_300_p50_le_ruff" in result["goals"]
