@@ -68,7 +68,6 @@ conversion. It is the contract with the VS Code webview (client/src) and the dot
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -82,7 +81,6 @@ from allo_lsp.protocol.messages import JobResult
 REGION_GRAPH = "allo/regionGraph"  # the custom request (its params: `{textDocument: {uri}, region?, expand?}`)
 MAX_NODES = 20_000  # a bound on what one answer draws: sub-regions under many PEs multiply
 _DIRECTIONS = {Direction.IN: "in", Direction.OUT: "out", Direction.INOUT: "inout"}
-_LINES = re.compile(r"\r\n?|\n")  # the line breaks `ast` counts (not str.splitlines' form feeds)
 
 
 def document_graph(
@@ -125,7 +123,7 @@ def region_graph(
     if region is None:
         return None
     graph = Graph(region.name, region.range, expand)
-    _Builder(graph, graph_fold.parse(text), _LINES.split(text), expand).region(
+    _Builder(graph, graph_fold.parse(text), graph_fold.source_lines(text), expand).region(
         region, prefix="", parent=None, outer=frozenset()
     )
     graph.ports = [
@@ -223,14 +221,7 @@ class _Builder:
         )
 
     def _range(self, node) -> Range:
-        """An `ast` node's range in the model's terms (columns in code points, `ast`'s are UTF-8 bytes)."""
-        line, end = node.lineno - 1, node.end_lineno - 1
-
-        def column(row: int, offset: int) -> int:
-            text = self.lines[row] if row < len(self.lines) else ""
-            return len(text.encode()[:offset].decode(errors="ignore"))
-
-        return Range.of(line, column(line, node.col_offset), end, column(end, node.end_col_offset))
+        return graph_fold.ast_range(self.lines, node)
 
     def _port_edge(self, param, prefix: str, kernel_id: str, region: Region) -> None:
         kernel = region.kernel(kernel_id[len(prefix) :])

@@ -11,19 +11,25 @@ says, as in the analysis and the executor. A use whose index does not fold, or t
 meta branch whose condition does not (or that pairs with no `meta_if`: Allo does not build it), is
 not placed on a PE (`PeUse.placed`): the graph links it at the kernel's level. A text that `ast`
 cannot parse places nothing.
+
+Each view also keeps where in the source its facts are (`ide/active_pe.py` shows the code as one PE
+runs it): its `get_pid()` statements and the values they bind, every meta branch it reached and
+whether it takes it, and each use's call (`ast_range` turns a node into a model `Range`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from allo_lsp.analysis.model import Kernel, Region
+from allo_lsp.analysis.model import Kernel, Range, Region
 from allo_lsp.protocol.constant_fold import UNKNOWN, fold, truth
-from allo_lsp.protocol.meta_chains import BRANCHES, MetaChainError, MetaLevel
+from allo_lsp.protocol.meta_chains import BRANCHES, MetaChainError, MetaLevel, Truth
 
 STREAM_OPS = {"put": "put", "get": "get", "try_put": "put", "try_get": "get"}
+_LINES = re.compile(r"\r\n?|\n")
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,8 @@ class PeUse:
     op: str  # "put" or "get"
     index: tuple[int, ...] | None  # the element of a stream array; None: a plain stream
     placed: bool  # False: the index or the branch around the use did not fold
+    # The `.put(...)`/`.get()` call (its `func` is `fifo_A[i, j + 1].put`): where the use is
+    site: ast.Call | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -43,6 +51,11 @@ class PeView:
     # The `with allo.meta_*` statements of the branches it keeps, outermost first; None when a
     # branch did not fold (it may run any of them).
     branches: list[ast.With] | None = None
+    # Every `with allo.meta_*` branch the walk reached (those inside a branch it does not take are
+    # not reached) and whether the PE takes it: True, False, or None where that does not fold.
+    decisions: list[tuple[ast.With, Truth]] = field(default_factory=list)
+    # Each `... = df.get_pid()` statement and the names it binds with their values for this PE.
+    pids: list[tuple[ast.Assign, tuple[tuple[str, Any], ...]]] = field(default_factory=list)
 
 
 def parse(text: str) -> ast.Module | None:
@@ -83,8 +96,26 @@ def kernel_pes(region_def: ast.FunctionDef, env: dict[str, Any], kernel: Kernel,
         walker.block(found.body, placed=True, in_loop=False)
         role = " / ".join(walker.roles) if walker.roles and not walker.unknown_role else None
         branches = None if walker.unknown_role else walker.branches
-        views.append(PeView(index, role, walker.role_line if role else None, walker.uses, branches))
+        view = PeView(index, role, walker.role_line if role else None, walker.uses, branches)
+        view.decisions, view.pids = walker.decisions, walker.pids
+        views.append(view)
     return views
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines `ast` counts (not str.splitlines' form feeds): what `ast_range` reads."""
+    return _LINES.split(text)
+
+
+def ast_range(lines: list[str], node: ast.AST) -> Range:
+    """An `ast` node's range in the model's terms (columns in code points, `ast`'s are UTF-8 bytes)."""
+    line, end = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+
+    def column(row: int, offset: int) -> int:
+        text = lines[row] if row < len(lines) else ""
+        return len(text.encode()[:offset].decode(errors="ignore"))
+
+    return Range.of(line, column(line, node.col_offset), end, column(end, node.end_col_offset))  # type: ignore[attr-defined]
 
 
 def row_major(extents: list[int]) -> list[tuple[int, ...]]:
@@ -146,6 +177,8 @@ class _Walker:
         self.branches: list[ast.With] = []
         self.unknown_role = False
         self.uses: list[PeUse] = []
+        self.decisions: list[tuple[ast.With, Truth]] = []
+        self.pids: list[tuple[ast.Assign, tuple[tuple[str, Any], ...]]] = []
         self.level = MetaLevel()  # the open meta_if chains of the body being walked
 
     def block(self, body: list[ast.stmt], placed: bool, in_loop: bool) -> None:
@@ -157,20 +190,26 @@ class _Walker:
                 self._branch(stmt, meta, placed, in_loop)  # type: ignore[arg-type]
             else:  # meta_for: unrolled at compile time, its body at this level; its variable is not folded
                 bounds, mark, uses = [fold(a, self.env) for a in meta.args], self.level.mark(), len(self.uses)
+                decided = len(self.decisions)
                 if stmt.items[0].optional_vars is not None:  # type: ignore[attr-defined]
                     _assign(stmt.items[0].optional_vars, UNKNOWN, self.env)  # type: ignore[attr-defined]
                 self.block(stmt.body, placed, True)  # type: ignore[attr-defined]
-                self._replay(bounds, mark, uses)
+                self._replay(bounds, mark, uses, decided)
 
-    def _replay(self, bounds: list, mark: int, uses: int) -> None:
+    def _replay(self, bounds: list, mark: int, uses: int, decided: int) -> None:
         """The pairing of the loop's other iterations (Allo unrolls it: `MetaLevel.replay`)."""
         if not (1 <= len(bounds) <= 3 and all(type(b) is int for b in bounds) and (len(bounds) < 3 or bounds[2])):
             return
+        exact, self.level.exact = self.level.exact, True
         try:
             self.level.replay(mark, len(range(*bounds)))
         except MetaChainError:  # a later copy is unmatched: Allo does not build the kernel, and
             self.unknown_role = True  # the loop's uses are on no PE, as an unmatched branch's
             self.uses[uses:] = [replace(use, placed=False) for use in self.uses[uses:]]
+            self.level.exact = False
+        if not self.level.exact:  # a later copy pairs with another chain: its branches may run
+            self.decisions[decided:] = [(w, None) for w, _ in self.decisions[decided:]]
+        self.level.exact = exact and self.level.exact
 
     def _branch(self, stmt: ast.With, call: ast.Call, placed: bool, in_loop: bool) -> None:
         """A `meta_if`/`meta_elif`/`meta_else`, paired with its chain as Allo pairs it."""
@@ -180,6 +219,7 @@ class _Walker:
             taken, _ = self.level.branch(kind, None if cond is UNKNOWN else cond)
         except MetaChainError:  # Allo does not build the kernel (the analysis says why): no PE is known
             taken = None
+        self.decisions.append((stmt, taken))
         if taken is False:
             return
         if taken is None:
@@ -232,26 +272,29 @@ class _Walker:
 
     def _pid(self, stmt: ast.Assign) -> None:
         value: Any = self.index if len(self.index) != 1 else self.index[0]
+        bound: list[tuple[str, Any]] = []
         for target in stmt.targets:
             if isinstance(target, (ast.Tuple, ast.List)) and len(self.index) == 1:
                 value = self.index
             _assign(target, value, self.env)
+            bound += [(n.id, self.env.get(n.id, UNKNOWN)) for n in ast.walk(target) if isinstance(n, ast.Name)]
+        self.pids.append((stmt, tuple(bound)))
 
     def scan(self, node: ast.AST, placed: bool) -> None:
         found = self.sites.get(id(node))
         if found is None:
             found = self.sites[id(node)] = _stream_sites(node, self.streams)
-        for stream, op, index_node in found:
+        for stream, op, index_node, call in found:
             if index_node is None:
-                self.uses.append(PeUse(stream, op, None, placed))
+                self.uses.append(PeUse(stream, op, None, placed, call))
             else:
                 index = _index(index_node, self.env)
-                self.uses.append(PeUse(stream, op, index, placed and index is not None))
+                self.uses.append(PeUse(stream, op, index, placed and index is not None, call))
 
 
-def _stream_sites(node: ast.AST, streams: set[str]) -> list[tuple[str, str, ast.expr | None]]:
+def _stream_sites(node: ast.AST, streams: set[str]) -> list[tuple[str, str, ast.expr | None, ast.Call]]:
     """The puts and gets of the region's streams in `node`: (stream, op, the index expression of
-    an element of a stream array, or None)."""
+    an element of a stream array or None, the call)."""
     found = []
     for sub in ast.walk(node):
         if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)):
@@ -260,9 +303,9 @@ def _stream_sites(node: ast.AST, streams: set[str]) -> list[tuple[str, str, ast.
         if op is None:
             continue
         if isinstance(base, ast.Name) and base.id in streams:
-            found.append((base.id, op, None))
+            found.append((base.id, op, None, sub))
         elif isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id in streams:
-            found.append((base.value.id, op, base.slice))
+            found.append((base.value.id, op, base.slice, sub))
     return found
 
 
