@@ -3,8 +3,10 @@ values, the stream elements it names and the PE at each one's other end, folded 
 folds its PE nodes (graph_fold.py) and paired as Allo pairs meta chains (protocol/meta_chains.py)."""
 
 from allo_lsp.analysis import analyze
+from allo_lsp.analysis.model import Position
 from allo_lsp.ide.active_pe import active_pe
 from allo_lsp.ide.graph import region_graph
+from allo_lsp.ide.hover import hover
 from paths import EXAMPLES
 
 SYSTOLIC = (EXAMPLES / "systolic_gemm.py").read_text()
@@ -280,3 +282,19 @@ def test_a_region_defined_in_a_test_function():
     text = (EXAMPLES / "region_in_test.py").read_text()
     found = view(text, "writer_0", kernel="writer")
     assert streams(text, found) == [("sums.get", "sums", ("adder_0",))]
+
+
+def test_the_hover_on_a_put_or_get_for_the_active_pe():
+    analysis = analyze(SYSTOLIC)
+    chosen = active_pe(analysis.model.regions, SYSTOLIC, "top", "gemm", "gemm_1_2")
+    line = SYSTOLIC.split("\n").index("                fifo_B[i + 1, j].put(b)")
+    on_put = Position(line, len("                fifo_B[i + 1, j].pu"))
+    assert hover(analysis, on_put) is None  # without an active PE, nothing there
+    assert hover(analysis, on_put, active=[chosen]).markdown == "PE `gemm_1_2` puts `fifo_B[2, 2]` -> `gemm_2_2`"
+    # Another kernel's (or no PE's) views add nothing; a loop variable's index is said to be any.
+    assert hover(analysis, on_put, active=[view(SYSTOLIC, None, kernel="gemm")]) is None
+    found = view(META_FOR, "k_0_1")
+    line = META_FOR.split("\n").index("                s[t].put(j)")
+    assert hover(analyze(META_FOR), Position(line, 22), active=[found]).markdown == (
+        "PE `k_0_1`: the index of `s` does not fold here (a loop variable): any element"
+    )

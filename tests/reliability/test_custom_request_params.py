@@ -26,6 +26,15 @@ CASES = [
     (GRAPH, {"textDocument": {"uri": URI}, "region": DEEP}, "region must be a string"),
     (GRAPH, {"textDocument": DEEP_OBJECT}, "textDocument.uri is missing"),
 ]
+ACTIVE, ACTIVE_OK = "alloDataflow/activePe", {"textDocument": {"uri": URI}, "region": "top", "kernel": "k"}
+CASES += [
+    (ACTIVE, {"textDocument": {"uri": URI}, "region": "top"}, "kernel is missing"),
+    (ACTIVE, {**ACTIVE_OK, "region": None}, "region must be a string"),
+    (ACTIVE, {**ACTIVE_OK, "pe": {"name": "k_0"}}, "pe must be a PE's name or pid"),
+    (ACTIVE, {**ACTIVE_OK, "pe": [1, "2"]}, "pe must be a PE's name or pid"),
+    (ACTIVE, {**ACTIVE_OK, "pe": [True]}, "pe must be a PE's name or pid"),
+    (ACTIVE, {**ACTIVE_OK, "clear": "yes"}, "clear must be true or false"),
+]
 for command in ("simulate", "run", "showMlir", "synthesize", "showReport", "showSynthesisFiles"):
     name = f"alloDataflow.{command}"
     # A job takes the client's progress token too (issue 26, item 6): (uri, name[, options]).
@@ -66,8 +75,8 @@ async def test_ill_typed_params_of_each_custom_request_are_invalid_params():
     async with raw_server({"trusted": True}) as server:
         wrong = []
         for method, params, needle in CASES:
-            if method == GRAPH:
-                answer = await server.request(GRAPH, params, timeout=10)
+            if method in (GRAPH, ACTIVE):  # requests; the others are commands
+                answer = await server.request(method, params, timeout=10)
             else:
                 request = {"command": method} if params is None else {"command": method, "arguments": params}
                 answer = await server.request("workspace/executeCommand", request, timeout=10)
@@ -77,5 +86,6 @@ async def test_ill_typed_params_of_each_custom_request_are_invalid_params():
         assert wrong == []
         # Well-typed params still reach the handlers: no document, so no graph and no report.
         assert (await server.request(GRAPH, {"textDocument": {"uri": URI}, "region": None}))["result"] is None
+        assert (await server.request(ACTIVE, {**ACTIVE_OK, "pe": [0], "clear": None}))["result"] is None
         cancelled = await server.request("workspace/executeCommand", {"command": CANCEL, "arguments": []})
         assert cancelled["result"] is False

@@ -83,8 +83,9 @@ class ActivePe:
     def site_at(self, pos: Position) -> StreamSite | None:
         return next((s for s in self.streams if s.range.contains(pos)), None)
 
-    def to_json(self, range_json: Callable[[Range], dict], position_json: Callable[[Position], dict]) -> dict:
-        """The answer of `alloDataflow/activePe` (its shape: README, "Which PE am I looking at?")."""
+    def to_json(self, range_json: Callable[[Range], dict]) -> dict:
+        """The answer of `alloDataflow/activePe` (its shape: README, "Which PE am I looking at?"),
+        with the caller's range conversion (a hint's position: an empty range's start)."""
 
         def pe(choice: PeChoice) -> dict:
             return {"name": choice.name, "pid": list(choice.pid), "role": choice.role}
@@ -95,7 +96,9 @@ class ActivePe:
             "active": pe(self.pe) if self.pe is not None else None,
             "pes": [pe(p) for p in self.pes],
             "inactive": [range_json(r) for r in self.inactive],
-            "hints": [{"position": position_json(h.position), "label": h.label} for h in self.hints],
+            "hints": [
+                {"position": range_json(Range(h.position, h.position))["start"], "label": h.label} for h in self.hints
+            ],
             "streams": [
                 {
                     "range": range_json(s.range),

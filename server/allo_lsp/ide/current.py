@@ -7,11 +7,12 @@ a position is moved back to the analysed text, and each result forward to the cu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.model import Position, Range
+from allo_lsp.ide.active_pe import ActivePe
 from allo_lsp.ide.document import (
     DocumentAnalysis,
     LineShift,
@@ -40,9 +41,12 @@ class Current:
         analysis, _, shift = result.view(text)
         return Current(analysis, shift, text)
 
-    def hover(self, at: Position, reports: Mapping[str, dict], outcomes: list[JobResult]) -> HoverResult | None:
+    def hover(
+        self, at: Position, reports: Mapping[str, dict], outcomes: list[JobResult], active: Iterable[ActivePe] = ()
+    ) -> HoverResult | None:
+        """`active`: the document's active PEs on the analysed text (`DocumentStore.active_pes`)."""
         pos = position_back(self.shift, at)
-        found = hover(self.analysis, pos, reports, outcomes) if pos is not None else None
+        found = hover(self.analysis, pos, reports, outcomes, active) if pos is not None else None
         moved = range_forward(self.shift, found.range) if found is not None else None
         return replace(found, range=moved) if moved is not None else None
 

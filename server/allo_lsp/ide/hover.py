@@ -2,7 +2,9 @@
 
 On a region (name or decorator): the top function as the compiled module takes it. On a kernel:
 its PEs and bindings. On a stream: its type and who puts and gets. On a call of a built module:
-which argument lands in which parameter. On a name in `args=[...]`: the region parameter.
+which argument lands in which parameter. On a name in `args=[...]`: the region parameter. On a
+put or get of a kernel whose active PE is chosen (`ide/active_pe.py`): the element that PE names
+and the PE at the other end.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from allo_lsp.analysis import Analysis
 from allo_lsp.analysis.expression_types import expression_at, type_name
 from allo_lsp.analysis.model import Kernel, ModuleCall, Position, Region, RegionParam, Stream
+from allo_lsp.ide.active_pe import ActivePe
+from allo_lsp.ide.active_pe import hover_markdown as active_pe_markdown
 from allo_lsp.ide.at import CALL, KERNEL, KERNEL_ARG, KERNEL_PARAM, PARAM, REGION, STREAM, STREAM_USE, Hit, hits
 from allo_lsp.ide.fifo_run import stream_hover_markdown
 from allo_lsp.ide.outcomes import last_simulation_markdown, synthesis_links_markdown
@@ -28,14 +32,16 @@ def hover(
     pos: Position,
     reports: Mapping[str, AnyReport] | None = None,
     outcomes: Iterable[JobResult] = (),
+    active: Iterable[ActivePe] = (),
 ) -> HoverResult | None:
     """What is at `pos`, with the newest synthesis figures of a kernel (`reports`: region name ->
     report), the last reference runs' FIFO figures of a stream and, on a region, its last
-    simulation and who ran it (`outcomes`: the file's jobs)."""
-    found = _hover(analysis, pos)
+    simulation and who ran it (`outcomes`: the file's jobs); on a put or get, what the active PE
+    of its kernel names there (`active`: the document's active PEs, on the analysed text)."""
+    found, site = _hover(analysis, pos), _active_site(active, pos)
     if found is None:
-        return None
-    markdown = found.markdown
+        return HoverResult(site[0].range, site[1]) if site is not None else None
+    markdown = found.markdown + (f"\n\n{site[1]}" if site is not None else "")
     # Only the region under the cursor can hold what is hovered: comparing ranges over every
     # region of a 10,000-line file cost more than the hover itself.
     around = [r for r in analysis.model.regions if r.def_range.contains(pos) or r.decorator_range.contains(pos)]
@@ -54,6 +60,15 @@ def hover(
                 outcomes, region.name
             )
     return HoverResult(found.range, markdown)
+
+
+def _active_site(active: Iterable[ActivePe], pos: Position):
+    """(the put or get at `pos`, what its kernel's active PE names there), or None."""
+    for view in active:
+        site = view.site_at(pos) if view.pe is not None else None
+        if site is not None:
+            return site, active_pe_markdown(site, view.pe.name)  # type: ignore[union-attr]
+    return None
 
 
 def _hover(analysis: Analysis, pos: Position) -> HoverResult | None:

@@ -14,6 +14,7 @@ from pygls.workspace.position_codec import PositionCodec
 from allo_lsp import rule_docs
 from allo_lsp.analysis.model import Position, Range
 from allo_lsp.analysis.problems import Problem
+from allo_lsp.ide.active_pe import ActivePe
 from allo_lsp.ide.fix_all import KIND as FIX_ALL
 from allo_lsp.ide.graph_model import Graph
 from allo_lsp.ide.lenses import CANCEL, Lens
@@ -57,6 +58,9 @@ class Converter:
 
     def region_graph(self, graph: Graph) -> dict:
         return graph.to_json(self.range_json)
+
+    def active_pe(self, found: ActivePe) -> dict:  # alloDataflow/activePe's answer (README)
+        return found.to_json(self.range_json)
 
     def from_position(self, p: lsp.Position) -> Position:
         server = self.codec.position_from_client_units(self.lines, p)

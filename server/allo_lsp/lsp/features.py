@@ -10,13 +10,14 @@ from lsprotocol import types as lsp
 
 from allo_lsp import host
 from allo_lsp.ide.actions import document_actions, reproducer_actions
+from allo_lsp.ide.active_pe import ACTIVE_PE
 from allo_lsp.ide.fix_all import wanted
 from allo_lsp.ide.graph import REGION_GRAPH, document_graph
 from allo_lsp.ide.mlir_view import is_view
 from allo_lsp.lsp import convert, diagnostics
 from allo_lsp.lsp.documents import ClientWorkspace
 from allo_lsp.lsp.jsonrpc.encoded import Encoded
-from allo_lsp.lsp.jsonrpc.params import BOOLEAN, STRING, fields, nullable, record
+from allo_lsp.lsp.jsonrpc.params import BOOLEAN, PE, STRING, fields, nullable, record
 from allo_lsp.lsp.server import AlloLanguageServer
 from allo_lsp.protocol.vocabulary import WORKSPACE_STORAGE
 from allo_lsp.session.problem_cache import ProblemCache
@@ -94,8 +95,8 @@ def on_hover(ls: AlloLanguageServer, params: lsp.HoverParams) -> lsp.Hover | Non
     uri = params.text_document.uri
     if (found := ls.view(uri)) is None:
         return None
-    outcomes = ls.store.outcomes(uri, found[0].text)
-    result = found[0].hover(found[1].from_position(params.position), ls.jobs.reports_of(uri), outcomes)
+    outcomes, active = ls.store.outcomes(uri, found[0].text), ls.store.active_pes(uri, found[0].text)
+    result = found[0].hover(found[1].from_position(params.position), ls.jobs.reports_of(uri), outcomes, active)
     return found[1].hover(result) if result is not None else None
 
 
@@ -161,6 +162,17 @@ def on_region_graph(ls: AlloLanguageServer, params: dict) -> Encoded | None:
     return Encoded(ls.converter(uri, text).region_graph(graph)) if graph is not None else None
 
 
+@fields(
+    ACTIVE_PE, textDocument=record(uri=STRING), region=STRING, kernel=STRING, pe=nullable(PE), clear=nullable(BOOLEAN)
+)
+def on_active_pe(ls: AlloLanguageServer, params: dict) -> Encoded | None:
+    """`alloDataflow/activePe`: a kernel's PEs and what the chosen one runs (ide/active_pe.py, README)."""
+    uri, clear = params["textDocument"]["uri"], params.get("clear") is True
+    text = ls.text(uri)
+    found = ls.store.active_pe(uri, text, params["region"], params["kernel"], params.get("pe"), clear)
+    return Encoded(ls.converter(uri, text).active_pe(found)) if found is not None else None
+
+
 FEATURES = [
     (lsp.INITIALIZE, None, initialize),
     (lsp.INITIALIZED, None, initialized),
@@ -176,6 +188,7 @@ FEATURES = [
     (lsp.TEXT_DOCUMENT_INLAY_HINT, convert.INLAY_HINT_OPTIONS, on_inlay_hint),
     (lsp.TEXT_DOCUMENT_CODE_ACTION, convert.CODE_ACTION_OPTIONS, on_code_action),
     (REGION_GRAPH, None, on_region_graph),
+    (ACTIVE_PE, None, on_active_pe),
 ]
 
 

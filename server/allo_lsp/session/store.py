@@ -9,8 +9,11 @@ from the newest analysis, moved to the text as it is now.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from allo_lsp.analysis.model import FileModel, Range
 from allo_lsp.analysis.problems import Problem
+from allo_lsp.ide.active_pe import ActivePe, active_pe, find_kernel
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis, keep_parse_caches
 from allo_lsp.ide.job_outcomes import Job, JobOutcomes, SourcedProblem
@@ -20,6 +23,17 @@ from allo_lsp.ide.types import Symbol
 from allo_lsp.protocol.messages import MLIR, JobResult
 
 ANALYSIS_SOURCE = "allo-lsp"  # the source of the analysis' problems (a job's say which job found them)
+
+
+@dataclass
+class _ActiveChoice:
+    """The PE chosen for a kernel (`alloDataflow/activePe`), and its view on the analysis it was
+    last computed on (hovers read it)."""
+
+    pe: str
+    mapping: tuple | None  # the kernel's when chosen: another mapping clears the choice
+    view: ActivePe | None = None
+    analysis: object = None
 
 
 class DocumentStore:
@@ -32,18 +46,56 @@ class DocumentStore:
         # (version, problems) an earlier server's first analysis found on the text being analysed
         # for the first time here (`problem_cache.py`): shown until that analysis ends
         self.kept_problems: dict[str, tuple[int | None, list[Problem]]] = {}
+        self._active: dict[str, dict[tuple[str, str], _ActiveChoice]] = {}  # (region, kernel) -> its PE
 
     def keep(self, uri: str, result: DocumentAnalysis) -> None:
         """The analysis of the document's current text."""
         self.analyses[uri] = result
         self.kept_problems.pop(uri, None)
         self._recent = keep_parse_caches(self.analyses, self._recent, uri)
+        chosen, regions = self._active.get(uri, {}), result.usable.model.regions
+        for key, choice in list(chosen.items()):  # a kernel gone, or mapped otherwise: its PE unchosen
+            if (found := find_kernel(regions, *key)) is None or found[1].mapping != choice.mapping:
+                del chosen[key]
 
     def forget(self, uri: str) -> None:
         """A closed document."""
         self.analyses.pop(uri, None)
         self.kept_problems.pop(uri, None)
         self._jobs.pop(uri, None)
+        self._active.pop(uri, None)
+
+    def active_pe(self, uri: str, text: str, region: str, kernel: str, pe, clear: bool) -> ActivePe | None:
+        """`alloDataflow/activePe` on `text` (the current one): `pe` (a name or a pid) chosen for the
+        kernel, or with None the one chosen before (`clear`: none); None without such a kernel or
+        an analysis. A PE that is not the kernel's leaves the choice as it was."""
+        if (result := self.analyses.get(uri)) is None:
+            return None
+        analysis, base, shift = result.view(text)
+        chosen = self._active.setdefault(uri, {})
+        if clear:
+            chosen.pop((region, kernel), None)
+        before = chosen.get((region, kernel))
+        found = active_pe(analysis.model.regions, base, region, kernel, pe if pe is not None else before and before.pe)
+        if found is not None and found.pe is None and pe is not None and before is not None:
+            found = active_pe(analysis.model.regions, base, region, kernel, before.pe)
+        if found is not None and found.pe is not None:
+            mapping = find_kernel(analysis.model.regions, region, kernel)[1].mapping  # type: ignore[index]
+            chosen[(region, kernel)] = _ActiveChoice(found.pe.name, mapping, found, analysis)
+        return found.forward(shift) if found is not None else None
+
+    def active_pes(self, uri: str, text: str) -> list[ActivePe]:
+        """The views of the document's active PEs on the analysed text that answers for `text`."""
+        if (result := self.analyses.get(uri)) is None or not (chosen := self._active.get(uri)):
+            return []
+        analysis, base, _ = result.view(text)
+        for (region, kernel), choice in chosen.items():
+            if choice.analysis is not analysis:
+                choice.view, choice.analysis = (
+                    active_pe(analysis.model.regions, base, region, kernel, choice.pe),
+                    analysis,
+                )
+        return [c.view for c in chosen.values() if c.view is not None and c.view.pe is not None]
 
     def is_of(self, uri: str, version: int | None) -> bool:
         """Whether the document's newest analysis is of its text at `version`."""

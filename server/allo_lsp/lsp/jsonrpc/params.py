@@ -31,6 +31,7 @@ def kind(what: str, test: Callable[[object], bool]) -> Shape:
 STRING = kind("a string", lambda v: isinstance(v, str))
 BOOLEAN = kind("true or false", lambda v: isinstance(v, bool))
 STRINGS = kind("a list of strings", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v))
+PE = kind("a PE's name or pid", lambda v: isinstance(v, str) or isinstance(v, list) and all(type(i) is int for i in v))
 TOKEN = kind("a string or an integer", lambda v: isinstance(v, (str, int)) and not isinstance(v, bool))
 
 
