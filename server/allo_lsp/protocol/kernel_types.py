@@ -44,6 +44,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from allo_lsp.protocol import build_errors as forms
 from allo_lsp.protocol.constant_fold import _AST_BINARY
 from allo_lsp.protocol.typing_rules import (
     BOOL,
@@ -135,6 +136,8 @@ class KernelTypes:
             for n in t.elts
             if isinstance(n, ast.Name)
         }
+        # Parameters with a layout: their shape here is the global one, not the PE's share.
+        self._sharded = forms.sharded_params(fn)
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -159,11 +162,15 @@ class KernelTypes:
     # -- statements ----------------------------------------------------------------------
 
     def _statement(self, node: ast.stmt) -> None:
+        if not isinstance(node, forms.STATEMENTS):  # `break`, `assert`, `try`, ...
+            self._refuse(forms.head(node), forms.unsupported_node(node))
+            return
         if isinstance(node, ast.AnnAssign):
             declared = self.env.annotation(node.annotation)
-            if node.value is not None:
-                self._expr(node.value)
+            value = self._expr(node.value) if node.value is not None else None
             if isinstance(node.target, ast.Name) and declared is not None:
+                self._redeclared(node, declared)
+                self._shape_into(node.value, declared, value, node.target)
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
                 self._stored_get(node.target, node.value)
@@ -182,10 +189,16 @@ class KernelTypes:
                 if result is not None:
                     self._flag_cast(node.value, result.ty, _operation_of(node.op, result.ty))
         elif isinstance(node, ast.For):
+            if node.orelse or forms.loop_error(node.iter) is not None:  # `visit_For` stops before the loop
+                refused = (forms.head(node), forms.FOR_ELSE) if node.orelse else (node.iter, forms.FOR_LOOP)
+                self._refuse(*refused)
+                self._block(node.body, scoped=True)  # typed still (hovers), its targets unbound
+                return
             self._expr(node.iter)
             self._scopes.append({})
             for target in node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]:
                 if isinstance(target, ast.Name):
+                    self._new_iterator(target)
                     self._scopes[-1][target.id] = Value(INDEX)
                     self._set(target, Value(INDEX))
                     self._loop_variables.add(target.id)
@@ -196,6 +209,8 @@ class KernelTypes:
             self._expr(node.test)
             self._condition(node.test, "scf.if" if isinstance(node, ast.If) else "scf.condition")
             self._block(node.body, scoped=True)
+            if isinstance(node, ast.While) and node.orelse:
+                self._refuse(forms.head(node), forms.WHILE_ELSE)
             self._block(node.orelse, scoped=True)
         elif isinstance(node, ast.With):
             for item in node.items:
@@ -210,6 +225,9 @@ class KernelTypes:
                     self._python_ints.add(item.optional_vars.id)
             self._block(node.body)
             self._closed |= set(self._scopes.pop())
+        elif isinstance(node, ast.Expr) and forms.expression_statement_error(node) is not None:
+            self._refuse(node, forms.expression_statement_error(node))
+            self._expr(node.value)
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
 
@@ -222,6 +240,9 @@ class KernelTypes:
                     self._set(target, Value(INT32))
                     self._python_ints.add(target.id)
             return
+        if len(node.targets) > 1:  # `x = y = 0`
+            self._refuse(node, forms.CHAINED_ASSIGNMENT)
+            return
         value = self._expr(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name):
@@ -232,10 +253,53 @@ class KernelTypes:
                     self._set(target, value)
                 elif known is not None:
                     self._set(target, known)
+                    self._shape_into(node.value, known, value, target)
             else:
-                self._expr(target)
+                stored = self._expr(target)
+                if stored is not None:
+                    self._shape_into(node.value, stored, value, target)
             self._stored_get(target, node.value)
             self._flag_store(target, node.value)
+
+    # -- forms and shapes Allo refuses (`protocol/build_errors.py`) ----------------------
+
+    def _refuse(self, node: ast.AST, message: str, kind: str = "construct") -> None:
+        self.problems.append(Problem(node, message, True, kind=kind))
+
+    def _shape_into(self, value: ast.expr | None, target: Value, got: Value | None, at: ast.expr) -> None:
+        """`target = value`: the value's shape broadcast to the target's (`visit_Assign`,
+        `visit_AnnAssign`: `visit_broadcast(..., match_lhs=True)`): `x: int32 = a` of an array,
+        `r[0] = s.get()` of a stream of blocks, `t: int32[2] = a` of an `int32[4]`."""
+        if value is None or got is None or not _known_shape(target.shape) or not _known_shape(got.shape):
+            return
+        if any(isinstance(n, ast.Name) and n.id in self._sharded for n in (*ast.walk(value), *ast.walk(at))):
+            return  # a PE's share of an array: its shape is not the one typed here
+        _, message = forms.broadcast(target.shape, got.shape, match_lhs=True)
+        if message is not None:
+            self._refuse(at if isinstance(at, ast.Subscript) else value, message, kind="shape")
+
+    def _redeclared(self, node: ast.AnnAssign, declared: Value) -> None:
+        """`x: T = v` of a name already bound (`visit_AnnAssign`): an assignment, of the same
+        type and shape only, and with a value."""
+        name = node.target.id
+        known = self._lookup(name)
+        if known is None or name in self._python_ints or name in self._sharded:
+            return
+        if isinstance(node.annotation, ast.BinOp):
+            return  # `T @ Stateful`, `T @ layout`: Allo compares more than the type here
+        if node.value is None:
+            self._refuse(node, forms.ANNOTATED_WITHOUT_VALUE, kind="rebound")
+        elif known.ty != declared.ty or tuple(known.shape) != tuple(declared.shape):
+            self._refuse(node.target, f"Invalid assignment to {name}, type mismatch.", kind="rebound")
+
+    def _new_iterator(self, target: ast.Name) -> None:
+        """A loop variable may not name a symbol in scope (`visit_all_for` asserts it): a
+        parameter, a local of an enclosing block, an enclosing loop's variable, a stream.
+        `get_pid()` values and `meta_for` variables are Python's (`ctx.global_vars`): no symbol."""
+        if target.id in self._python_ints:
+            return
+        if self._lookup(target.id) is not None or target.id in self.env.streams:
+            self._refuse(target, forms.LOOP_ITERATOR, kind="rebound")
 
     # -- stream values stored as they are ----------------------------------------------
 
@@ -387,6 +451,11 @@ class KernelTypes:
         return self._set(node, self._infer(node))
 
     def _infer(self, node: ast.expr) -> Value | None:
+        if isinstance(node, forms.EXPRESSIONS) and not self._compile_time:  # `lambda`, f-strings, ...
+            self._refuse(node, forms.unsupported_node(node))
+            return None
+        if isinstance(node, ast.Attribute):
+            return self._attribute(node)
         if isinstance(node, ast.Constant):
             return Value(literal_type(node.value)) if isinstance(node.value, (int, float)) else None
         if isinstance(node, ast.Name):
@@ -492,7 +561,32 @@ class KernelTypes:
         if symbol is None:
             return None
         shape = left.shape or right.shape
+        if left.shape and right.shape and _known_shape(left.shape) and _known_shape(right.shape):
+            # `visit_general_binop` broadcasts the operands' shapes (an array's share aside)
+            broadcast, message = forms.broadcast(left.shape, right.shape, match_lhs=False)
+            sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
+            if message is not None and not sharded:
+                self._refuse(node, message, kind="shape")
+                return None
+            shape = broadcast if broadcast is not None else shape
         return self._typed(node, lambda: Value(binary(symbol, left.ty, right.ty)[0], shape))
+
+    def _attribute(self, node: ast.Attribute) -> Value | None:
+        """`x.T`, `x.copy`, `x.bits` (`visit_Attribute`); another attribute of a typed value
+        (`a.shape`) stops the build. An untyped owner (a module, `np.pi`) is not judged here."""
+        owner = self._expr(node.value)
+        if owner is None or self._compile_time:
+            return None
+        message = forms.attribute_error(node.attr, isinstance(node.value, ast.Name))
+        if message is not None:
+            self._refuse(node, message)
+            return None
+        if node.attr == "T":
+            return Value(owner.ty, tuple(owner.shape)[::-1])
+        if node.attr == "reverse" and owner.ty.kind not in _INTEGERS:
+            self.problems.append(Problem(node, "Can only reverse integers", True))
+            return None
+        return owner
 
     def _subscript(self, node: ast.Subscript) -> Value | None:
         base = node.value
@@ -546,6 +640,9 @@ class KernelTypes:
             value = self._expr(owner)
             if func.attr in _VALUE_METHODS and value is not None and not value.shape and not node.args:
                 return self._value_method(node, func.attr, value.ty)
+            if value is not None and func.attr not in (*_VALUE_METHODS, "T") and not self._compile_time:
+                # `visit_Call` of a method on a value: `.T`, `.reverse()`, `.bitcast()` only (`a.sum()`)
+                self._refuse(node, f"Unsupported function call or attribute method `.{func.attr}`")
             return None
         if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
             if func.id in ("float", "int"):
@@ -595,6 +692,10 @@ _MINMAX = {
     "min": {"int": "arith.minsi", "uint": "arith.minui", "float": "arith.minimumf"},
     "max": {"int": "arith.maxsi", "uint": "arith.maxui", "float": "arith.maximumf"},
 }
+
+
+def _known_shape(shape: tuple) -> bool:
+    return all(type(d) is int for d in shape)
 
 
 def _no_cast(src: Ty, dst: Ty) -> bool:

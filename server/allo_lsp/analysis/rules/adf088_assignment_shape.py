@@ -1,0 +1,46 @@
+"""ADF088 assignment-shape: a kernel assigns a value whose shape does not broadcast to the target's
+
+## What it does
+Flags an assignment in a kernel's body whose value has a shape Allo a098603f cannot broadcast to
+its target's: an array stored into a scalar (`x: int32 = a` where `a` is `int32[4]`, `r[0] = a`,
+`x = a` of a scalar `x` declared before), a stream get of blocks stored into a scalar
+(`x: int32 = s.get()` of a `Stream[int32[4], 2]`), or arrays of other sizes (`t: int32[2] = a`).
+Allo's type inference broadcasts the value to the target as NumPy does, dimension by dimension
+from the right, and the result must be the target's shape (`TypeInferer.visit_broadcast` with
+`match_lhs=True`, called from `visit_Assign` and `visit_AnnAssign` in `allo/ir/infer.py`); an
+operator of two arrays broadcasts the same way (`visit_general_binop`). A scalar is broadcast to
+any array (`t: int32[4] = 0`), a dimension of 1 to any size.
+
+## Why is this bad?
+`df.build` stops, whatever the target: `Cannot broadcast (4,) to ()`, or `Shape mismatch, got
+(2,) and (4,), and cannot be broadcasted`. Python would copy the array or fail only when the
+kernel runs.
+
+## Example
+```python
+    s: Stream[int32[4], 2]
+    ...
+        x: int32 = s.get()
+```
+Use instead: a local of the block's shape, then its elements
+```python
+        blk: int32[4] = s.get()
+        x: int32 = blk[0]
+```
+"""
+
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+from allo_lsp.analysis.rules.kernel_typing import problems_of
+
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: Context):
+    for region, kernel, problem in problems_of(ctx.model, ("shape",)):
+        yield Finding(
+            problem.range,
+            f"Kernel '{kernel.name}': the shapes do not broadcast, and Allo's build stops here "
+            f"({problem.message}). Index the array (`a[i]`), or give the target the value's shape.",
+            {"region": region.name, "kernel": kernel.name},
+        )

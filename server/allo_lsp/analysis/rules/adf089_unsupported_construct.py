@@ -1,0 +1,56 @@
+"""ADF089 unsupported-construct: a kernel uses Python that Allo's front end has no case for
+
+## What it does
+Flags, in a kernel's body, the Python that Allo a098603f's type inference (`TypeInferer` in
+`allo/ir/infer.py`) stops at:
+- a statement it has no visitor for: `break`, `continue`, `assert`, `raise`, `try`, `del`,
+  `import`, `global`, a class (`ASTVisitor.__call__`: `Unsupported node "Break"`);
+- an expression it has no visitor for: a `lambda`, an f-string, a comprehension, `:=`, a set,
+  `*args` (`Unsupported node "Lambda"`, ...);
+- a `for` over anything but `range`, `allo.grid` or `allo.reduction` (`for v in a:`,
+  `enumerate`, `zip`: `visit_For`, `Unsupported for loop`), and an `else:` after a `for` or a
+  `while` (`visit_For`, `visit_While`);
+- `x = y = 0` (`visit_Assign`: `chained assignment not supported`);
+- an attribute of a value other than `.T`, `.copy`, `.reverse` and a name's `.bits`/`.fracs`
+  (`a.shape`: `visit_Attribute`, ``Unsupported attribute `shape` ``), a method other than
+  `.reverse()`, `.bitcast()` and a stream's (`a.sum()`: `visit_Call`);
+- an expression statement that is not a call (`a[i] + 1` on its own line: `visit_Expr`; Allo's
+  message ends with the node's Python repr).
+
+## Why is this bad?
+`df.build` stops at the first one, whatever the target. A kernel is compiled from its source,
+not run: Python's meaning of these does not carry over.
+
+## Example
+```python
+        for i in range(N):
+            if a[i] < 0:
+                break
+            b[i] = a[i]
+```
+Use instead: a flag the loop tests (Allo has no early exit)
+```python
+        done: bool = 0
+        for i in range(N):
+            if a[i] < 0:
+                done = 1
+            if not done:
+                b[i] = a[i]
+```
+"""
+
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+from allo_lsp.analysis.rules.kernel_typing import problems_of
+
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: Context):
+    for region, kernel, problem in problems_of(ctx.model, ("construct",)):
+        yield Finding(
+            problem.range,
+            f"Kernel '{kernel.name}': Allo's front end has no case for this, and its build stops here "
+            f"({problem.message}).",
+            {"region": region.name, "kernel": kernel.name},
+        )

@@ -1,0 +1,155 @@
+"""What Allo a098603f's front end refuses in a kernel body by its form and its shapes, with
+Allo's messages: the statements and expressions `TypeInferer` (`allo/ir/infer.py`) has no visitor
+for, the loops it builds, and NumPy-style broadcasting in assignments (`visit_broadcast`).
+`kernel_types.py` applies these as it types the body; `docs/allo_build_errors.md` is the
+inventory of every build error and where allo-lsp reports it.
+
+Pure: imports nothing but `ast`, so the reference executor (inside the user's interpreter) raises
+the same errors at `df.build` that `check` reports.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# The statements `TypeInferer` (and the `ASTVisitor` it extends) has a `visit_` method for; any
+# other stops the build in `ASTVisitor.__call__` with `Unsupported node "<class name>"`: `break`,
+# `continue`, `assert`, `raise`, `try`, `del`, `import`, `global`, a class, ...
+STATEMENTS = (
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.For,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.Expr,
+    ast.Return,
+    ast.Pass,
+    ast.FunctionDef,
+)
+
+# Expressions with no `visit_` method. `ast.List` is left out: Allo reads a list literal as a
+# constant tensor where it is an assignment's value (`visit_assignment_val`), and elsewhere (a
+# library call's argument) it is not followed here.
+EXPRESSIONS = (
+    ast.Lambda,
+    ast.JoinedStr,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.NamedExpr,
+    ast.Set,
+    ast.Starred,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+)
+
+
+def unsupported_node(node: ast.AST) -> str:
+    return f'Unsupported node "{type(node).__name__}"'
+
+
+FOR_ELSE = "'else' clause for 'for' not supported in Allo kernels"  # `visit_For`
+WHILE_ELSE = "'else' clause for 'while' not supported in Allo kernels"  # `visit_While`
+FOR_LOOP = "Unsupported for loop"  # `visit_For`: not `range`, `allo.grid` or `allo.reduction`
+LOOP_ITERATOR = "Please choose a different name for the loop iterator."  # `visit_all_for`
+CHAINED_ASSIGNMENT = "chained assignment not supported"  # `visit_Assign`
+ANNOTATED_WITHOUT_VALUE = "Unsupported annotated assignment without a value."  # `visit_AnnAssign`
+
+# Builtins a `for` may not iterate over: `visit_For` resolves the callee in the module's globals
+# (where no builtin is) and takes only `range` unresolved, else a function named grid/reduction.
+_NOT_LOOPS = frozenset("enumerate zip reversed iter map filter sorted list tuple set dict".split())
+
+
+def loop_error(iterable: ast.expr) -> str | None:
+    """`visit_For`'s refusal of `for x in iterable`, or None. A call of another callee than a
+    builtin (`allo.grid`, an alias of it) is let through: its name is not known here."""
+    if not isinstance(iterable, ast.Call):
+        return FOR_LOOP  # `for v in a:`, `for v in [1, 2]`
+    func = iterable.func
+    if isinstance(func, ast.Name) and func.id in _NOT_LOOPS:
+        return FOR_LOOP
+    return None
+
+
+def expression_statement_error(node: ast.Expr) -> str | None:
+    """`visit_Expr` takes a call or a constant (a docstring); any other expression statement
+    stops the build. Allo's message prints the node's Python repr, whose address is left out."""
+    if isinstance(node.value, (ast.Constant, ast.Call)):
+        return None
+    return f"Unsupported expression: <ast.{type(node.value).__name__} object>"
+
+
+def attribute_error(attr: str, owner_is_name: bool) -> str | None:
+    """`visit_Attribute` of a typed value: `.T`, `.reverse`, `.copy`, and `.bits`/`.fracs` of a
+    name; any other attribute stops the build."""
+    if attr in ("T", "reverse", "copy") or (attr in ("bits", "fracs") and owner_is_name):
+        return None
+    return f"Unsupported attribute `{attr}`"
+
+
+def broadcast(lhs: tuple, rhs: tuple, match_lhs: bool) -> tuple[tuple | None, str | None]:
+    """`visit_broadcast`: NumPy's broadcasting of `rhs` against `lhs`, dimension by dimension from
+    the left after padding the shorter with 1s. `match_lhs` (an assignment's target): the result
+    must be `lhs` itself. Returns (shape, None), or (None, Allo's message)."""
+    cannot = f"Cannot broadcast {_shape(rhs)} to {_shape(lhs)}"
+    if match_lhs and len(lhs) < len(rhs):
+        return None, cannot
+    width = max(len(lhs), len(rhs))
+    left = [1] * (width - len(lhs)) + list(lhs)
+    right = [1] * (width - len(rhs)) + list(rhs)
+    for i in range(width):
+        if left[i] == 1:
+            if right[i] != 1 and match_lhs:
+                return None, cannot
+            left[i] = right[i]
+        elif right[i] != 1 and left[i] != right[i]:
+            return None, f"Shape mismatch, got {_shape(lhs)} and {_shape(rhs)}, and cannot be broadcasted"
+    return tuple(left), None
+
+
+def _shape(shape: tuple) -> str:
+    return str(tuple(shape))
+
+
+# The keyword a compound statement starts with: a problem is shown there, not on the whole block.
+_KEYWORDS = {
+    ast.For: "for",
+    ast.While: "while",
+    ast.Try: "try",
+    ast.ClassDef: "class",
+    ast.AsyncFor: "async",
+    ast.AsyncWith: "async",
+    ast.AsyncFunctionDef: "async",
+    ast.Match: "match",
+    ast.With: "with",
+}
+if hasattr(ast, "TryStar"):  # Python 3.11
+    _KEYWORDS[ast.TryStar] = "try"
+
+
+def head(node: ast.stmt) -> ast.AST:
+    """Where a problem of `node` is shown: its keyword for a compound statement, else itself."""
+    keyword = _KEYWORDS.get(type(node))
+    if keyword is None:
+        return node
+    end = node.col_offset + len(keyword)
+    return ast.Pass(lineno=node.lineno, col_offset=node.col_offset, end_lineno=node.lineno, end_col_offset=end)
+
+
+def sharded_params(fn: ast.FunctionDef) -> set[str]:
+    """Parameters annotated with a layout (`a: int32[M, N] @ [S(0), R]`): a PE's array is its
+    share (`DTensor.get_local_shape`), whose shape the typing does not follow."""
+    out = set()
+    for arg in fn.args.args:
+        ann = arg.annotation
+        if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.MatMult):
+            right = ann.right
+            if not (isinstance(right, ast.Name) and right.id == "Stateful") and not (
+                isinstance(right, ast.Attribute) and right.attr == "Stateful"
+            ):
+                out.add(arg.arg)
+    return out

@@ -1,0 +1,130 @@
+"""Build errors Allo a098603f's front end raises at `df.build` (issue 27 point 3), each on a small
+design: the reference executor's `df.build` prints Allo's message and exits with status 1 before
+anything runs, and `check` reports the same line with its ADF code and Allo's message. The
+inventory of every such error is docs/allo_build_errors.md; the rules' fixtures
+(tests/analysis/fixtures/ADF088.py, ADF089.py, ADF095.py) pin ranges and near misses."""
+
+import textwrap
+
+import numpy as np
+import pytest
+from allo_lsp.analysis import analyze
+
+from tests.runner.reference_harness import HEADER, load, run, shim
+
+_DESIGN = """
+@df.region()
+def top(A: int32[4], R: int32[1]):
+    s: Stream[int32[4], 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def p(a: int32[4]):
+        s.put(a)
+
+    @df.kernel(mapping=[1], args=[R])
+    def k(r: int32[1]):
+        b: int32[4] = 2
+{body}
+"""
+_FIRST = 16  # the body's first line (0-based) in HEADER + the design
+
+
+def _design(body: str) -> str:
+    return _DESIGN.replace("{body}", textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+
+
+# (Allo's function that raises, the body, the line of the body the error is on (0-based), the
+# ADF code, Allo's message)
+CASES = [
+    ("visit_broadcast", "x: int32 = b\nr[0] = x", 0, "ADF088", "Cannot broadcast (4,) to ()"),
+    ("visit_broadcast", "x: int32 = s.get()\nr[0] = x", 0, "ADF088", "Cannot broadcast (4,) to ()"),
+    ("visit_broadcast", "r[0] = b", 0, "ADF088", "Cannot broadcast (4,) to ()"),
+    ("visit_broadcast", "x: int32 = 0\nx = b\nr[0] = x", 1, "ADF088", "Cannot broadcast (4,) to ()"),
+    (
+        "visit_broadcast",
+        "t: int32[2] = b\nr[0] = t[0]",
+        0,
+        "ADF088",
+        "Shape mismatch, got (2,) and (4,), and cannot be broadcasted",
+    ),
+    ("ASTVisitor.__call__", "for i in range(4):\n    break\nr[0] = 1", 1, "ADF089", 'Unsupported node "Break"'),
+    ("ASTVisitor.__call__", "for i in range(4):\n    continue\nr[0] = 1", 1, "ADF089", 'Unsupported node "Continue"'),
+    ("ASTVisitor.__call__", "assert b[0] > 0\nr[0] = 1", 0, "ADF089", 'Unsupported node "Assert"'),
+    ("ASTVisitor.__call__", "f = lambda v: v\nr[0] = 1", 0, "ADF089", 'Unsupported node "Lambda"'),
+    ("visit_For", "for v in b:\n    r[0] = v", 0, "ADF089", "Unsupported for loop"),
+    (
+        "visit_For",
+        "for i in range(4):\n    r[0] = i\nelse:\n    r[0] = 1",
+        0,
+        "ADF089",
+        "'else' clause for 'for' not supported in Allo kernels",
+    ),
+    (
+        "visit_While",
+        "while r[0] > 5:\n    r[0] = 1\nelse:\n    r[0] = 2",
+        0,
+        "ADF089",
+        "'else' clause for 'while' not supported in Allo kernels",
+    ),
+    ("visit_Assign", "x = y = 1\nr[0] = 1", 0, "ADF089", "chained assignment not supported"),
+    ("visit_Attribute", "r[0] = b.shape[0]", 0, "ADF089", "Unsupported attribute `shape`"),
+    ("visit_Call", "r[0] = b.sum()", 0, "ADF089", "Unsupported function call or attribute method `.sum`"),
+    ("visit_Expr", "b[0] + 1\nr[0] = 1", 0, "ADF089", "Unsupported expression: <ast.BinOp object"),
+    (
+        "visit_all_for",
+        "for i in range(4):\n    for i in range(2):\n        r[0] = 1",
+        1,
+        "ADF095",
+        "Please choose a different name for the loop iterator.",
+    ),
+    (
+        "visit_all_for",
+        "for b in range(2):\n    r[0] = 1",
+        0,
+        "ADF095",
+        "Please choose a different name for the loop iterator.",
+    ),
+    (
+        "visit_AnnAssign",
+        "x: int32 = 0\nx: float32 = 1.0\nr[0] = x",
+        1,
+        "ADF095",
+        "Invalid assignment to x, type mismatch.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raiser", "body", "line", "code", "message"), CASES, ids=[c[4][:40] for c in CASES])
+def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
+    tmp_path, capsys, raiser, body, line, code, message
+):
+    source = _design(body)
+    problems = [p for p in analyze(HEADER + source).problems if p.code != "ADF022"]  # a block put, not got
+    assert [(p.code, p.range.start.line) for p in problems] == [(code, _FIRST + line)], f"check, as Allo's {raiser}"
+    assert message in problems[0].message
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+    assert exited.value.code == 1
+    assert message in capsys.readouterr().out, f"df.build, as Allo's {raiser}"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x: int32[4] = s.get()\nr[0] = x[0] + b[1]",  # a block of the stream's shape
+        "u: int32[4] = 0\nv = b\nr[0] = u[0] + v[3]",  # a scalar broadcast, an untyped copy
+        "for i in range(4):\n    r[0] = i\nfor i in range(2):\n    r[0] = r[0] + i",  # one block after the other
+        "x: int32 = 0\nx: int32 = 5\nr[0] = x + s.get()[0]",  # the same type declared again
+        "for i, j in allo.grid(2, 2):\n    r[0] = i + j",
+    ],
+)
+def test_what_allo_builds_is_not_refused(tmp_path, body):
+    source = _design(body)
+    if "s.get()" not in body:  # the block put is got somewhere
+        source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
+    problems = [p for p in analyze(HEADER + source).problems if p.code in ("ADF088", "ADF089", "ADF095")]
+    assert problems == []
+    R = np.zeros(1, np.int32)
+    run(tmp_path, source, np.arange(4, dtype=np.int32), R)
