@@ -84,6 +84,8 @@ class KernelTransformer(ast.NodeTransformer):
         self._level = MetaLevel()
         self._chain_flags: dict[tuple[int, int], str] = {}  # (level, chain id) -> flag name
         self._temps = itertools.count()
+        self._affine_loops: set[str] = set()  # variables of the enclosing `affine.for` loops
+        self._bound: set[str] = set()  # names the kernel binds (they shadow module constants)
 
     # -- statements --------------------------------------------------------------------------
 
@@ -211,6 +213,9 @@ class KernelTransformer(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef):
         if not self._entered:
             self._entered = True  # the kernel itself
+            self._bound = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)} | {
+                n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
             own = {a.arg for a in node.args.args}
             for sub in ast.walk(node):
                 rebound = (
@@ -342,6 +347,11 @@ class KernelTransformer(ast.NodeTransformer):
         zext = self.types is not None and self._ops.zero_extends(value, self.types)
         first = self.types is not None and id(target) in self.types.locals
         value = self.visit(value)
+        if first and src is not None:
+            # The first binding makes the local of the value's own type (`visit_Assign`), no
+            # cast; an int literal is still the i32 `MockConstant` builds: `x = 5000000000` holds
+            # its low 32 bits, 705032704.
+            return self._ops._literal(value, src)
         if src is None or dst is None or first:
             return value
         if isinstance(target, ast.Name) and target.id not in self.typed_locals:
@@ -423,10 +433,9 @@ class KernelTransformer(ast.NodeTransformer):
                 )
             )
             return [ast.copy_location(s, at) for s in stmts]
+        index = self._subscript_index(target)
         container = self.visit(_load(target.value))
-        call = _ref_call(
-            "assign_item", container, self._index(target.slice), ast.Name(v, ast.Load()), ast.Constant(at.lineno)
-        )
+        call = _ref_call("assign_item", container, index, ast.Name(v, ast.Load()), ast.Constant(at.lineno))
         stmts.append(ast.Assign([ast.Name(r, ast.Store())], call))
         write_back = ast.Assign([_store_ctx(target.value)], ast.Name(r, ast.Load()))
         test = ast.Compare(
@@ -504,6 +513,10 @@ class KernelTransformer(ast.NodeTransformer):
         args = [self._ops.cast(self.visit(a), t, res, z) for a, t, z in zip(node.args, kinds, zexts)]
         if func.id in ("float", "int"):
             return args[0]
+        if res.cls == "float" and len(args) == 2:
+            # MinimumFOp/MaximumFOp: a NaN wins and -0.0 is below 0.0 (Python's min keeps its
+            # first argument when the comparison is false).
+            return ast.copy_location(_template(f"__ref_f{func.id}(A, B)", A=args[0], B=args[1]), node)
         return ast.copy_location(ast.Call(ast.Name(func.id, ast.Load()), args, []), node)
 
     def visit_Subscript(self, node: ast.Subscript):
@@ -527,8 +540,9 @@ class KernelTransformer(ast.NodeTransformer):
             name = node.value.id
             src = f"(__m_{name}[OFFSET] if CHECKED else __ref.load({name}, INDEX, {node.lineno}))"
             return ast.copy_location(_template(src, OFFSET=offset, CHECKED=checked, INDEX=index), node)
+        index = self._subscript_index(node)
         container = self.visit(node.value)
-        call = _ref_call("load", container, self._index(node.slice), ast.Constant(node.lineno))
+        call = _ref_call("load", container, index, ast.Constant(node.lineno))
         return ast.copy_location(call, node)
 
     def _flat(self, node: ast.Subscript):
@@ -544,9 +558,10 @@ class KernelTransformer(ast.NodeTransformer):
             return None
         n = next(self._temps)
         names = [f"__i{n}_{k}" for k in range(len(items))]
-        offset = ast.NamedExpr(ast.Name(names[0], ast.Store()), self.visit(items[0]))
-        for name, item, dim in zip(names[1:], items[1:], shape[1:]):
-            offset = _template(f"OFFSET * {dim} + (__x := ITEM)", OFFSET=offset, ITEM=self.visit(item))
+        built = self._index_items(node) or [self.visit(item) for item in items]
+        offset = ast.NamedExpr(ast.Name(names[0], ast.Store()), built[0])
+        for name, item, dim in zip(names[1:], built[1:], shape[1:]):
+            offset = _template(f"OFFSET * {dim} + (__x := ITEM)", OFFSET=offset, ITEM=item)
             offset.right.target.id = name
         size = 1
         for dim in shape:
@@ -554,6 +569,134 @@ class KernelTransformer(ast.NodeTransformer):
         checked = _template(f"(__o{n} := OFFSET).__class__ is __ref_int and 0 <= __o{n} < {size}", OFFSET=offset)
         index = _template(f"({', '.join(names)},)" if len(names) > 1 else names[0])
         return ast.Name(f"__o{n}", ast.Load()), checked, index
+
+    def _subscript_index(self, node: ast.Subscript) -> ast.expr:
+        """`node`'s index as a value: an array element's as Allo's `build_indices` builds it."""
+        items = self._index_items(node)
+        if items is None:
+            return self._index(node.slice)
+        if isinstance(node.slice, ast.Tuple):
+            return ast.copy_location(ast.Tuple(items, ast.Load()), node.slice)
+        return items[0]
+
+    def _index_items(self, node: ast.Subscript) -> list[ast.expr] | None:
+        """An array element's indices as Allo's `build_indices` builds them, None where the
+        subscript is no typed array element (a bit access, a slice, a stream). When every index
+        is affine (`build_affine_expr`: affine loop variables, Python ints and constants through
+        arithmetic), they form an affine map, whose `%` and `/`/`//` are floor modulo and floor
+        division (`A[(i - 1) % 4]` at i = 0 is A[3]); otherwise each is cast to `index`
+        (`build_cast_op`: `IndexCastOp` sign-extends, so a uint8 200 is -56 there)."""
+        if self.types is None or self._constant:
+            return None
+        base = self.types.of(node.value)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base is None or not base.shape or any(isinstance(i, (ast.Slice, ast.Starred)) for i in items):
+            return None
+        if all(self._affine(item) for item in items):
+            return [ast.copy_location(self._affine_code(item), item) for item in items]
+        built = []
+        for item in items:
+            ty = self._ty(item)
+            code = self.visit(item)
+            if ty is not None:
+                code = self._ops.index_cast(code, ty, self.types._is_i1(item) is True, item)
+            built.append(code)
+        return built
+
+    def _affine(self, node: ast.expr) -> bool:
+        """Does `build_affine_expr` make `node` an affine expression?"""
+        if isinstance(node, ast.Name):
+            if node.id in self._affine_loops or node.id in self.types._python_ints:
+                return True
+            return node.id not in self._bound and type(self.types.env.constants.get(node.id)) is int
+        if isinstance(node, ast.BinOp):
+            return self._affine(node.left) and self._affine(node.right)
+        return isinstance(node, ast.Constant) and type(node.value) is int
+
+    def _affine_code(self, node: ast.expr) -> ast.expr:
+        """An affine index as Python: exact, with floor division and floor modulo."""
+        if not isinstance(node, ast.BinOp):
+            return ast.Name(node.id, ast.Load()) if isinstance(node, ast.Name) else node
+        a, b = self._affine_code(node.left), self._affine_code(node.right)
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            return _template(f"(A) {self._ops.symbol(node.op)} (B)", A=a, B=b)
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)):
+            helper = "__ref_amod" if isinstance(node.op, ast.Mod) else "__ref_adiv"
+            return _template(f"{helper}(A, B, {node.lineno})", A=a, B=b)
+        raise Unsupported(
+            f"`{self._ops.symbol(node.op)}` in an affine array index",
+            node.lineno,
+            f"`{self._ops.symbol(node.op)}` in an array index of loop variables and constants (line "
+            f"{node.lineno}) is no affine expression: Allo's build_affine_expr combines MLIR AffineExprs, "
+            "which have no such operation, so the reference executor gives no value; compute the index into "
+            "a typed local first",
+        )
+
+    def visit_For(self, node: ast.For):
+        """A loop over `range`/`allo.grid` whose bounds are affine and step a constant is an
+        `affine.for` (`build_single_for`): its variables are affine map dimensions in indices."""
+        if self.types is None:
+            return self.generic_visit(node)
+        names = [
+            t.id
+            for t in (node.target.elts if isinstance(node.target, ast.Tuple) else [node.target])
+            if isinstance(t, ast.Name)
+        ]
+        outer = set(self._affine_loops)
+        affine = self._affine_loop(node.iter)
+        bounds = self._loop_bounds(node.iter, affine)
+        if affine:
+            self._affine_loops.update(names)
+        else:
+            self._affine_loops.difference_update(names)
+        try:
+            node = self.generic_visit(node)
+        finally:
+            self._affine_loops = outer
+        if bounds is not None:
+            node.iter.args = bounds
+        return node
+
+    def _loop_bounds(self, call: ast.expr, affine: bool) -> list[ast.expr] | None:
+        """A `range`'s bounds as Allo builds them: an affine loop's as affine maps (floor
+        division and modulo), an `scf.for`'s each cast to `index` (`build_single_for`:
+        `IndexCastOp` sign-extends, so `range(n)` of a uint8 200 runs no iteration)."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or not 1 <= len(call.args) <= 3:
+            return None
+        bounds = []
+        for k, arg in enumerate(call.args):
+            if affine and k < 2:
+                bounds.append(ast.copy_location(self._affine_code(arg), arg))
+                continue
+            ty = self._ty(arg)
+            code = self.visit(arg)
+            if ty is not None and not (affine and k == 2):
+                code = self._ops.index_cast(code, ty, self.types._is_i1(arg) is True, arg)
+            bounds.append(code)
+        return bounds
+
+    def _affine_loop(self, call: ast.expr) -> bool:
+        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "range":
+            if not 1 <= len(call.args) <= 3:
+                return False
+            bounds, step = call.args[:2], call.args[2:]
+            if step and not isinstance(fold(step[0], self._int_constants()), int):
+                return False
+        elif isinstance(func, ast.Attribute) and func.attr in ("grid", "reduction"):
+            if not (isinstance(func.value, ast.Name) and self.is_allo(func.value.id)):
+                return False
+            bounds = call.args
+        else:
+            return False
+        return all(self._affine(b) for b in bounds)
+
+    def _int_constants(self) -> dict:
+        return {k: v for k, v in self.types.env.constants.items() if type(v) is int}
 
     def _index(self, index: ast.expr) -> ast.expr:
         """A subscript's index as a value: slices become `slice(...)`."""

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 from allo_lsp.protocol import typing_rules as rules
+from allo_lsp.protocol.constant_fold import fold
 from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
@@ -76,6 +77,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
 
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
     types = KernelTypes(fdef, env)
+    _check_steps(fdef, constants)
     for problem in types.problems:
         if problem.error and problem.pipeline is None:
             raise BuildError(problem.message, getattr(problem.node, "lineno", None))
@@ -86,6 +88,20 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             print("Error: failed to run MLIR lower pipeline, printing module...")
             raise MLIRError(problem, ns.get("__file__"))
     return types
+
+
+def _check_steps(fdef: ast.FunctionDef, constants: dict) -> None:
+    """`for i in range(a, b, step)` with a constant step of 0 or less: Allo's builder stops
+    (`build_single_for`: an `scf.for` is refused with this message, an `affine.for` takes only a
+    positive step)."""
+    ints = {k: v for k, v in constants.items() if type(v) is int}
+    for node in ast.walk(fdef):
+        call = node.iter if isinstance(node, ast.For) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range":
+            if len(call.args) == 3 and not any(isinstance(a, ast.Starred) for a in call.args):
+                step = fold(call.args[2], ints)
+                if type(step) is int and step <= 0:
+                    raise BuildError(f"Step in for loop range should be positive, got: {step}", node.lineno)
 
 
 class MLIRError(Exception):
@@ -154,6 +170,9 @@ class AieTypes:
 
     def __init__(self, types: KernelTypes) -> None:
         self.env, self.locals, self.problems, self._types = types.env, types.locals, types.problems, types
+
+    def __getattr__(self, name: str):  # everything else is the kernel's typing
+        return getattr(self._types, name)
 
     def of(self, node):
         found = self._types.of(node)
@@ -225,6 +244,22 @@ def _literal(expr: ast.expr, src: Ty) -> ast.expr:
     return expr
 
 
+def _float_to_int(expr: ast.expr, dst: Ty) -> ast.expr:
+    """A float converted to the integer type `dst` (`FPToSIOp`/`FPToUIOp`, truncating toward
+    zero). LLVM's fptosi/fptoui give poison where the truncated value does not fit `dst` (NaN,
+    the infinities, 3e10 into int32, -1.0 into a uint8), so `__ref_fptoi` refuses those by name.
+    An index is `FPToUIOp` to i32 and then `IndexCastOp`, which sign-extends (`build_cast_op`)."""
+    if dst.kind == "index":
+        return wrap(_template("__ref_fptoi(E, 0, 4294967295, 'i32')", E=expr), rules.INT32)
+    if dst.kind == "uint" or dst.bits == 1:
+        lo, hi = (0, (1 << dst.bits) - 1) if dst.kind == "uint" else (-1, 0)
+    else:
+        lo, hi = -(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1
+    converted = _template(f"__ref_fptoi(E, {lo}, {hi}, '{dst}')", E=expr)
+    # An `Int(1)` is held as 0/1: fptosi's -1 (all ones) is 1 there.
+    return _template("(E) & 1", E=converted) if dst.bits == 1 else converted
+
+
 def _flag(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     """A comparison's value (a Python bool here, an `i1` in MLIR) widened from its Allo type
     `src` to a wider integer or a float: `ExtSIOp`/`SIToFPOp` of the `i1` make true -1
@@ -250,9 +285,7 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
         return expr
     if d in ("int", "uint", "index"):
         if s == "float":
-            if d == "index":
-                return _template("__ref_int(__ref_fptoi(E))", E=expr)
-            return wrap(_template("__ref_int(__ref_fptoi(E))", E=expr), dst)
+            return _float_to_int(expr, dst)
         if s in ("fixed", "ufixed"):
             return wrap(_template("__ref_floor(E)", E=expr), dst)
         if zext and src.kind == "int" and 1 < src.bits < dst.bits:
@@ -269,12 +302,46 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
     comparison's sign extension from one bit and an int literal's 32 bits differ."""
     expr = _flag(_literal(expr, src), src, dst)
     if src.cls == "float" and dst.cls in ("int", "uint", "index"):
-        return _template("__ref_fptoi(E)", E=expr)
+        return _float_to_int(expr, dst)
     if src.kind == "int" and src.bits == 1 and dst.cls == "float":
         return _template("-(E)", E=expr)  # SIToFPOp of an `Int(1)`: 1 is -1.0
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
+
+
+def index_cast(expr: ast.expr, src: Ty, i1: bool, node: ast.expr) -> ast.expr:
+    """A non-affine array index of type `src` cast to `index` (`build_indices`: `build_cast_op`
+    to `Index()`). `IndexCastOp` sign-extends whatever Allo's type says: a `uint8` 200 is -56, a
+    comparison's true (an `i1`, whatever its Allo type) is -1 (outside the array); a float is
+    `FPToUIOp` to i32 first. Where no cast applies to a comparison's `i1` (two loop indices
+    compared: no cast at all; a float comparison: `FPToUIOp` of an `i1`), the verifier refuses the
+    module."""
+    if i1:
+        if src.kind == "index":
+            message = "'memref.load' op operand #1 must be variadic of index, but got 'i1'"
+            raise MLIRError(_Problem(node, message), None)
+        if src.cls == "float":
+            raise MLIRError(_Problem(node, rules.flag_cast(src, rules.INDEX, None)), None)
+        return _template("-(E)", E=expr)
+    if src.kind == "index" or src.cls in ("fixed", "ufixed"):
+        return expr
+    if src.cls == "float":
+        return _float_to_int(expr, rules.INDEX)
+    if src.bits == 1:
+        return _template("-(E)", E=expr)  # an i1 (held 0/1) sign-extended
+    if src.kind == "uint" or src.bits > 64:
+        return wrap(expr, rules.Int(min(src.bits, 64)))
+    return expr
+
+
+class _Problem:
+    """A build error found while the kernel is written (the verifier's, at the statement)."""
+
+    pipeline = "build"
+
+    def __init__(self, node: ast.AST, message: str) -> None:
+        self.node, self.message = node, message
 
 
 def put_cast(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
@@ -315,12 +382,14 @@ def binary(op: str, left: ast.expr, right: ast.expr, lt: Ty, rt: Ty, res: Ty, zl
         return _template(f"(A) {op} (B)", A=a, B=b)  # both already in `res`: so is the result
     signed = res.kind in ("int", "index") and not (res.kind == "int" and res.bits == 1)
     bits = 64 if res.kind == "index" else res.bits
-    if op == "/":
-        return wrap(_template("__ref_divs(A, B)", A=a, B=b), res) if signed else _template("(A) // (B)", A=a, B=b)
-    if op == "//":
-        return wrap(_template("(A) // (B)", A=a, B=b), res)  # floordivsi (unsigned does not build)
-    if op == "%":
-        return _template("__ref_rems(A, B)", A=a, B=b) if signed else _template("(A) % (B)", A=a, B=b)
+    # Division by zero and a signed MIN / -1 are undefined in LLVM (sdiv/udiv/srem/urem; x86's
+    # idiv traps): the helpers refuse them by name, so no quotient needs wrapping.
+    if op in ("/", "//", "%"):
+        helper = {"/": "__ref_divs", "//": "__ref_floordivs", "%": "__ref_rems"}[op] if signed else None
+        if helper is None:
+            helper = "__ref_divu" if op == "/" else "__ref_remu"  # `//` on unsigned does not build
+            return _template(f"{helper}(A, B, '{res}', {line})", A=a, B=b)
+        return _template(f"{helper}(A, B, {-(1 << (bits - 1))}, '{res}', {line})", A=a, B=b)
     if op == "<<":
         return wrap(_template(f"__ref_shl(A, B, {bits}, '{res}', {line})", A=a, B=b), res)
     if op == ">>":
@@ -400,16 +469,58 @@ def symbol(op: ast.operator) -> str | None:
 # -- what the generated code calls --------------------------------------------------------------
 
 
-def _divs(a: int, b: int) -> int:
+def _undefined(what: str, ty: str, line: int) -> Unsupported:
+    return Unsupported(
+        what,
+        line,
+        f"{what} of {ty} values (line {line}) is undefined behaviour in LLVM (sdiv/udiv/srem/urem; on x86 "
+        "the division traps): Allo's result is undefined, so the reference executor gives none; test the "
+        "divisor first",
+    )
+
+
+def _checked(a: int, b: int, low: int, ty: str, line: int, what: str = "division") -> None:
+    if b == 0:
+        raise _undefined(f"a {what} by zero", ty, line)
+    if b == -1 and a == low:
+        raise _undefined(f"a {what} of {low} by -1", ty, line)
+
+
+def _divs(a: int, b: int, low: int, ty: str, line: int) -> int:
     """`arith.divsi`: the quotient truncated toward zero."""
+    if b == 0 or b == -1:
+        _checked(a, b, low, ty, line)
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
 
 
-def _rems(a: int, b: int) -> int:
+def _floordivs(a: int, b: int, low: int, ty: str, line: int) -> int:
+    """`arith.floordivsi`: the quotient rounded toward minus infinity (lowered to divsi)."""
+    if b == 0 or b == -1:
+        _checked(a, b, low, ty, line)
+    return a // b
+
+
+def _rems(a: int, b: int, low: int, ty: str, line: int) -> int:
     """`arith.remsi`: the remainder has the dividend's sign (C's %)."""
+    if b == 0 or b == -1:
+        _checked(a, b, low, ty, line, "remainder")
     r = abs(a) % abs(b)
     return -r if a < 0 else r
+
+
+def _divu(a: int, b: int, ty: str, line: int) -> int:
+    """`arith.divui`."""
+    if b == 0:
+        raise _undefined("a division by zero", ty, line)
+    return a // b
+
+
+def _remu(a: int, b: int, ty: str, line: int) -> int:
+    """`arith.remui`."""
+    if b == 0:
+        raise _undefined("a remainder by zero", ty, line)
+    return a % b
 
 
 def _shift_amount(b: int, bits: int, ty: str, line: int) -> None:
@@ -433,16 +544,61 @@ def _shr(a: int, b: int, bits: int, ty: str, line: int) -> int:
     return a >> b
 
 
+def _affine_divisor(b, line: int) -> None:
+    if b.__class__ is not int or b <= 0:
+        raise Unsupported(
+            f"an affine index divided by {b}",
+            line,
+            f"an array index of loop variables and constants divided by {b} (line {line}): MLIR's affine "
+            "maps divide only by a positive constant, so Allo's result is not known; the reference executor "
+            "gives none",
+        )
+
+
+def _adiv(a: int, b: int, line: int) -> int:
+    """`floordiv` of an affine map (`build_affine_expr` makes `/` and `//` so)."""
+    _affine_divisor(b, line)
+    return a // b
+
+
+def _amod(a: int, b: int, line: int) -> int:
+    """`mod` of an affine map: never negative (`A[(i - 1) % 4]` at i = 0 is A[3])."""
+    _affine_divisor(b, line)
+    return a % b
+
+
+def _fmin(a, b):
+    """`arith.minimumf` (LLVM's llvm.minimum): NaN if either is, -0.0 below 0.0."""
+    if a != a:
+        return a
+    if b != b or b < a or (b == a and math.copysign(1.0, b) < 0):
+        return b
+    return a
+
+
+def _fmax(a, b):
+    """`arith.maximumf` (LLVM's llvm.maximum): NaN if either is, 0.0 above -0.0."""
+    if a != a:
+        return a
+    if b != b or b > a or (b == a and math.copysign(1.0, b) > 0):
+        return b
+    return a
+
+
 def _one(a, b) -> bool:
     return a == a and b == b and a != b  # a NaN is the one value unequal to itself
 
 
-def _fptoi(value):
-    """A float about to become an integer (`FPToSIOp`/`FPToUIOp`): NaN and the infinities are
-    no integer, LLVM's poison, so no number is made up for them."""
+def _fptoi(value, lo: int, hi: int, ty: str) -> int:
+    """A float become an integer of type `ty` holding `lo..hi` (`FPToSIOp`/`FPToUIOp`: toward
+    zero). A value no integer of `ty` holds (NaN, an infinity, 3e10 into an int32, -1.0 into a
+    uint8) is LLVM's poison, so no number is made up for it."""
     if value.__class__ is not int and not math.isfinite(value):  # an int may exceed a float's range
         raise_poison(value)
-    return value
+    converted = int(value)
+    if not lo <= converted <= hi:
+        raise_poison(value, ty)
+    return converted
 
 
 def _bf16(value) -> float:
@@ -456,6 +612,13 @@ def _floor(value) -> int:
 HELPERS = {
     "__ref_divs": _divs,
     "__ref_rems": _rems,
+    "__ref_floordivs": _floordivs,
+    "__ref_divu": _divu,
+    "__ref_adiv": _adiv,
+    "__ref_fmin": _fmin,
+    "__ref_fmax": _fmax,
+    "__ref_amod": _amod,
+    "__ref_remu": _remu,
     "__ref_shl": _shl,
     "__ref_shr": _shr,
     "__ref_fmod": np.fmod,

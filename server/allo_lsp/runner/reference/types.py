@@ -3,8 +3,9 @@
 Arithmetic is computed in Allo's types, operation by operation (`typed.py`: the kernel is typed
 once, as Allo's type inference types it, and each operator written as Allo's builder lowers it).
 Here is what a store does (into a typed local, an array element, a stream):
-- `intN`/`Int(N)`: two's-complement wrap to N bits; `uintN`/`UInt(N)`: modulo 2**N; floats are
-  truncated toward zero first (C conversion).
+- `intN`/`Int(N)`: two's-complement wrap to N bits; `uintN`/`UInt(N)`: modulo 2**N; a float is
+  truncated toward zero first (FPToSI/FPToUI), and one the type does not hold then (3e10 into an
+  int32, -1.0 into a uint8, NaN) is refused: LLVM's poison.
 - `float16/32/64` round to that precision; `bfloat16` rounds a float32 to its upper 16 bits
   (round to nearest even).
 - `Fixed(W, F)` / `UFixed(W, F)` (the documented rule, Vitis' defaults AP_TRN + AP_WRAP): the
@@ -80,7 +81,8 @@ class ScalarType:
         if self.kind in ("int", "uint"):
             # A 1-bit integer is kept as 0/1: Allo types a literal by the other operand, so
             # `flag == 1` on an `int1` holding 1 is true there (the bit pattern is compared).
-            return sized(self.bits)(_wrap(_to_int(value), self.bits, self.kind == "int" and self.bits > 1))
+            converted = _to_int(value, self.kind, self.bits)
+            return sized(self.bits)(_wrap(converted, self.bits, self.kind == "int" and self.bits > 1))
         if self.kind == "float":
             return self.numpy.type(value)
         if self.kind == "bfloat":
@@ -91,7 +93,7 @@ class ScalarType:
         if self.kind == "bool":
             # Allo's `bool` is `UInt(1)`: a wider integer is truncated to its low bit (`TruncIOp`),
             # a float converted toward zero first (`FPToUIOp`): 2 and 0.5 store 0, not True.
-            return bool(_to_int(value) & 1)
+            return bool(_to_int(value, "uint", 1) & 1)
         return _to_int(value)
 
     def plain_int(self) -> tuple[int, int] | None:
@@ -299,20 +301,31 @@ def sized(bits: int) -> type:
     return kind
 
 
-def _to_int(value) -> int:
+def _to_int(value, kind: str = "", bits: int = 0) -> int:
+    """An integer's value; a float truncated toward zero (FPToSI/FPToUI), refused where the
+    integer type `kind`/`bits` (when given) cannot hold it: LLVM's poison."""
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
             raise_poison(value)
-        return int(value)  # toward zero, as C converts
+        converted = int(value)  # toward zero, as C converts
+        if bits:
+            lo, hi = (0, (1 << bits) - 1) if kind != "int" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            if bits == 1 and kind == "int":
+                lo, hi = -1, 0
+            if not lo <= converted <= hi:
+                raise_poison(value, f"{'u' if kind != 'int' else ''}i{bits}")
+        return converted
     return int(value)
 
 
-def raise_poison(value) -> None:
+def raise_poison(value, into: str = "") -> None:
+    what = f"the integer type {into}" if into else "an integer"
     raise Unsupported(
-        f"a conversion of {value} to an integer",
+        f"a conversion of {value} to {what}",
         None,
-        f"a float {value} converted to an integer is poison in LLVM (FPToSI/FPToUI of a value no integer holds): "
-        "Allo's result is undefined, so the reference executor gives none; test the value before the conversion",
+        f"a float {value} converted to {what} is poison in LLVM (FPToSI/FPToUI of a value the integer does "
+        "not hold): Allo's result is undefined, so the reference executor gives none; test the value before "
+        "the conversion",
     )
 
 
