@@ -65,9 +65,37 @@ class Product(AlloArray):
         self.exact = None
 
 
+def _bf16_array(values: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (to nearest even), as `types._bfloat16` rounds one."""
+    bits = np.ascontiguousarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def _sequential(a, b, kind) -> np.ndarray:
+    """`linalg.matmul` of floats as Allo's simulator lowers it: loops with the reduction innermost,
+    `C[i, j] = C[i, j] + A[i, k] * B[k, j]` from a zero fill, each multiply and add rounded in the
+    element type (numpy's matmul runs BLAS, whose blocked, fused sums round otherwise)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = np.result_type(a.dtype, b.dtype)
+    total = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape[:-2] + (1, b.shape[-1])), dtype)
+    bf16 = kind is not None and kind.kind == "bfloat"
+    for k in range(a.shape[-1]):
+        term = a[..., k : k + 1] * b[..., k : k + 1, :]
+        if bf16:
+            term = _bf16_array(term)
+        total = total + term
+        if bf16:
+            total = _bf16_array(total)
+    return total
+
+
 def _matmul(a, b):
-    product = np.matmul(a, b)
     kind = getattr(a, "allo_type", None)
+    floats = np.asarray(a).dtype.kind == "f" and np.asarray(b).dtype.kind == "f"
+    if floats and emulate.current() != "aie" and np.ndim(a) >= 2 and np.ndim(b) >= 2:
+        return _sequential(a, b, kind)
+    product = np.matmul(a, b)
     if (
         emulate.current() == "aie"
         and kind is not None

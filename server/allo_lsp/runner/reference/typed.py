@@ -29,7 +29,7 @@ import math
 import numpy as np
 from allo_lsp.protocol import typing_rules as rules
 from allo_lsp.protocol.constant_fold import fold
-from allo_lsp.protocol.kernel_types import _BINOPS, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_types import _BINOPS, VERIFIER, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16, raise_poison
@@ -128,6 +128,17 @@ def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
     for problem in types.problems:
         if problem.pipeline == "simulator":
             raise MLIRError(problem, None)  # the first pass of `LLVMOMPModule`'s lowering
+    for node in ast.walk(fdef):
+        # A comparison put is its `i1`: `_process_function_streams` converts it only into an
+        # integer FIFO (ExtUIOp); into a float FIFO its `memref.store` fails the verifier.
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "put":
+            base = node.func.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            elem = types.env.streams.get(base.id) if isinstance(base, ast.Name) else None
+            if elem is not None and not elem.shape and elem.ty.cls not in ("int", "uint") and len(node.args) == 1:
+                if types._is_i1(node.args[0]) is True:
+                    raise MLIRError(_Problem(node.args[0], VERIFIER["memref.store"], "simulator"), None)
     declared = {**types.env.params, **types.env.streams}
     for name, value in declared.items():
         if value.ty.kind in ("fixed", "ufixed"):
@@ -338,10 +349,8 @@ def index_cast(expr: ast.expr, src: Ty, i1: bool, node: ast.expr) -> ast.expr:
 class _Problem:
     """A build error found while the kernel is written (the verifier's, at the statement)."""
 
-    pipeline = "build"
-
-    def __init__(self, node: ast.AST, message: str) -> None:
-        self.node, self.message = node, message
+    def __init__(self, node: ast.AST, message: str, pipeline: str = "build") -> None:
+        self.node, self.message, self.pipeline = node, message, pipeline
 
 
 def put_cast(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
