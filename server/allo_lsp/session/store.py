@@ -57,6 +57,7 @@ class DocumentStore:
         for key, choice in list(chosen.items()):  # a kernel gone, or mapped otherwise: its PE unchosen
             if (found := find_kernel(regions, *key)) is None or found[1].mapping != choice.mapping:
                 del chosen[key]
+            choice.view = choice.analysis = None  # made again on the new analysis when asked
 
     def forget(self, uri: str) -> None:
         """A closed document."""
@@ -152,7 +153,8 @@ class DocumentStore:
     def lenses(self, uri: str, text: str, running: dict) -> list[Lens]:
         """The document's lenses on `text`. A lens on a line being edited is left out until the
         analysis of the new text, which then asks for them again (`lenses_to_refresh`)."""
-        lenses, left_out = Current.of(self.analyses[uri], text).lenses(self.jobs_of(uri).outcomes(text), running)
+        outcomes, active = self.jobs_of(uri).outcomes(text), self.active_pes(uri, text)
+        lenses, left_out = Current.of(self.analyses[uri], text).lenses(outcomes, running, active)
         if left_out:
             self.lenses_to_refresh.add(uri)
         return lenses
