@@ -87,6 +87,7 @@ def test_every_code_of_the_table_is_registered():
         "ADF093",
         "ADF094",
         "ADF095",
+        "ADF096",
         "ADF900",
         "ADF901",
         "ADF902",

@@ -11,6 +11,7 @@ empty typing, never an exception.
 from __future__ import annotations
 
 import ast
+import re
 
 from allo_lsp.analysis.model import (
     FileModel,
@@ -26,6 +27,7 @@ from allo_lsp.analysis.model import (
 )
 from allo_lsp.analysis.non_negative import NonNegative
 from allo_lsp.analysis.types import AlloType, DType
+from allo_lsp.protocol.build_errors import free_names
 from allo_lsp.protocol.kernel_types import (
     _BINOPS,
     CHAINED_COMPARISON,
@@ -48,7 +50,7 @@ def type_kernels(model: FileModel, text: str) -> None:
         for kernel in region.kernels:
             if kernel.typing is None:
                 lines = lines if lines is not None else text.split("\n")
-                kernel.typing = _typing(kernel, region, lines)
+                kernel.typing = _typing(kernel, region, lines, text)
 
 
 def dtype_ty(dtype: DType) -> Ty:
@@ -63,13 +65,15 @@ def _value(t: AlloType | None) -> Value | None:
     return Value(dtype_ty(t.dtype), tuple(t.shape)) if t is not None and t.dtype is not None else None
 
 
-def _typing(kernel: Kernel, region: Region, lines: list[str]) -> KernelTyping:
+def _typing(kernel: Kernel, region: Region, lines: list[str], text: str) -> KernelTyping:
     try:
         source = _Source(kernel, lines)
         fn = source.function()
         if fn is None:
             return KernelTyping()
-        return _collect(fn, KernelTypes(fn, _environment(kernel, region, source)), source)
+        env = _environment(kernel, region, source)
+        env.unbound = _unbound(kernel, fn, source, lines, text)
+        return _collect(fn, KernelTypes(fn, env), source)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError, KeyError, IndexError):
         return KernelTyping()  # the typer met a shape it does not follow: nothing, not a crash
 
@@ -77,13 +81,28 @@ def _typing(kernel: Kernel, region: Region, lines: list[str]) -> KernelTyping:
 def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment:
     params = {p.name: v for p in kernel.params if (v := _value(p.type)) is not None}
     streams = {s.name: v for s in region.streams if s.type is not None and (v := _value(s.type.element)) is not None}
-    constants = {n: dtype_ty(c) if isinstance(c, DType) else c for n, c in kernel.constants.items()}
+    constants = {n: dtype_ty(c) if isinstance(c, DType) else c for n, c in kernel.constants.items() if c is not None}
 
     def annotation(node: ast.expr) -> Value | None:
         start = source.range(node).start
         return _value(kernel.annotations.get((start.line, start.column)))
 
     return Environment(params, constants, streams, annotation)
+
+
+_STAR_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.M)
+
+
+def _unbound(kernel: Kernel, fn: ast.FunctionDef, source: _Source, lines: list[str], text: str) -> frozenset[str]:
+    """The names the body reads that nothing in the file binds (`kernel_body.py` found no binding
+    the kernel sees, the body binds none): Allo's `Unsupported Name`. Not judged where a star
+    import may bind anything, nor for a name the file writes anywhere outside the kernel (Allo
+    also reads the ints, floats, types and functions of the frames that call `df.build`)."""
+    candidates = {n for n, c in kernel.constants.items() if c is None} & free_names(fn)
+    if not candidates or _STAR_IMPORT.search(text):
+        return frozenset()
+    outside = "\n".join(lines[: source.first] + lines[source.first + len(source.lines) :])
+    return frozenset(n for n in candidates if not re.search(rf"\b{re.escape(n)}\b", outside))
 
 
 class _Source:
@@ -168,7 +187,7 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
 
 # What kind of build error or warning a message of `kernel_types.py` is, by its start.
 _KINDS = (
-    ("Unsupported Name", "name"),
+    ("Unsupported Name", "name"),  # after its block (ADF080); one bound nowhere is kind "undefined"
     ("Unsupported function call", "call"),
     ("Typing rule is not defined", "operator"),
     ("Allo cannot build", "operator"),

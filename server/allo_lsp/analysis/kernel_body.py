@@ -14,7 +14,7 @@ from math import prod
 import libcst as cst
 
 from allo_lsp.analysis.context import Context
-from allo_lsp.analysis.evaluate import FunctionRef, RegionRef, Scope, Symbol
+from allo_lsp.analysis.evaluate import UNKNOWN, FunctionRef, RegionRef, Scope, Symbol
 from allo_lsp.analysis.model import (
     Access,
     Kernel,
@@ -217,6 +217,8 @@ class _Scanner(cst.CSTVisitor):
             value = self.ctx.evaluator.lookup(node.value, self.scope, self.ctx.line(node))
             if isinstance(value, (int, float, DType)):  # a bool is an int too
                 self.constants[node.value] = value
+            elif value is UNKNOWN and self.scope.find(node.value, self.ctx.line(node)) is None:
+                self.constants[node.value] = None  # bound nowhere the kernel sees (a typo?)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter

@@ -11,6 +11,7 @@ the same errors at `df.build` that `check` reports.
 from __future__ import annotations
 
 import ast
+import builtins
 
 # The statements `TypeInferer` (and the `ASTVisitor` it extends) has a `visit_` method for; any
 # other stops the build in `ASTVisitor.__call__` with `Unsupported node "<class name>"`: `break`,
@@ -153,3 +154,33 @@ def sharded_params(fn: ast.FunctionDef) -> set[str]:
             ):
                 out.add(arg.arg)
     return out
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def free_names(fn: ast.FunctionDef) -> set[str]:
+    """The names `fn` reads that it binds nowhere itself (no parameter, assignment, loop or
+    `with` target, import, nested definition), Python's builtins aside: what Allo must find in
+    the module's globals, the region's symbols or the enclosing scopes (`get_global_vars`)."""
+    bound = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    read = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not fn:
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return read - bound - _BUILTIN_NAMES
+
+
+UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
+UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
+UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

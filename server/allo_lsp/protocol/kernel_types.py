@@ -88,6 +88,8 @@ class Environment:
     streams: dict[str, Value] = field(default_factory=dict)  # name -> element type (arrays of streams too)
     annotation: Callable[[ast.expr], Value | None] = lambda node: None
     is_allo: Callable[[str], bool] = lambda name: name in ("allo", "df")
+    # Names the body reads that nothing binds where Allo looks (a typo): `Unsupported Name`.
+    unbound: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -547,6 +549,8 @@ class KernelTypes:
             return Value(INDEX)  # `visit_Name`: a global Allo type reads as an index
         if node.id in self._closed and node.id not in self._declared and isinstance(node.ctx, ast.Load):
             self.problems.append(Problem(node, f"Unsupported Name `{node.id}`", True))
+        elif node.id in self.env.unbound and isinstance(node.ctx, ast.Load) and not self._compile_time:
+            self._refuse(node, forms.UNDEFINED_NAME.format(node.id), kind="undefined")
         return None
 
     def _typed(self, node: ast.AST, compute: Callable[[], Value]) -> Value | None:
@@ -633,6 +637,10 @@ class KernelTypes:
                     self._put(node.args[0], self.env.streams[stream])
                 return self.env.streams[stream] if func.attr == "get" else None
             owner = func.value
+            if isinstance(owner, ast.Name) and owner.id in self.env.unbound and self._lookup(owner.id) is None:
+                # `foo.bar(x)` of a `foo` bound nowhere: the callee resolves to nothing
+                self._refuse(node, forms.UNDEFINED_METHOD.format(func.attr), kind="undefined")
+                return None
             if isinstance(owner, ast.Name) and self.env.is_allo(owner.id):
                 if args and all(a is not None and not a.shape for a in args):
                     return args[0]  # an element-wise library call: its first argument's type
@@ -668,6 +676,8 @@ class KernelTypes:
                 return value
             if func.id in _BUILTINS:
                 self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
+            elif func.id in self.env.unbound and not self._compile_time:
+                self._refuse(node, forms.UNDEFINED_FUNCTION.format(func.id), kind="undefined")
         return None
 
     def _value_method(self, node: ast.Call, name: str, ty: Ty) -> Value | None:

@@ -1,0 +1,44 @@
+"""ADF096 undefined-name: a kernel reads or calls a name nothing binds
+
+## What it does
+Flags, in a kernel's body, a name read or called that is bound nowhere: not a parameter, a local,
+a loop variable, a stream or parameter of the region, nor a name of the module or of an enclosing
+function (a typo: `acc` for `accum`, a helper never defined). Allo a098603f looks a name up among
+the kernel's symbols, then the module's globals and the enclosing scopes (`get_global_vars` in
+`allo/ir/utils.py`), and stops where it finds nothing (`TypeInferer.visit_Name`, `visit_Call` in
+`allo/ir/infer.py`). Python's builtins are ADF081's. A file with a star import
+(`from m import *`) is not judged, nor a name the file binds anywhere outside the kernel (Allo also
+reads the ints, floats, types and functions of the frames that call `df.build`).
+
+## Why is this bad?
+`df.build` stops with ``Unsupported Name `acc` ``, `Unsupported function call foo`, or (for
+`foo.bar(x)`) ``Unsupported function call or attribute method `.bar` ``.
+
+## Example
+```python
+        accum: int32 = 0
+        for i in range(N):
+            accum += a[i]
+        b[0] = acc
+```
+Use instead:
+```python
+        b[0] = accum
+```
+"""
+
+from allo_lsp.analysis.problems import Severity
+from allo_lsp.analysis.rules.base import Context, Finding
+from allo_lsp.analysis.rules.kernel_typing import problems_of
+
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: Context):
+    for region, kernel, problem in problems_of(ctx.model, ("undefined",)):
+        yield Finding(
+            problem.range,
+            f"Kernel '{kernel.name}' names something nothing binds, and Allo's build stops here ({problem.message}). "
+            "Define it at module level, or correct the name.",
+            {"region": region.name, "kernel": kernel.name},
+        )
