@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 from allo_lsp.protocol import typing_rules as rules
+from allo_lsp.protocol.build_errors import free_names
 from allo_lsp.protocol.constant_fold import fold
 from allo_lsp.protocol.kernel_types import _BINOPS, VERIFIER, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
@@ -76,6 +77,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             return None
 
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
+    env.unbound = frozenset(n for n in free_names(fdef) if n not in ns)  # a typo: Allo's `Unsupported Name`
     types = KernelTypes(fdef, env)
     _check_steps(fdef, constants)
     for problem in types.problems:
