@@ -229,7 +229,8 @@ class KernelTypes:
             self._closed |= set(self._scopes.pop())
         elif isinstance(node, ast.Expr) and forms.expression_statement_error(node) is not None:
             self._refuse(node, forms.expression_statement_error(node))
-            self._expr(node.value)
+            if not isinstance(node.value, forms.EXPRESSIONS):  # Allo stops at the statement: one problem
+                self._expr(node.value)
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
 
@@ -648,7 +649,7 @@ class KernelTypes:
             value = self._expr(owner)
             if func.attr in _VALUE_METHODS and value is not None and not value.shape and not node.args:
                 return self._value_method(node, func.attr, value.ty)
-            if value is not None and func.attr not in (*_VALUE_METHODS, "T") and not self._compile_time:
+            if value is not None and func.attr not in _METHODS and not self._compile_time:
                 # `visit_Call` of a method on a value: `.T`, `.reverse()`, `.bitcast()` only (`a.sum()`)
                 self._refuse(node, f"Unsupported function call or attribute method `.{func.attr}`")
             return None
@@ -729,6 +730,9 @@ def _operation_of(op: ast.operator, result: Ty) -> str:
 
 
 _VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on a scalar value
+# Every method `visit_Call` takes on a value (a stream's too: a sub-function's `Stream` parameter
+# is typed by its element here).
+_METHODS = (*_VALUE_METHODS, "T", "put", "get", "try_put", "try_get", "empty", "full")
 _FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UInt: IEEE float16 (never bfloat16)
 
 # The MLIR verifiers' messages (`AffineStoreOp::verify`, `memref.store`'s type constraint).
