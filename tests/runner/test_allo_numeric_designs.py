@@ -235,3 +235,39 @@ def test_allo_matmul_of_int8_wraps_in_int8(tmp_path):
     c = np.zeros((2, 2), np.int32)
     run(tmp_path, source, a, b, c)
     assert c.tolist() == [[44, 100], [4, 2]]  # 300 wraps to 44 in int8
+
+
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        ("a: int8 = 5\nr[0] = a[9]", "the bit 9 of a i8 value"),
+        ("a: int8 = 5\ni: uint8 = 200\nr[0] = a[i]", "the bit 200 of a i8 value"),
+        ("a: int8 = 5\nr[0] = a[2:10]", r"the bit slice \[2:10\] of a i8 value"),
+        ("a: int8 = 5\nlo: int32 = 4\nr[0] = a[lo:lo + 8]", r"the bit slice \[4:12\] of a i8 value"),
+        ("a: int8 = 0\na[8] = 1\nr[0] = a", "the bit 8 of a i8 value"),
+    ],
+)
+def test_a_bit_at_or_past_the_width_is_refused_by_name(tmp_path, body, what):
+    # Allo's LowerBitOps pass (in the simulator's pipeline: lower_bit_ops) lowers GetIntBitOp to
+    # ShRSIOp by the position cast to the value's width, GetIntSliceOp to ShLIOp/ShRUIOp by
+    # width - 1 - hi and lo, SetIntBitOp to ShLIOp of 1: a position at or past the width is
+    # poison. The old code read 0 for a[9] and bits past an int8 for a[2:10].
+    from allo_lsp.runner.reference.transform import Unsupported
+
+    with pytest.raises(Unsupported, match=f"{what} .*poison in LLVM"):
+        _kernel(tmp_path, body)
+
+
+@pytest.mark.parametrize("index", ["-1", "A[0]", "int(f)"])
+def test_a_bit_index_that_builds_nothing_is_refused_by_name(tmp_path, index):
+    # build_bit_operation builds an operation only for a Name, Constant or BinOp index (ast.Index
+    # aside): for anything else it returns None and the build fails further on.
+    from allo_lsp.runner.reference.transform import Unsupported
+
+    with pytest.raises(Unsupported, match="build_bit_operation builds no operation"):
+        _kernel(tmp_path, f"A: int32[2] = 1\nf: float32 = 1.0\na: int8 = 5\nr[0] = a[{index}]")
+
+
+def test_an_in_range_bit_index_reads_and_sets_that_bit(tmp_path):
+    body = "a: int16 = 0x1234\nb: int8 = 0\nb[7] = 1\nb[0:4] = 0x1F\nr[0] = a[4:8] + a[0:4]\nr[1] = b\nr[2] = a[12]"
+    assert _kernel(tmp_path, body, n=3) == [7, -113, 1]  # 0x8F as an int8; bit 12 of 0x1234

@@ -571,13 +571,43 @@ class KernelTransformer(ast.NodeTransformer):
         return ast.Name(f"__o{n}", ast.Load()), checked, index
 
     def _subscript_index(self, node: ast.Subscript) -> ast.expr:
-        """`node`'s index as a value: an array element's as Allo's `build_indices` builds it."""
+        """`node`'s index as a value: an array element's as Allo's `build_indices` builds it, a
+        bit access's as `build_bit_operation` and Allo's LowerBitOps pass lower it."""
+        bits = self._bit_index(node)
+        if bits is not None:
+            return bits
         items = self._index_items(node)
         if items is None:
             return self._index(node.slice)
         if isinstance(node.slice, ast.Tuple):
             return ast.copy_location(ast.Tuple(items, ast.Load()), node.slice)
         return items[0]
+
+    def _bit_index(self, node: ast.Subscript) -> ast.expr | None:
+        """`x[i]` or `x[lo:hi]` of a typed integer `x`: the index checked as LowerBitOps shifts
+        by it in `x`'s width (a bit at or past the width, a slice reaching past it, is poison);
+        an index that is no name, constant or arithmetic builds nothing in `build_bit_operation`
+        (refused by name)."""
+        if self.types is None or self._constant:
+            return None
+        base = self._ty(node.value)
+        if base is None or base.kind not in ("int", "uint"):
+            return None
+        index, line, width = node.slice, node.lineno, base.bits
+        if isinstance(index, ast.Slice):
+            if index.step is not None or index.lower is None or index.upper is None:
+                return None
+            lower, upper = self.visit(index.lower), self.visit(index.upper)
+            return _template(f"__ref_bits(LO, HI, {width}, '{base}', {line})", LO=lower, HI=upper)
+        if not isinstance(index, (ast.Constant, ast.Name, ast.BinOp)):
+            raise Unsupported(
+                f"a bit index that is no name, constant or arithmetic ({ast.unparse(index)})",
+                line,
+                f"the bit index {ast.unparse(index)} (line {line}) is no name, constant or arithmetic: Allo's "
+                "build_bit_operation builds no operation for it, so the reference executor gives no value; "
+                "compute the index into a local first",
+            )
+        return _template(f"__ref_bit(I, {width}, '{base}', {line})", I=self.visit(index))
 
     def _index_items(self, node: ast.Subscript) -> list[ast.expr] | None:
         """An array element's indices as Allo's `build_indices` builds them, None where the

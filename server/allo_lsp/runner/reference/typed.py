@@ -578,6 +578,35 @@ def _amod(a: int, b: int, line: int) -> int:
     return a % b
 
 
+def _bit_poison(what: str, ty: str, line: int) -> Unsupported:
+    return Unsupported(
+        what,
+        line,
+        f"{what} of a {ty} value (line {line}) is poison in LLVM: Allo's LowerBitOps shifts by the bit "
+        "position in the value's width, and a position at or past the width gives no value, so the "
+        "reference executor gives none",
+    )
+
+
+def _bit(index: int, width: int, ty: str, line: int) -> int:
+    """The bit position `x[index]` reads or sets: cast to the value's width (`IndexCastOp`),
+    then a shift by it (`ShRSIOp`, `ShLIOp`), poison at or past the width."""
+    position = index & ((1 << width) - 1)
+    if position >= width:
+        raise _bit_poison(f"the bit {index}", ty, line)
+    return position
+
+
+def _bits(lower: int, upper: int, width: int, ty: str, line: int) -> slice:
+    """The bits `x[lower:upper]` reads or sets (`GetIntSliceOp`: shifts by width - 1 - (upper -
+    1) and by `lower` in the value's width; `SetIntSliceOp`: a bit set per position)."""
+    mask = (1 << width) - 1
+    low, high = lower & mask, (upper - 1) & mask
+    if low >= width or ((width - 1 - high) & mask) >= width:
+        raise _bit_poison(f"the bit slice [{lower}:{upper}]", ty, line)
+    return slice(low, high + 1)
+
+
 def _fmin(a, b):
     """`arith.minimumf` (LLVM's llvm.minimum): NaN if either is, -0.0 below 0.0."""
     if a != a:
@@ -627,6 +656,8 @@ HELPERS = {
     "__ref_divu": _divu,
     "__ref_adiv": _adiv,
     "__ref_fmin": _fmin,
+    "__ref_bit": _bit,
+    "__ref_bits": _bits,
     "__ref_fmax": _fmax,
     "__ref_amod": _amod,
     "__ref_remu": _remu,
