@@ -2,6 +2,7 @@
 // runs is queued, and several queued ones become one).
 import { commands, Disposable, ExtensionContext, window } from "vscode";
 import { DidChangeConfigurationNotification, LanguageClient, Middleware, ResponseError, State, vsdiag } from "vscode-languageclient/node";
+import { ActivePes } from "./common/activePe";
 import { AlloFiles } from "./common/alloFiles";
 import { Jobs, NO_SERVER_PROGRESS } from "./common/commands";
 import { clientChannel, registerLogger, traceError, traceInfo } from "./common/logger";
@@ -39,13 +40,14 @@ export async function activate(context: ExtensionContext): Promise<void> {
     const status = new Status();
     const views = new Views(context.extensionUri);
     const jobs = new Jobs(() => client, status, views);
-    const graphs = new GraphPanels(() => client, context.extensionUri);
+    const activePes = new ActivePes(() => client);
+    const graphs = new GraphPanels(() => client, context.extensionUri, (uri, region, kernel, pe) => activePes.choose(uri, region, kernel, pe));
     const server: ServerContext = { info, extensionPath: context.extensionPath, storageDir: context.globalStorageUri.fsPath };
     const lspOutput = clientChannel(output);
     const alloFiles = new AlloFiles();
     const environment = new AlloEnvironment(alloFiles);
     const rules = new RuleLinks();
-    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, graphs, alloFiles, environment, rules);
+    context.subscriptions.push(output, registerLogger(output), lspOutput, status, views, activePes, graphs, alloFiles, environment, rules);
 
     const middleware: Middleware = {
         executeCommand: async (command, args, next) => {

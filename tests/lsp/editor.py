@@ -185,6 +185,10 @@ def make_client() -> LanguageClient:
         if client.editor is not None:
             await client.editor.on_lens_refresh()
 
+    @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
+    def refresh_inlay_hints(params):
+        client.inlay_refreshes = getattr(client, "inlay_refreshes", 0) + 1
+
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     async def publish(params: lsp.PublishDiagnosticsParams):
         client.diagnostics[params.uri] = params.diagnostics

@@ -54,9 +54,11 @@ export class GraphPanels implements Disposable {
     private readonly panels = new Map<string, Panel>();
     private readonly disposables: Disposable[];
 
+    /** `pickPe`: a click on a PE node makes it its kernel's active PE (common/activePe.ts). */
     constructor(
         private readonly client: () => LanguageClient | undefined,
         private readonly extensionUri: Uri,
+        private readonly pickPe?: (uri: string, region: string, kernel: string, pe: string) => Promise<void>,
     ) {
         this.disposables = [
             registerCommand(SHOW_GRAPH, (...args: unknown[]) => this.show(args)),
@@ -157,6 +159,7 @@ export class GraphPanels implements Disposable {
                 break;
             case "reveal":
                 await this.reveal(p, String(message.id));
+                await this.pickPeOf(p, String(message.id));
                 break;
             case "rendered":
                 traceInfo(`graph ${p.region}: ${message.nodes} nodes, ${message.edges} edges drawn in ${Number(message.ms).toFixed(0)} ms (ELK in the ${message.layout === "worker" ? "worker" : "page"})`);
@@ -225,6 +228,14 @@ export class GraphPanels implements Disposable {
         const editor = await window.showTextDocument(uri, { viewColumn: column, preserveFocus: false });
         editor.selection = new Selection(start, start);
         editor.revealRange(new Range(start, start), TextEditorRevealType.InCenterIfOutsideViewport);
+    }
+
+    /** A PE node clicked: that PE active in its kernel (the editor dims what it does not run). */
+    private async pickPeOf(p: Panel, id: string): Promise<void> {
+        const node = p.graph?.nodes.find((n) => n.id === id);
+        if (node?.kind === "pe" && node.kernel && this.pickPe) {
+            await this.pickPe(p.uri, p.region, node.kernel, node.name);
+        }
     }
 
     private async export(p: Panel, svg: string): Promise<void> {

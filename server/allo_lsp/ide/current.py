@@ -63,14 +63,22 @@ class Current:
     def symbols(self) -> list[Symbol]:
         return [s for s in (symbol_forward(self.shift, s) for s in document_symbols(self.analysis)) if s is not None]
 
-    def inlay_hints(self, window: Range, reports: Mapping[str, dict]) -> list[InlayHint]:
-        moved = (hint_forward(self.shift, h) for h in inlay_hints(self.analysis, reports=reports))
-        return [h for h in moved if h is not None and window.contains(h.position)]
+    def inlay_hints(
+        self, window: Range, reports: Mapping[str, dict], active: Iterable[ActivePe] = ()
+    ) -> list[InlayHint]:
+        """`active`: the document's active PEs on the analysed text, whose values are hints too."""
+        found = inlay_hints(self.analysis, reports=reports) + [h for view in active for h in view.hints]
+        moved = (hint_forward(self.shift, h) for h in found)
+        return sorted((h for h in moved if h is not None and window.contains(h.position)), key=lambda h: h.position)
 
     def lenses(
-        self, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]]
+        self,
+        outcomes: dict[tuple[str, str], JobResult],
+        running: set[tuple[str, str]],
+        active: Iterable[ActivePe] = (),
     ) -> tuple[list[Lens], bool]:
         """The lenses, and whether one was left out (its line is being edited)."""
-        lenses = code_lenses(self.analysis, outcomes, running)
+        chosen = {(view.region, view.kernel): view.pe.pid for view in active if view.pe is not None}
+        lenses = code_lenses(self.analysis, outcomes, running, chosen)
         moved = [replace(lens, range=r) for lens in lenses if (r := range_forward(self.shift, lens.range)) is not None]
         return moved, len(moved) < len(lenses)

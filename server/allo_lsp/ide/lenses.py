@@ -3,11 +3,14 @@
 Above each module-level region: Simulate, Synthesize and MLIR (and Report and Files once
 synthesized: the report view, and the HLS project, `vitis.log` and `kernel.cpp`);
 above each module-level function that builds a region (a test): Run. After a job, its lens shows
-the outcome ("✓ passed 1.4 s", "⚙ 1,208 cycles · II 1,003 · LUT 52% · 5.3 ns").
+the outcome ("✓ passed 1.4 s", "⚙ 1,208 cycles · II 1,003 · LUT 52% · 5.3 ns"). Above each
+kernel of more than one PE: its active PE ("◎ PE (1, 2) of 6x6", issue 30), which picks one
+(the client's quick pick, then `alloDataflow/activePe`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from allo_lsp.analysis import Analysis
@@ -18,6 +21,8 @@ from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
+PE = "pe"  # a kernel's active PE (`ide/active_pe.py`): its lens's command is the client's picker
+PICK_PE = "alloDataflow.pickPe"  # [uri, region, kernel]: the client's quick pick of the kernel's PEs
 FILES = "files"  # what that synthesis kept (a lens beside Report)
 # A running job's lens cancels it; running the target again while it runs starts nothing.
 CANCEL = "alloDataflow.cancelJob"
@@ -52,6 +57,7 @@ class Lens:
     command: str
     name: str  # the region or function
     kind: str
+    kernel: str | None = None  # a PE lens's kernel (of the region `name`)
 
 
 def runnable(analysis: Analysis) -> list[tuple[Range, str, str]]:
@@ -70,9 +76,13 @@ def runnable(analysis: Analysis) -> list[tuple[Range, str, str]]:
 
 
 def code_lenses(
-    analysis: Analysis, outcomes: dict[tuple[str, str], JobResult], running: set[tuple[str, str]] | dict
+    analysis: Analysis,
+    outcomes: dict[tuple[str, str], JobResult],
+    running: set[tuple[str, str]] | dict,
+    active: Mapping[tuple[str, str], tuple[int, ...]] | None = None,
 ) -> list[Lens]:
-    """`running`: the jobs running, or a dict of them to the cluster state of those on a cluster."""
+    """`running`: the jobs running, or a dict of them to the cluster state of those on a cluster;
+    `active`: the kernels' active PEs (`pe_lenses`)."""
     lenses = []
     for rng, name, kind in runnable(analysis):
         title, command = _LABELS[kind], COMMANDS[kind]
@@ -91,7 +101,29 @@ def code_lenses(
             lenses.append(Lens(rng, _LABELS[REPORT], COMMANDS[REPORT], name, REPORT))
             if synthesis_files(outcomes[(name, kind)]):
                 lenses.append(Lens(rng, _LABELS[FILES], COMMANDS[FILES], name, FILES))
-    return lenses
+    lenses += pe_lenses(analysis, active or {})
+    return sorted(lenses, key=lambda lens: lens.range.start)  # stable: a target's lenses keep their order
+
+
+def pe_lenses(analysis: Analysis, active: Mapping[tuple[str, str], tuple[int, ...]]) -> list[Lens]:
+    """A lens above each kernel of more than one PE of a module-level region: its active PE
+    (`active`: (region, kernel) -> the chosen PE's pid), or how many it has."""
+    out = []
+    for region in analysis.model.regions:
+        if region.scope_path:
+            continue
+        for k in region.kernels:
+            if (k.pe_count or 0) < 2 or not k.instance_names:
+                continue
+            grid = "x".join(str(m) for m in k.mapping or ())
+            pid = active.get((region.name, k.name))
+            title = (
+                f"◎ PE ({', '.join(map(str, pid))}) of {grid}"
+                if pid is not None
+                else f"◎ PE: all {k.pe_count} of {grid}"
+            )
+            out.append(Lens(Range(k.decorator_range.start, k.range.end), title, PICK_PE, region.name, PE, k.name))
+    return out
 
 
 def run_actions(analysis: Analysis, line: int) -> list[tuple[str, str, str]]:

@@ -89,8 +89,11 @@ class Converter:
 
     def lens_json(self, uri: str, lens: Lens) -> dict:
         """A code lens as JSON, for answers encoded once (`jsonrpc/encoded.py`); a running job's
-        lens (which cancels it) names the job's kind too."""
-        arguments = [uri, lens.name, lens.kind] if lens.command == CANCEL else [uri, lens.name]
+        lens (which cancels it) names the job's kind too, a PE lens its kernel."""
+        if lens.command == CANCEL:
+            arguments = [uri, lens.name, lens.kind]
+        else:
+            arguments = [uri, lens.name] if lens.kernel is None else [uri, lens.name, lens.kernel]
         command = {"title": lens.title, "command": lens.command, "arguments": arguments}
         return {"range": self.range_json(lens.range), "command": command}
 

@@ -132,7 +132,9 @@ async def on_document_symbol(ls: AlloLanguageServer, params: lsp.DocumentSymbolP
 def on_inlay_hint(ls: AlloLanguageServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
     if (found := ls.view(params.text_document.uri)) is None:
         return []
-    hints = found[0].inlay_hints(found[1].from_range(params.range), ls.jobs.reports_of(params.text_document.uri))
+    uri = params.text_document.uri
+    active = ls.store.active_pes(uri, found[0].text)
+    hints = found[0].inlay_hints(found[1].from_range(params.range), ls.jobs.reports_of(uri), active)
     return [found[1].inlay_hint(h) for h in hints]
 
 
@@ -169,7 +171,10 @@ def on_active_pe(ls: AlloLanguageServer, params: dict) -> Encoded | None:
     """`alloDataflow/activePe`: a kernel's PEs and what the chosen one runs (ide/active_pe.py, README)."""
     uri, clear = params["textDocument"]["uri"], params.get("clear") is True
     text = ls.text(uri)
+    before = ls.store.chosen_pes(uri)
     found = ls.store.active_pe(uri, text, params["region"], params["kernel"], params.get("pe"), clear)
+    if ls.store.chosen_pes(uri) != before:  # the PE lens's title and the PE's value hints change
+        ls.refresh_lenses(uri, inlay_hints=True)
     return Encoded(ls.converter(uri, text).active_pe(found)) if found is not None else None
 
 

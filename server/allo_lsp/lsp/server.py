@@ -187,12 +187,15 @@ class AlloLanguageServer(CheckedStdioServer):
         if (result := self.store.analyses.get(uri)) is not None and self.is_open(uri):
             self.publish(uri, result)
 
-    def refresh_lenses(self, uri: str) -> None:
-        """The lenses of `uri` change: asked again by a client that can be told."""
+    def refresh_lenses(self, uri: str, inlay_hints: bool = False) -> None:
+        """The lenses of `uri` change (and its inlay hints: a kernel's active PE): asked again by a
+        client that can be told."""
         self.jobs.changed(uri)
         caps = self.client_capabilities.workspace
         if caps and caps.code_lens and caps.code_lens.refresh_support:
             asyncio.ensure_future(self._ask(self.workspace_code_lens_refresh_async))
+        if inlay_hints and caps and caps.inlay_hint and caps.inlay_hint.refresh_support:
+            asyncio.ensure_future(self._ask(self.workspace_inlay_hint_refresh_async))
 
     async def _ask(self, request) -> None:
         try:

@@ -85,6 +85,10 @@ class DocumentStore:
             chosen[(region, kernel)] = _ActiveChoice(found.pe.name, mapping, found, analysis)
         return found.forward(shift) if found is not None else None
 
+    def chosen_pes(self, uri: str) -> dict[tuple[str, str], str]:
+        """(region, kernel) -> the name of its chosen PE, in the document `uri`."""
+        return {key: choice.pe for key, choice in self._active.get(uri, {}).items()}
+
     def active_pes(self, uri: str, text: str) -> list[ActivePe]:
         """The views of the document's active PEs on the analysed text that answers for `text`."""
         if (result := self.analyses.get(uri)) is None or not (chosen := self._active.get(uri)):
