@@ -97,8 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     graph = sub.add_parser("graph", help="print a region's dataflow graph (kernels, PEs, streams) as JSON or dot")
     graph.add_argument("target", metavar="FILE::REGION", help="a module-level region")
-    graph.add_argument("--format", choices=("json", "dot"), default="json")
+    graph.add_argument(
+        "--format", choices=("json", "dot", "text"), help="json (the default), dot; with --pe: text or json"
+    )
     graph.add_argument("--expand", action="store_true", help="one node per PE instead of per kernel")
+    graph.add_argument(
+        "--pe", metavar="NAME", help="one PE (gemm_1_2): the branches it keeps, the lines it runs, its streams"
+    )
     return parser
 
 
@@ -364,8 +369,13 @@ def _graph(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"allo-lsp graph: {file}: {exc}", file=sys.stderr)
         return 2
+    if text is not None and args.pe is not None:
+        return _graph_pe(args, text, name)
     graph = region_graph(analyze(text).model.regions, text, name, args.expand) if text is not None else None
-    if graph is None:
+    if graph is None or args.format == "text":
+        if graph is not None:
+            print("allo-lsp graph: --format text is for one PE (--pe NAME)", file=sys.stderr)
+            return 2
         print(f"allo-lsp graph: no module-level region {args.target!r} (the target is FILE::REGION)", file=sys.stderr)
         return 2
     # The JSON is the server's `allo/regionGraph` answer, its ranges' characters in UTF-16 as there.
@@ -373,6 +383,26 @@ def _graph(args) -> int:
         sys.stdout.write(to_dot(graph))
     else:
         print(dumps(Converter.utf16(text).region_graph(graph), indent=2))
+    return 0
+
+
+def _graph_pe(args, text: str, region: str) -> int:
+    """`allo-lsp graph FILE::REGION --pe NAME`: the code as that PE runs it (ide/active_pe.py)."""
+    from allo_lsp.analysis import analyze
+    from allo_lsp.ide.active_pe import active_pe, listing
+    from allo_lsp.lsp.convert import Converter
+
+    regions = analyze(text).model.regions
+    kernel = next((k for r in regions if r.name == region for k in r.kernels if args.pe in k.instance_names), None)
+    found = active_pe(regions, text, region, kernel.name, args.pe) if kernel is not None else None
+    if found is None or found.pe is None or args.format == "dot":
+        why = "--pe prints text or json" if args.format == "dot" else f"no PE {args.pe!r} in region {region!r}"
+        print(f"allo-lsp graph: {why}", file=sys.stderr)
+        return 2
+    if args.format == "json":  # the server's alloDataflow/activePe answer, its characters in UTF-16
+        print(dumps(Converter.utf16(text).active_pe(found), indent=2))
+    else:
+        sys.stdout.write(listing(found, text, kernel))
     return 0
 
 

@@ -66,19 +66,21 @@ class ActivePe:
     inactive: tuple[Range, ...] = ()
     hints: tuple[InlayHint, ...] = ()
     streams: tuple[StreamSite, ...] = ()
+    kept: tuple[Range, ...] = ()  # the branches it takes, outermost first
 
     def forward(self, shift: LineShift | None) -> ActivePe:
         """On the current text: what sits on a line edited since the analysis is left out."""
         if shift is None:
             return self
         inactive = tuple(r for r in (range_forward(shift, r) for r in self.inactive) if r is not None)
+        kept = tuple(r for r in (range_forward(shift, r) for r in self.kept) if r is not None)
         hints = []
         for hint in self.hints:
             line = shift.forward(hint.position.line)
             if line is not None:
                 hints.append(replace(hint, position=Position(line, hint.position.column)))
         streams = tuple(replace(s, range=r) for s in self.streams if (r := range_forward(shift, s.range)) is not None)
-        return replace(self, inactive=inactive, hints=tuple(hints), streams=streams)
+        return replace(self, inactive=inactive, hints=tuple(hints), streams=streams, kept=kept)
 
     def site_at(self, pos: Position) -> StreamSite | None:
         return next((s for s in self.streams if s.range.contains(pos)), None)
@@ -96,6 +98,7 @@ class ActivePe:
             "active": pe(self.pe) if self.pe is not None else None,
             "pes": [pe(p) for p in self.pes],
             "inactive": [range_json(r) for r in self.inactive],
+            "kept": [range_json(r) for r in self.kept],
             "hints": [
                 {"position": range_json(Range(h.position, h.position))["start"], "label": h.label} for h in self.hints
             ],
@@ -152,10 +155,12 @@ def active_pe(
         return ActivePe(where.name, k.name, chosen if view is not None else None, listed)
     lines = graph_fold.source_lines(text)
     inactive = tuple(graph_fold.ast_range(lines, w) for w, taken in view.decisions if taken is False)
+    kept = tuple(graph_fold.ast_range(lines, w) for w, taken in view.decisions if taken is True)
     found = [_pid_hint(lines, stmt, bound) for stmt, bound in view.pids] + [_element_hint(lines, u) for u in view.uses]
     hints = sorted((h for h in found if h is not None), key=lambda h: h.position)
     streams = _sites(lines, view, _Ends(views, where))
-    return ActivePe(where.name, k.name, chosen, listed, tuple(sorted(inactive, key=_start)), tuple(hints), streams)
+    inactive = tuple(sorted(inactive, key=_start))
+    return ActivePe(where.name, k.name, chosen, listed, inactive, tuple(hints), streams, kept)
 
 
 def _start(r: Range) -> Position:
@@ -236,3 +241,42 @@ def hover_markdown(site: StreamSite, pe: str) -> str:
     arrow = "->" if site.op == "put" else "<-"
     peers = ", ".join(f"`{p}`" for p in site.peers) or ("nobody gets it" if site.op == "put" else "nobody puts it")
     return f"PE `{pe}` {site.op}s `{element}` {arrow} {peers}"
+
+
+def listing(found: ActivePe, text: str, kernel: Kernel) -> str:
+    """The PE as `allo-lsp graph FILE::REGION --pe NAME` prints it: the branches it keeps (1-based
+    lines), the lines of its kernel (decorators to the body's end) it runs, each with its values
+    and stream ends, and its streams (element -> peer)."""
+    pe, lines = found.pe, text.split("\n")
+    extent = Range(kernel.decorator_range.start, (kernel.body_range or kernel.range).end)
+    assert pe is not None
+    out = [f"PE {pe.name} of kernel {found.kernel} (region {found.region}): pid {pe.pid}, role {pe.role or '-'}"]
+    out += ["", "kept branches:"] + [
+        f"  lines {r.start.line + 1}-{r.end.line + 1}: {lines[r.start.line].strip()}" for r in found.kept
+    ]
+    if not found.kept:
+        out.append("  (none: it runs no meta_if/elif/else branch, or none folds)")
+    notes: dict[int, list[str]] = {}
+    for hint in found.hints:
+        if not hint.label.startswith("="):  # get_pid's values; an element is said with its peer below
+            notes.setdefault(hint.position.line, []).append(hint.label)
+    for site in found.streams:
+        notes.setdefault(site.range.start.line, []).append(_end(site))
+    out += ["", "runs:"]
+    for row in range(extent.start.line, min(extent.end.line + 1, len(lines))):
+        skipped = next((r for r in found.inactive if r.start.line <= row <= r.end.line), None)
+        if skipped is None:
+            note = f"  # {'; '.join(notes[row])}" if row in notes else ""
+            out.append(f"{row + 1:5} | {lines[row]}{note}")
+        elif row == skipped.start.line:
+            out.append(f"      ~ lines {row + 1}-{skipped.end.line + 1}: a branch it does not take")
+    out += ["", "streams:"] + [f"  {_end(s)} (line {s.range.start.line + 1})" for s in found.streams]
+    if not found.streams:
+        out.append("  (none)")
+    return "\n".join(out) + "\n"
+
+
+def _end(site: StreamSite) -> str:
+    arrow = "->" if site.op == "put" else "<-"
+    peers = ", ".join(site.peers) or "nobody"
+    return f"{site.element} {arrow} {peers}" if site.element is not None else f"{site.stream}[?] {arrow} any"
