@@ -503,3 +503,15 @@ def test_a_range_with_a_step_of_zero_or_less_does_not_build(tmp_path, capsys):
             module.df.build(module.top, target="simulator")
     assert exited.value.code == 1
     assert "Step in for loop range should be positive, got: -1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "body", ["x = 100000000000000000000\nr[0] = x", "a: Int(64) = 1\nr[0] = a + 9223372036854775808"]
+)
+def test_an_int_literal_past_int64_is_refused_by_name(tmp_path, body):
+    # MockConstant.result: IntegerAttr.get(i32, value) takes an int64_t, which the bindings refuse
+    # for a wider Python int: Allo's build fails. The old code kept its low 32 bits.
+    from allo_lsp.runner.reference.transform import Unsupported
+
+    with pytest.raises(Unsupported, match="does not fit the int64"):
+        _statements(tmp_path, body, "int64")

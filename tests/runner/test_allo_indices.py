@@ -119,6 +119,8 @@ def test_a_shift_in_an_affine_index_is_refused_by_name(tmp_path):
         ("n: uint8 = 100\nc: int32 = 0\nfor i in range(n):\n    c += 1\nr[0] = c", [100, 0, 0, 0]),
         ("n: int32 = 3\nfor i in range(n):\n    r[i] = i", [0, 1, 2, 0]),
         ("for i in range(4):\n    for j in range(i, 4):\n        r[i] += 1", [4, 3, 2, 1]),
+        ("n: uint8 = 200\nc: int32 = 0\nfor i, j in allo.grid(n, 2):\n    c += 1\nr[0] = c", [0, 0, 0, 0]),
+        ("n: int32 = 3\nc: int32 = 0\nfor i, j in allo.grid(n, 2):\n    c += 1\nr[0] = c", [6, 0, 0, 0]),
     ],
 )
 def test_an_scf_loops_bounds_are_index_cast(tmp_path, body, expected):

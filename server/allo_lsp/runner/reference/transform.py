@@ -691,9 +691,17 @@ class KernelTransformer(ast.NodeTransformer):
         """A `range`'s bounds as Allo builds them: an affine loop's as affine maps (floor
         division and modulo), an `scf.for`'s each cast to `index` (`build_single_for`:
         `IndexCastOp` sign-extends, so `range(n)` of a uint8 200 runs no iteration)."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"):
+        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
             return None
-        if any(isinstance(a, ast.Starred) for a in call.args) or not 1 <= len(call.args) <= 3:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "range":
+            if not 1 <= len(call.args) <= 3:
+                return None
+        elif isinstance(func, ast.Attribute) and func.attr in ("grid", "reduction"):
+            if not (isinstance(func.value, ast.Name) and self.is_allo(func.value.id)):
+                return None
+            return [self._grid_bound(arg) for arg in call.args]
+        else:
             return None
         bounds = []
         for k, arg in enumerate(call.args):
@@ -724,6 +732,13 @@ class KernelTransformer(ast.NodeTransformer):
         else:
             return False
         return all(self._affine(b) for b in bounds)
+
+    def _grid_bound(self, arg: ast.expr) -> ast.expr:
+        """One `allo.grid` bound: its own loop's (`build_all_for` builds one loop per bound)."""
+        if self._affine(arg):
+            return ast.copy_location(self._affine_code(arg), arg)
+        ty, code = self._ty(arg), self.visit(arg)
+        return code if ty is None else self._ops.index_cast(code, ty, self.types._is_i1(arg) is True, arg)
 
     def _int_constants(self) -> dict:
         return {k: v for k, v in self.types.env.constants.items() if type(v) is int}

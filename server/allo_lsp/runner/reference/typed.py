@@ -251,6 +251,14 @@ def _literal(expr: ast.expr, src: Ty) -> ast.expr:
     `3000000000` is -1294967296 wherever it is widened (`x: int64 = 3000000000`, `a + 3000000000`
     of an int64)."""
     if isinstance(expr, ast.Constant) and type(expr.value) is int and src == rules.INT32:
+        if not -(1 << 63) <= expr.value < 1 << 63:
+            # IntegerAttr.get takes an int64_t: the bindings refuse a wider Python int.
+            raise Unsupported(
+                f"the int literal {expr.value}",
+                getattr(expr, "lineno", None),
+                f"the int literal {expr.value} does not fit the int64 Allo's MockConstant passes to "
+                "IntegerAttr.get: Allo's build fails, so the reference executor gives no value",
+            )
         wrapped = ((expr.value + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
         if wrapped != expr.value:
             return ast.copy_location(ast.Constant(wrapped), expr)
