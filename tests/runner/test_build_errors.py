@@ -70,6 +70,8 @@ CASES = [
     ("visit_Attribute", "r[0] = b.shape[0]", 0, "ADF089", "Unsupported attribute `shape`"),
     ("visit_Call", "r[0] = b.sum()", 0, "ADF089", "Unsupported function call or attribute method `.sum`"),
     ("visit_Expr", "b[0] + 1\nr[0] = 1", 0, "ADF089", "Unsupported expression: <ast.BinOp object"),
+    ("visit_Call", "r[0] = int8(b[0])", 0, "ADF089", "'Int' object has no attribute '__name__'"),
+    ("visit_Call", "r[0] = float32(b[0])", 0, "ADF089", "'Float' object has no attribute '__name__'"),
     (
         "visit_all_for",
         "for i in range(4):\n    for i in range(2):\n        r[0] = 1",

@@ -92,6 +92,11 @@ def attribute_error(attr: str, owner_is_name: bool) -> str | None:
     return f"Unsupported attribute `{attr}`"
 
 
+def type_class(ty) -> str:
+    """The class of `allo.ir.types` a type (`typing_rules.Ty`) is an object of."""
+    return {"int": "Int", "uint": "UInt", "index": "Index", "fixed": "Fixed", "ufixed": "UFixed"}.get(ty.kind, "Float")
+
+
 def broadcast(lhs: tuple, rhs: tuple, match_lhs: bool) -> tuple[tuple | None, str | None]:
     """`visit_broadcast`: NumPy's broadcasting of `rhs` against `lhs`, dimension by dimension from
     the left after padding the shorter with 1s. `match_lhs` (an assignment's target): the result
@@ -156,7 +161,7 @@ def sharded_params(fn: ast.FunctionDef) -> set[str]:
     return out
 
 
-_BUILTIN_NAMES = frozenset(dir(builtins))
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def free_names(fn: ast.FunctionDef) -> set[str]:
@@ -178,7 +183,7 @@ def free_names(fn: ast.FunctionDef) -> set[str]:
             bound.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
-    return read - bound - _BUILTIN_NAMES
+    return read - bound - BUILTIN_NAMES
 
 
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global

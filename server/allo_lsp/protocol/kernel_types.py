@@ -653,6 +653,12 @@ class KernelTypes:
                 # `visit_Call` of a method on a value: `.T`, `.reverse()`, `.bitcast()` only (`a.sum()`)
                 self._refuse(node, f"Unsupported function call or attribute method `.{func.attr}`")
             return None
+        called = self._type_named(func)
+        if called is not None and not self._compile_time:
+            # `int8(x)`: Allo resolves the callee to a type, an object of `allo.ir.types`, and
+            # takes it for a library function (`visit_Call` reads its `__name__`, which it has not).
+            self._refuse(node, f"'{forms.type_class(called)}' object has no attribute '__name__'")
+            return None
         if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
             if func.id in ("float", "int"):
                 result = FLOAT32 if func.id == "float" else INT32
@@ -680,6 +686,19 @@ class KernelTypes:
             elif func.id in self.env.unbound and not self._compile_time:
                 self._refuse(node, forms.UNDEFINED_FUNCTION.format(func.id), kind="undefined")
         return None
+
+    def _type_named(self, func: ast.expr) -> Ty | None:
+        """The Allo type a callee names (`int8` in `int8(x)`), None for anything else: a local,
+        a builtin (`float`, `int`, `bool`: `visit_Call`'s own cases or ADF081's), a function."""
+        if not isinstance(func, ast.Name) or self._lookup(func.id) is not None or func.id in forms.BUILTIN_NAMES:
+            return None
+        named = self.env.constants.get(func.id)
+        if isinstance(named, Ty):
+            return named
+        if func.id in self.env.constants or func.id in self.env.streams:
+            return None
+        declared = self.env.annotation(func)  # the executor reads the name as an annotation
+        return declared.ty if declared is not None and not declared.shape else None
 
     def _value_method(self, node: ast.Call, name: str, ty: Ty) -> Value | None:
         """`x.reverse()`: the bits of an integer reversed over its width, of its type;
