@@ -47,6 +47,8 @@ CASES = [
         "ADF088",
         "Shape mismatch, got (2,) and (4,), and cannot be broadcasted",
     ),
+    ("visit_assignment_val", "t: int32[2] = [1, 2, 3]\nr[0] = t[0]", 0, "ADF088", "Shape mismatch, got (2,) and (3,)"),
+    ("visit_assignment_val", "t = [1, 2]\nr[0] = 1", 0, "ADF089", "AssertionError (visit_assignment_val"),
     ("ASTVisitor.__call__", "for i in range(4):\n    break\nr[0] = 1", 1, "ADF089", 'Unsupported node "Break"'),
     ("ASTVisitor.__call__", "for i in range(4):\n    continue\nr[0] = 1", 1, "ADF089", 'Unsupported node "Continue"'),
     ("ASTVisitor.__call__", "assert b[0] > 0\nr[0] = 1", 0, "ADF089", 'Unsupported node "Assert"'),
@@ -120,6 +122,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "for i in range(4):\n    r[0] = i\nfor i in range(2):\n    r[0] = r[0] + i",  # one block after the other
         "x: int32 = 0\nx: int32 = 5\nr[0] = x + s.get()[0]",  # the same type declared again
         "for i, j in allo.grid(2, 2):\n    r[0] = i + j",
+        "t: int32[2, 2] = [[1, 2], [3, 4]]\nt = [[5, 6], [7, 8]]\nr[0] = t[1, 1]",  # a list of the declared shape
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

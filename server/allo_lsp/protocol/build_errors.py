@@ -117,6 +117,34 @@ def broadcast(lhs: tuple, rhs: tuple, match_lhs: bool) -> tuple[tuple | None, st
     return tuple(left), None
 
 
+def literal_shape(node: ast.expr) -> tuple | None:
+    """The shape NumPy gives a nested list literal (`np.array(eval(...))` in
+    `visit_assignment_val`): its nesting, when every level is rectangular; None for a ragged one."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return ()
+    inner = [literal_shape(e) for e in node.elts]
+    if any(i is None for i in inner) or len(set(inner)) > 1:
+        return None
+    return (len(node.elts), *(inner[0] if inner else ()))
+
+
+def literal_error(target: tuple | None, node: ast.List) -> str | None:
+    """`x: int32[2] = [1, 2, 3]`: a list literal is a constant tensor of exactly the declared
+    shape (no broadcasting); an untyped local cannot take one (Allo's assertion has no message)."""
+    if target is None:
+        return LIST_WITHOUT_TYPE
+    got = literal_shape(node)
+    if got is None or tuple(got) == tuple(target):
+        return None
+    return f"Shape mismatch, got {_shape(target)} and {_shape(got)}"
+
+
+LIST_WITHOUT_TYPE = (
+    "AssertionError (visit_assignment_val: a list literal is a constant tensor of its target's declared type "
+    "and shape; this local has none)"
+)
+
+
 def _shape(shape: tuple) -> str:
     return str(tuple(shape))
 

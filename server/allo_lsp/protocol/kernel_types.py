@@ -90,6 +90,8 @@ class Environment:
     is_allo: Callable[[str], bool] = lambda name: name in ("allo", "df")
     # Names the body reads that nothing binds where Allo looks (a typo): `Unsupported Name`.
     unbound: frozenset[str] = frozenset()
+    # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
+    functions: dict[str, Value] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ class KernelTypes:
             if isinstance(node.target, ast.Name) and declared is not None:
                 self._redeclared(node, declared)
                 self._shape_into(node.value, declared, value, node.target)
+                self._list_into(node.value, declared)
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
                 self._stored_get(node.target, node.value)
@@ -250,6 +253,7 @@ class KernelTypes:
         for target in node.targets:
             if isinstance(target, ast.Name):
                 known = self._lookup(target.id)
+                self._list_into(node.value, known)
                 if known is None and value is not None:
                     self._scopes[-1][target.id] = value
                     self.locals[id(target)] = (target, value)
@@ -280,6 +284,16 @@ class KernelTypes:
         _, message = forms.broadcast(target.shape, got.shape, match_lhs=True)
         if message is not None:
             self._refuse(at if isinstance(at, ast.Subscript) else value, message, kind="shape")
+
+    def _list_into(self, value: ast.expr | None, target: Value | None) -> None:
+        """A list literal assigned to a name (`visit_assignment_val`): of the declared shape."""
+        if not isinstance(value, ast.List) or self._compile_time:
+            return
+        if target is not None and not _known_shape(target.shape):
+            return
+        message = forms.literal_error(None if target is None else tuple(target.shape), value)
+        if message is not None:
+            self._refuse(value, message, kind="construct" if message == forms.LIST_WITHOUT_TYPE else "shape")
 
     def _redeclared(self, node: ast.AnnAssign, declared: Value) -> None:
         """`x: T = v` of a name already bound (`visit_AnnAssign`): an assignment, of the same
@@ -681,6 +695,8 @@ class KernelTypes:
                     for arg in node.args:
                         self._flag_cast(arg, value.ty, consumer)
                 return value
+            if func.id in self.env.functions:
+                return self.env.functions[func.id]
             if func.id in _BUILTINS:
                 self.problems.append(Problem(node, f"Unsupported function call {func.id}", True))
             elif func.id in self.env.unbound and not self._compile_time:
