@@ -26,6 +26,7 @@ from allo_lsp.protocol.details import (
     SizedStream,
     StreamStatistics,
     SynthesisDetails,
+    TracedValues,
     decode,
     details_as,
     encode,
@@ -67,7 +68,7 @@ def simulated(cls=SimulateDetails, **more):
     return cls(
         **COMMON,
         differential=Differential({"B": 0.5}, "Unsupported: ..."),
-        fifo_statistics=[FifoRun("top", {"tap": stats})],
+        fifo_statistics=[FifoRun("top", {"tap": stats}, [TracedValues("tap[1]", "producer_0", "put", 8, [1, 2])])],
         blocked=[Blocked("consumer_0", "tap", "get", 17, 0, 2)],
         fifo_sizing=sizing,
         **more,

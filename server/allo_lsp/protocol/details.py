@@ -119,11 +119,24 @@ class StreamStatistics:
 
 
 @dataclass
+class TracedValues:
+    """The first values one PE put to (or got from) one FIFO in a run that asked for them (the
+    job's `trace` option: runner/reference/scheduler.py `tracing`), and how many it put or got."""
+
+    fifo: str = ""  # the FIFO: `fifo_A[1, 3]`, a plain stream's name
+    pe: str = ""
+    op: str = ""  # put or get
+    count: int = 0
+    values: list = field(default_factory=list)  # the first ones, at most 16
+
+
+@dataclass
 class FifoRun:
-    """The FIFO statistics of one region's run in the reference executor."""
+    """The FIFO statistics of one region's run in the reference executor (and its trace when asked)."""
 
     region: str = ""
     streams: dict[str, StreamStatistics] = field(default_factory=dict)
+    trace: list[TracedValues] = field(default_factory=list)
 
 
 @dataclass

@@ -11,6 +11,7 @@ result only from a runner that then exited 0 in time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import io
@@ -150,7 +151,8 @@ def run_job(request: JobRequest) -> JobResult:
     tail = _Tail()
     sys.stdout, sys.stderr = tail.wrap(sys.stdout), tail.wrap(sys.stderr)
     try:
-        result = run(request)
+        with _traced(request):
+            result = run(request)
     except BaseException as exc:  # noqa: BLE001 - every way a design can fail is a result
         try:
             result = failure(exc, request, tail.text())
@@ -174,6 +176,17 @@ def run_job(request: JobRequest) -> JobResult:
     omp = os.environ.get("OMP_NUM_THREADS")
     result.omp_num_threads = int(omp) if omp and omp.isdigit() else None
     return result
+
+
+def _traced(request: JobRequest):
+    """The reference executor's trace of the first values per PE and FIFO, when the job asks
+    (`options["trace"]`: how many, at most 16); else nothing."""
+    values = request.options.get("trace")
+    if request.backend != "reference" or type(values) is not int or values <= 0:
+        return contextlib.nullcontext()
+    from allo_lsp.runner.reference.scheduler import tracing
+
+    return tracing(values)
 
 
 def _unread(run: dict) -> str | None:

@@ -35,7 +35,10 @@ DEADLOCKED, RAISED, COMPLETED = "deadlocked", "raised", "completed"  # how a re-
 def record(region: str, sched: Scheduler, completed: bool) -> None:
     """The statistics of one top-level run (the job's result carries the last runs');
     `completed`: every PE ended, so what the FIFOs hold was left unread."""
-    _recorded.append({"region": region, "streams": sched.statistics(completed)})
+    run = {"region": region, "streams": sched.statistics(completed)}
+    if sched.trace is not None:  # asked for by the run (`scheduler.tracing`)
+        run["trace"] = sched.traced()
+    _recorded.append(run)
     del _recorded[:-8]
 
 
@@ -60,7 +63,7 @@ def diagnose(run, user_file: str, inputs, failed: Scheduler) -> dict | None:
     def attempt(depths: dict, counting: bool = False):
         """(how the re-run ended: DEADLOCKED, RAISED or COMPLETED, its scheduler)."""
         arrays, state = copy.deepcopy(inputs)
-        sched = Scheduler(user_file, depths, counting)
+        sched = Scheduler(user_file, depths, counting, trace=0)  # a re-run traces nothing
         try:
             run(sched, arrays, state)
         except Deadlock:

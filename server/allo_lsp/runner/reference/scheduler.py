@@ -13,6 +13,11 @@ with every parked PE. Every PE polling with no FIFO changing for `POLL_STALL_S` 
 
 Results do not depend on the schedule (Kahn: dataflow over blocking FIFOs is determinate), which
 `tests/runner/test_reference_schedules.py` checks under both schedules (`SCHEDULES`).
+
+Only when a run asks (`tracing(n)`, the job's `trace` option) each FIFO keeps the first `n`
+values each PE put to it and got from it (at most `TRACE_LIMIT`, for at most `TRACE_KEYS` (FIFO,
+PE, op) at all): bounded in memory whatever the run's length. Every put and get then takes the
+suspending path, as the deadlock diagnosis' counting does.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ RUN_UNTIL_BLOCKED, ROUND_ROBIN = "run_until_blocked", "round_robin"
 SCHEDULES = (RUN_UNTIL_BLOCKED, ROUND_ROBIN)
 _schedule = [RUN_UNTIL_BLOCKED]
 POLL_STALL_S = 1.0
+TRACE_LIMIT, TRACE_KEYS = 16, 4096
+_tracing = [0]
 
 EMPTY = object()  # what `get_now` returns from an empty FIFO (None is a value a stream may carry)
 GIVE_WAY = object()
@@ -46,6 +53,28 @@ def schedule(name: str):
         yield
     finally:
         _schedule.pop()
+
+
+@contextlib.contextmanager
+def tracing(values: int):
+    """Every run started inside keeps the first `values` (up to TRACE_LIMIT) each PE put and got per FIFO."""
+    _tracing.append(max(0, min(int(values), TRACE_LIMIT)))
+    try:
+        yield
+    finally:
+        _tracing.pop()
+
+
+def _plain(value):
+    """A traced value as JSON takes it: a number, a short list, else its bounded text."""
+    shape = getattr(value, "shape", None)
+    if shape == () and callable(getattr(value, "item", None)):  # a numpy scalar
+        return value.item()
+    if isinstance(value, (bool, int, float)):
+        return value
+    if shape is not None and getattr(value, "size", 65) <= 64 and callable(getattr(value, "tolist", None)):
+        return value.tolist()
+    return repr(value)[:80]
 
 
 @dataclass
@@ -104,8 +133,13 @@ class Wait(tuple):
 
 
 class Scheduler:
-    def __init__(self, user_file: str, depths: dict | None = None, counting: bool = False) -> None:
+    def __init__(
+        self, user_file: str, depths: dict | None = None, counting: bool = False, trace: int | None = None
+    ) -> None:
         self.user_file = user_file
+        # (fifo name, pe, op) -> [how many, the first values]: only when the run asks (`tracing`)
+        self.trace_limit = _tracing[-1] if trace is None else trace
+        self.trace: dict[tuple[str, str, str], list] | None = {} if self.trace_limit else None
         self.local = SimpleNamespace(pe=None, pid=())  # the running PE: what the runtime reads
         self.round_robin = _schedule[-1] == ROUND_ROBIN
         self.depths = depths or {}  # (file, line) of a declaration -> depth: the diagnosis's re-runs
@@ -120,7 +154,8 @@ class Scheduler:
         """A FIFO of the stream declared at `declared` (file, line)."""
         self.declarations.setdefault(declared, (name.split("[")[0], depth))
         depth = self.depths.get(declared, depth)
-        fifo = (SlowFifo if self.round_robin or self.counts is not None else Fifo)(self, name, depth, store, declared)
+        slow = self.round_robin or self.counts is not None or self.trace is not None
+        fifo = (SlowFifo if slow else Fifo)(self, name, depth, store, declared)
         self.fifos.append(fifo)
         return fifo
 
@@ -191,6 +226,13 @@ class Scheduler:
 
     def _signature(self) -> int:
         return sum(2 * f.puts - len(f.items) for f in self.fifos)  # puts + gets
+
+    def traced(self) -> list[dict]:
+        """The trace as the result carries it: per FIFO, PE and op, how many and the first values."""
+        return [
+            {"fifo": fifo, "pe": pe, "op": op, "count": count, "values": values}
+            for (fifo, pe, op), (count, values) in (self.trace or {}).items()
+        ]
 
     def leftover(self) -> dict[tuple, tuple[str, int]]:
         """(file, line) of each declaration whose FIFOs hold elements -> (name, how many): after a
@@ -309,6 +351,8 @@ class Fifo:
             self._waited("put", start)
         self._count("put")
         Fifo.put_now(self, value)
+        if self.sched.trace is not None:
+            self._trace("put", self.items[-1])
 
     def wait_get(self, line):
         if self.sched.round_robin:
@@ -319,7 +363,10 @@ class Fifo:
                 yield Wait((self, "get", line, start))
             self._waited("get", start)
         self._count("get")
-        return Fifo.get_now(self)
+        value = Fifo.get_now(self)
+        if self.sched.trace is not None:
+            self._trace("get", value)
+        return value
 
     def _waited(self, op: str, start: float) -> None:
         record = self.blocked.setdefault((self.sched.local.pe, op), [0, 0.0])
@@ -331,19 +378,36 @@ class Fifo:
         if counts is not None:
             counts[(self.name, self.sched.local.pe, op)] += 1
 
+    def _trace(self, op: str, value) -> None:
+        trace, key = self.sched.trace, (self.name, self.sched.local.pe, op)
+        entry = trace.get(key)  # type: ignore[union-attr]
+        if entry is None:
+            if len(trace) >= TRACE_KEYS:  # type: ignore[arg-type]
+                return
+            entry = trace[key] = [0, []]  # type: ignore[index]
+        entry[0] += 1
+        if len(entry[1]) < self.sched.trace_limit:
+            entry[1].append(_plain(value))
+
     # Non-blocking operations (Allo's `try_put`, `try_get`, `empty`, `full`). A failed one is
     # followed by `polled` in transformed code: the PE gives way, so the PE it waits for runs.
     def try_put(self, value) -> bool:
         if len(self.items) >= self.depth:
             return False
         self._count("put")
-        return Fifo.put_now(self, value)
+        Fifo.put_now(self, value)
+        if self.sched.trace is not None:
+            self._trace("put", self.items[-1])
+        return True
 
     def try_get(self):
         if not self.items:
             return self.store(0), False
         self._count("get")
-        return Fifo.get_now(self), True
+        value = Fifo.get_now(self)
+        if self.sched.trace is not None:
+            self._trace("get", value)
+        return value, True
 
     def empty(self) -> bool:
         return not self.items

@@ -1,0 +1,116 @@
+"""The executor's trace (issue 30): the first values each PE put to and got from each FIFO, kept
+only when the run asks (`scheduler.tracing`, the job's `trace` option), bounded per FIFO and PE
+and in the number of them, and results unchanged by it."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+from allo_lsp.runner.reference import fifos, scheduler
+from paths import EXAMPLES
+from reference_harness import HEADER, MANY_PES, run
+
+PIPE = """
+@df.region()
+def top(A: int32[64], B: int32[64]):
+    pipe: Stream[int32, 4]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: int32[64]):
+        for i in range(64):
+            pipe.put(local_A[i] * 2)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: int32[64]):
+        for i in range(64):
+            local_B[i] = pipe.get() + 1
+"""
+
+
+def traced(run_stats: dict) -> dict:
+    return {(t["fifo"], t["pe"], t["op"]): (t["count"], t["values"]) for t in run_stats["trace"]}
+
+
+def test_no_trace_unless_asked(tmp_path):
+    A, B = np.arange(64, dtype=np.int32), np.zeros(64, np.int32)
+    run(tmp_path, PIPE, A, B)
+    assert "trace" not in fifos.recorded()[-1]
+
+
+def test_the_first_values_per_pe_and_fifo(tmp_path):
+    A, B = np.arange(64, dtype=np.int32), np.zeros(64, np.int32)
+    with scheduler.tracing(16):
+        run(tmp_path, PIPE, A, B)
+    np.testing.assert_array_equal(B, 2 * A + 1)
+    first = [2 * i for i in range(16)]
+    assert traced(fifos.recorded()[-1]) == {
+        ("pipe", "producer_0", "put"): (64, first),
+        ("pipe", "consumer_0", "get"): (64, first),
+    }
+    assert all(type(v) is int for v in first)  # plain numbers, as JSON writes them
+    with scheduler.tracing(100):  # at most TRACE_LIMIT, whatever is asked
+        run(tmp_path, PIPE, A, B)
+    assert {len(v) for _, v in traced(fifos.recorded()[-1]).values()} == {scheduler.TRACE_LIMIT}
+
+
+def test_a_grid_traces_each_element_of_its_stream_arrays(tmp_path):
+    design = re.sub(r"^M, N, K = .*$", "M, N, K = 2, 2, 3", (EXAMPLES / "systolic_gemm.py").read_text(), flags=re.M)
+    design = design.split("\ndef test_systolic_gemm")[0]
+    A = np.arange(6, dtype=np.int32).reshape(2, 3)
+    B = np.arange(6, dtype=np.int32).reshape(3, 2) + 1
+    C = np.zeros((2, 2), np.int32)
+    with scheduler.tracing(2):
+        run(tmp_path, design.split("import numpy as np\n", 1)[1], A, B, C)
+    np.testing.assert_array_equal(C, A @ B)
+    trace = traced(fifos.recorded()[-1])
+    # gemm_1_0 loads row 0 of A into fifo_A[1, 1]; gemm_1_1 gets it and forwards it to fifo_A[1, 2].
+    assert trace[("fifo_A[1, 1]", "gemm_1_0", "put")] == (3, [0, 1])
+    assert trace[("fifo_A[1, 1]", "gemm_1_1", "get")] == (3, [0, 1])
+    assert trace[("fifo_A[1, 2]", "gemm_1_1", "put")] == (3, [0, 1])
+    assert trace[("fifo_B[2, 1]", "gemm_1_1", "put")] == (3, [1, 3])
+
+
+def test_bounded_in_the_number_of_fifos_too(tmp_path, monkeypatch):
+    monkeypatch.setattr(scheduler, "TRACE_KEYS", 100)
+    A, B = np.arange(1024, dtype=np.int32).reshape(32, 32), np.zeros((32, 32), np.int32)
+    with scheduler.tracing(4):
+        run(tmp_path, MANY_PES, A, B)
+    np.testing.assert_array_equal(B, np.roll(A, 1, axis=1) + 6)
+    trace = fifos.recorded()[-1]["trace"]
+    assert len(trace) == 100 and all(len(t["values"]) <= 4 for t in trace)
+
+
+def test_a_job_asks_with_its_trace_option(tmp_path):
+    """The runner's job (`run_job`, in its own process as the server starts it): `options["trace"]`."""
+    path = tmp_path / "design.py"
+    path.write_text(HEADER + PIPE)
+    code = (
+        "import json, sys\n"
+        "from allo_lsp.runner.job import run_job\n"
+        "from allo_lsp.protocol.messages import JobRequest, ArgSpec\n"
+        "args = [ArgSpec('A', 'int32', [64], 'in'), ArgSpec('B', 'int32', [64], 'out')]\n"
+        f"request = JobRequest('simulate', {str(path)!r}, 'top', 'reference', args=args, options=json.loads(sys.argv[1]))\n"
+        "result = run_job(request)\n"
+        "sys.__stdout__.write(json.dumps(result.to_json()))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LLVM_BUILD_DIR")}
+
+    def job(options: dict) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", code, json.dumps(options)], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    asked = job({"trace": 3})
+    assert asked["status"] == "passed", asked
+    (run_stats,) = asked["details"]["fifo_statistics"]
+    assert {(t["pe"], t["op"]): len(t["values"]) for t in run_stats["trace"]} == {
+        ("producer_0", "put"): 3,
+        ("consumer_0", "get"): 3,
+    }
+    (run_stats,) = job({})["details"]["fifo_statistics"]
+    assert "trace" not in run_stats
