@@ -73,14 +73,62 @@ def test_a_grid_traces_each_element_of_its_stream_arrays(tmp_path):
     assert trace[("fifo_B[2, 1]", "gemm_1_1", "put")] == (3, [1, 3])
 
 
-def test_bounded_in_the_number_of_fifos_too(tmp_path, monkeypatch):
-    monkeypatch.setattr(scheduler, "TRACE_KEYS", 100)
+def test_bounded_in_the_number_of_fifos_too(tmp_path):
+    # 1,024 PEs each putting to 4 FIFOs and getting from 4: 8,192 (FIFO, PE, op), 1,024 kept.
     A, B = np.arange(1024, dtype=np.int32).reshape(32, 32), np.zeros((32, 32), np.int32)
-    with scheduler.tracing(4):
+    with scheduler.tracing(16):
         run(tmp_path, MANY_PES, A, B)
     np.testing.assert_array_equal(B, np.roll(A, 1, axis=1) + 6)
     trace = fifos.recorded()[-1]["trace"]
-    assert len(trace) == 100 and all(len(t["values"]) <= 4 for t in trace)
+    assert len(trace) == scheduler.TRACE_KEYS == 1024 and all(len(t["values"]) <= 16 for t in trace)
+    assert len(json.dumps(trace)) < 200_000
+
+
+BLOCKS = """
+@df.region()
+def top(A: int32[4, 16], B: int32[4, 16]):
+    small: Stream[int32[2], 2]
+    large: Stream[int32[16], 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(local_A: int32[4, 16]):
+        for i in range(4):
+            pair: int32[2] = 0
+            pair[0] = local_A[i, 0]
+            pair[1] = local_A[i, 1]
+            small.put(pair)
+            row: int32[16] = 0
+            for k in range(16):
+                row[k] = local_A[i, k]
+            large.put(row)
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(local_B: int32[4, 16]):
+        for i in range(4):
+            pair: int32[2] = small.get()
+            row: int32[16] = large.get()
+            for k in range(16):
+                local_B[i, k] = row[k] + pair[0]
+"""
+
+
+def test_a_block_value_is_a_short_list_or_its_bounded_text(tmp_path):
+    A, B = np.arange(64, dtype=np.int32).reshape(4, 16), np.zeros((4, 16), np.int32)
+    with scheduler.tracing(2):
+        run(tmp_path, BLOCKS, A, B)
+    trace = traced(fifos.recorded()[-1])
+    assert trace[("small", "producer_0", "put")] == (4, [[0, 1], [16, 17]])
+    count, (first, _) = trace[("large", "consumer_0", "get")]
+    assert count == 4 and first == "[0, 1, 2, 3, 4, 5, 6, 7, ... (16 values)]"
+
+
+def test_only_the_newest_run_keeps_its_trace(tmp_path):
+    A, B = np.arange(64, dtype=np.int32), np.zeros(64, np.int32)
+    with scheduler.tracing(4):
+        run(tmp_path, PIPE, A, B)
+        run(tmp_path, PIPE, A, B)
+    older, newest = fifos.recorded()[-2:]
+    assert "trace" not in older and len(newest["trace"]) == 2
 
 
 def test_a_job_asks_with_its_trace_option(tmp_path):

@@ -36,8 +36,10 @@ def record(region: str, sched: Scheduler, completed: bool) -> None:
     """The statistics of one top-level run (the job's result carries the last runs');
     `completed`: every PE ended, so what the FIFOs hold was left unread."""
     run = {"region": region, "streams": sched.statistics(completed)}
-    if sched.trace is not None:  # asked for by the run (`scheduler.tracing`)
+    if sched.trace is not None:  # asked for by the run (`scheduler.tracing`): the newest run's alone
         run["trace"] = sched.traced()
+        for older in _recorded:
+            older.pop("trace", None)
     _recorded.append(run)
     del _recorded[:-8]
 

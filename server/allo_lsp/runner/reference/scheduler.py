@@ -16,7 +16,8 @@ Results do not depend on the schedule (Kahn: dataflow over blocking FIFOs is det
 
 Only when a run asks (`tracing(n)`, the job's `trace` option) each FIFO keeps the first `n`
 values each PE put to it and got from it (at most `TRACE_LIMIT`, for at most `TRACE_KEYS` (FIFO,
-PE, op) at all): bounded in memory whatever the run's length. Every put and get then takes the
+PE, op) at all; a block of more than 8 numbers as the text of its first 8): bounded in
+memory and in the result's size whatever the run's length. Every put and get then takes the
 suspending path, as the deadlock diagnosis' counting does.
 """
 
@@ -35,7 +36,7 @@ RUN_UNTIL_BLOCKED, ROUND_ROBIN = "run_until_blocked", "round_robin"
 SCHEDULES = (RUN_UNTIL_BLOCKED, ROUND_ROBIN)
 _schedule = [RUN_UNTIL_BLOCKED]
 POLL_STALL_S = 1.0
-TRACE_LIMIT, TRACE_KEYS = 16, 4096
+TRACE_LIMIT, TRACE_KEYS = 16, 1024
 _tracing = [0]
 
 EMPTY = object()  # what `get_now` returns from an empty FIFO (None is a value a stream may carry)
@@ -72,8 +73,11 @@ def _plain(value):
         return value.item()
     if isinstance(value, (bool, int, float)):
         return value
-    if shape is not None and getattr(value, "size", 65) <= 64 and callable(getattr(value, "tolist", None)):
-        return value.tolist()
+    if shape is not None and callable(getattr(value, "tolist", None)) and callable(getattr(value, "ravel", None)):
+        if value.size <= 8:
+            return value.tolist()
+        head = ", ".join(map(str, value.ravel()[:8].tolist()))
+        return f"[{head}, ... ({value.size} values)]"
     return repr(value)[:80]
 
 
