@@ -16,8 +16,9 @@ f32, f16 = np.float32, np.float16
 
 def _kernel(tmp_path, body: str, out: str = "int32", n: int = 1, prelude: str = "") -> list:
     lines = "\n".join(f"            {line}" for line in body.strip().splitlines())
+    prelude = "\n".join(f"    {line}" for line in prelude.splitlines())
     source = f"""
-    {prelude}
+{prelude}
     @df.region()
     def top(R: {out}[{n}]):
         @df.kernel(mapping=[1], args=[R])
@@ -271,3 +272,44 @@ def test_a_bit_index_that_builds_nothing_is_refused_by_name(tmp_path, index):
 def test_an_in_range_bit_index_reads_and_sets_that_bit(tmp_path):
     body = "a: int16 = 0x1234\nb: int8 = 0\nb[7] = 1\nb[0:4] = 0x1F\nr[0] = a[4:8] + a[0:4]\nr[1] = b\nr[2] = a[12]"
     assert _kernel(tmp_path, body, n=3) == [7, -113, 1]  # 0x8F as an int8; bit 12 of 0x1234
+
+
+_HELPERS = """
+def add8(a: int8, b: int8) -> int8:
+    return a + b
+
+def mac(a: int8, b: int8) -> int16:
+    c: int16 = a * b
+    return c
+
+def half(x: float32) -> int32:
+    return x / 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected", "rule"),
+    [
+        ("x: int8 = 100\ny: int8 = 100\nr[0] = add8(x, y)", [-56], "build_Return casts Int(9) 200 to int8"),
+        (
+            "x: int8 = 100\ny: int8 = 100\nr[0] = add8(x, y) % 3",
+            [-2],
+            "the call is int8 (its FunctionDef's dtype): remsi",
+        ),
+        ("x: int8 = -128\nr[0] = mac(x, x)", [16384], "mul_rule Int(16) inside the function"),
+        ("f: float32 = 7.0\nr[0] = half(f)", [3], "float32 / int32 is float32 3.5, FPToSIOp at the return"),
+    ],
+)
+def test_a_plain_function_computes_in_its_own_types(tmp_path, body, expected, rule):
+    # A plain function called from a kernel is built as a function of its annotated types
+    # (infer.py visit_Call types the call by the FunctionDef's return dtype). The old code ran it
+    # as Python: add8(100, 100) was 200.
+    assert _kernel(tmp_path, body, prelude=_HELPERS) == expected, rule
+
+
+@pytest.mark.parametrize("body", ["r[0] = add8(100, 100)", "x: int32 = 300\nr[0] = add8(x, 1)"])
+def test_a_plain_functions_argument_of_another_type_does_not_build(tmp_path, body):
+    # build_Call passes a plain function's arguments uncast: an i32 (a literal is one) given to an
+    # int8 parameter fails func.call's verifier.
+    with pytest.raises(MLIRError, match="'func.call' op operand type mismatch: expected operand type 'i8'"):
+        _kernel(tmp_path, body, prelude=_HELPERS)

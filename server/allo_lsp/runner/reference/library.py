@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 
 import numpy as np
 from allo_lsp.runner.reference import emulate, values
@@ -149,6 +150,7 @@ LIBRARY = {
     "scatter": scatter,
 }
 
+_HELPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # function -> its typed call
 STORED = object()  # `assign_item` wrote into an array: nothing to write back
 _MEMORYVIEW_CODE = {1: "b", 2: "h", 4: "i", 8: "q"}  # struct codes by size (upper case: unsigned)
 
@@ -192,6 +194,16 @@ class Runtime:
         # The builtins the rewritten code needs, reached through `__ref`: a design may rebind
         # the names (`from allo.ir.types import bool`).
         self.range, self.slice = range, slice
+
+    def helper(self, fn, line: int | None = None):
+        """A plain function the kernel calls, compiled as `allo.customize` functions are
+        (`plain.compile_function`: its body in its types, the result in its return type)."""
+        compiled = _HELPERS.get(fn)
+        if compiled is None:
+            from allo_lsp.runner.reference.plain import compile_function
+
+            compiled = _HELPERS[fn] = compile_function(fn)
+        return compiled
 
     def declare(self, index: int, value, line: int | None = None):
         kind = self.table[index]

@@ -86,6 +86,8 @@ class KernelTransformer(ast.NodeTransformer):
         self._temps = itertools.count()
         self._affine_loops: set[str] = set()  # variables of the enclosing `affine.for` loops
         self._bound: set[str] = set()  # names the kernel binds (they shadow module constants)
+        # Plain functions the kernel calls, which Allo builds typed (`typed.helpers`).
+        self._helpers: dict = dict(types.helpers) if types is not None and hasattr(types, "helpers") else {}
 
     # -- statements --------------------------------------------------------------------------
 
@@ -762,6 +764,15 @@ class KernelTransformer(ast.NodeTransformer):
         typed = self._typed_call(node)
         if typed is not None:
             return ast.copy_location(typed, node)
+        helper = self._helpers.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if helper is not None and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+            # A plain function Allo builds typed (`build_Call`): its body computes in its own
+            # types, the result takes the return type (`build_Return`); its arguments are
+            # passed uncast, so each must be of its parameter's MLIR type.
+            self._ops.check_call(node, self._ops.signature(helper)[0], self.types)
+            args = [self.visit(a) for a in node.args]
+            name = ast.Name(node.func.id, ast.Load())
+            return ast.copy_location(ast.Call(_ref_call("helper", name, ast.Constant(node.lineno)), args, []), node)
         res = self._ty(node)
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _VALUE_METHODS and not node.args and not node.keywords:

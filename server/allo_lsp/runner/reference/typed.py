@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import math
+import types as types_
 
 import numpy as np
 from allo_lsp.protocol import typing_rules as rules
@@ -78,7 +79,13 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
 
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
     env.unbound = frozenset(n for n in free_names(fdef) if n not in ns)  # a typo: Allo's `Unsupported Name`
+    called = helpers(fdef, ns)
+    for name, fn in called.items():
+        returned = signature(fn)[1]
+        if returned is not None:
+            env.functions[name] = returned
     types = KernelTypes(fdef, env)
+    types.helpers = called
     _check_steps(fdef, constants)
     for problem in types.problems:
         if problem.error and problem.pipeline is None:
@@ -90,6 +97,43 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             print("Error: failed to run MLIR lower pipeline, printing module...")
             raise MLIRError(problem, ns.get("__file__"))
     return types
+
+
+def helpers(fdef: ast.FunctionDef, ns: dict) -> dict:
+    """The plain Python functions `fdef` calls by name, annotated as Allo functions are (a
+    parameter or the result typed): Allo builds each as a function of those types."""
+    from allo_lsp.runner.reference.region import is_region
+
+    found = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            fn = ns.get(node.func.id)
+            if (
+                isinstance(fn, types_.FunctionType)
+                and not is_region(fn)
+                and not getattr(fn, "__module__", "").startswith("allo")
+                and any(v is not None for v in (*signature(fn)[0], signature(fn)[1]))
+            ):
+                found[node.func.id] = fn
+    return found
+
+
+def signature(fn) -> tuple[list, Value | None]:
+    """A plain function's parameters' and result's types, as Values (None where not typed)."""
+    from allo_lsp.runner.reference.types import convert
+
+    try:
+        code = fn.__code__
+        notes = dict(fn.__annotations__)
+    except AttributeError:
+        return [], None
+
+    def value(note):
+        # A string (`from __future__ import annotations`) is not evaluated here: untyped.
+        return value_of(convert(note)) if note is not None and not isinstance(note, str) else None
+
+    names = code.co_varnames[: code.co_argcount]
+    return [value(notes.get(n)) for n in names], value(notes.get("return"))
 
 
 def _check_steps(fdef: ast.FunctionDef, constants: dict) -> None:
@@ -354,6 +398,23 @@ def index_cast(expr: ast.expr, src: Ty, i1: bool, node: ast.expr) -> ast.expr:
     if src.kind == "uint" or src.bits > 64:
         return wrap(expr, rules.Int(min(src.bits, 64)))
     return expr
+
+
+def check_call(node: ast.Call, params: list, types: KernelTypes) -> None:
+    """A call of a plain function passes each argument as it is built (`build_Call`: no cast):
+    one of another MLIR type than its parameter's fails `func.call`'s verifier."""
+    for k, (arg, param) in enumerate(zip(node.args, params)):
+        given = types.of(arg)
+        if param is None or given is None:
+            continue
+        got = "i1" if types._is_i1(arg) is True else rules.mlir_name(given.ty)
+        want = rules.mlir_name(param.ty)
+        if given.shape != param.shape or got != want:
+            if given.shape or param.shape:
+                got = f"memref<{'x'.join(map(str, given.shape))}x{got}>" if given.shape else got
+                want = f"memref<{'x'.join(map(str, param.shape))}x{want}>" if param.shape else want
+            message = f"'func.call' op operand type mismatch: expected operand type '{want}', but provided '{got}' for operand number {k}"
+            raise MLIRError(_Problem(node, message), None)
 
 
 class _Problem:
