@@ -515,3 +515,12 @@ def test_an_int_literal_past_int64_is_refused_by_name(tmp_path, body):
 
     with pytest.raises(Unsupported, match="does not fit the int64"):
         _statements(tmp_path, body, "int64")
+
+
+@pytest.mark.parametrize("use", ["r[0] = float(d)", "f: float32 = d\nr[0] = f", "r[0] = d", "r[0] = d + 0.5"])
+def test_a_wide_integer_becomes_a_float32_rounded_once(tmp_path, use):
+    # SIToFPOp of an i64 is one rounding to nearest even (x86's cvtsi2ss): 2**60 + 2**36 + 1 is
+    # above the halfway point and rounds up to 2**60 + 2**37. numpy's float32 of a Python int goes
+    # through a double (2**60 + 2**36, then a tie to even: 2**60): the old code gave 2**60.
+    body = f"a: Int(64) = 1\nb: Int(64) = a << 60\nc: Int(64) = a << 36\nd: Int(64) = b + c + 1\n{use}"
+    assert _statements(tmp_path, body, out="float32") == 2.0**60 + 2**37

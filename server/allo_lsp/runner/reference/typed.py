@@ -325,6 +325,15 @@ def _float_to_int(expr: ast.expr, dst: Ty) -> ast.expr:
     return _template("(E) & 1", E=converted) if dst.bits == 1 else converted
 
 
+def _wide_int(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
+    """An integer of more than 53 bits about to become a float32/float16 (`SIToFPOp`/`UIToFPOp`:
+    one rounding, to nearest even): rounded to the float's significand here, since numpy's float32
+    of a Python int rounds through a double first (2**60 + 2**36 + 1 would round twice, to 2**60)."""
+    if src.cls in ("int", "uint") and src.bits > 53 and dst.kind == "float" and dst.bits < 64:
+        return _template(f"__ref_iround(E, {24 if dst.bits == 32 else 11})", E=expr)
+    return expr
+
+
 def _flag(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     """A comparison's value (a Python bool here, an `i1` in MLIR) widened from its Allo type
     `src` to a wider integer or a float: `ExtSIOp`/`SIToFPOp` of the `i1` make true -1
@@ -346,7 +355,7 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
         if src.kind == "int" and src.bits == 1:
             expr = _template("-(E)", E=expr)  # SIToFPOp reads an `Int(1)` (held 0/1) signed: 1 is -1.0
         if s in ("int", "uint", "index", "float", "fixed", "ufixed"):
-            return _template(f"{_float_name(dst)}(E)", E=expr)
+            return _template(f"{_float_name(dst)}(E)", E=_wide_int(expr, src, dst))
         return expr
     if d in ("int", "uint", "index"):
         if s == "float":
@@ -370,6 +379,8 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
         return _float_to_int(expr, dst)
     if src.kind == "int" and src.bits == 1 and dst.cls == "float":
         return _template("-(E)", E=expr)  # SIToFPOp of an `Int(1)`: 1 is -1.0
+    if dst.cls == "float":
+        return _wide_int(expr, src, dst)
     if zext and src.kind == "int" and dst.cls in ("int", "uint") and 1 < src.bits < dst.bits:
         return _template(f"(E) & {(1 << src.bits) - 1}", E=expr)
     return expr
@@ -676,6 +687,20 @@ def _bits(lower: int, upper: int, width: int, ty: str, line: int) -> slice:
     return slice(low, high + 1)
 
 
+def _iround(value, digits: int) -> int:
+    """`value` rounded to `digits` significant bits, ties to even (exact in a double after)."""
+    value = int(value)
+    size = abs(value).bit_length()
+    if size <= digits:
+        return value
+    shift = size - digits
+    quotient, rest = divmod(abs(value), 1 << shift)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and quotient & 1):
+        quotient += 1
+    return (quotient << shift) * (1 if value >= 0 else -1)
+
+
 def _fmin(a, b):
     """`arith.minimumf` (LLVM's llvm.minimum): NaN if either is, -0.0 below 0.0."""
     if a != a:
@@ -725,6 +750,7 @@ HELPERS = {
     "__ref_divu": _divu,
     "__ref_adiv": _adiv,
     "__ref_fmin": _fmin,
+    "__ref_iround": _iround,
     "__ref_bit": _bit,
     "__ref_bits": _bits,
     "__ref_fmax": _fmax,
