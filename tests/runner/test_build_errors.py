@@ -13,6 +13,13 @@ from allo_lsp.analysis import analyze
 from tests.runner.reference_harness import HEADER, load, run, shim
 
 _DESIGN = """
+K = 3
+
+
+def helper(x: int32) -> int32:
+    return x + 1
+
+
 @df.region()
 def top(A: int32[4], R: int32[1]):
     s: Stream[int32[4], 2]
@@ -26,7 +33,7 @@ def top(A: int32[4], R: int32[1]):
         b: int32[4] = 2
 {body}
 """
-_FIRST = 16  # the body's first line (0-based) in HEADER + the design
+_FIRST = 23  # the body's first line (0-based) in HEADER + the design
 
 
 def _design(body: str) -> str:
@@ -95,6 +102,16 @@ CASES = [
         "ADF095",
         "Invalid assignment to x, type mismatch.",
     ),
+    ("visit_Name", "total: int32 = 0\nr[0] = totl", 1, "ADF096", "Unsupported Name `totl`"),
+    ("visit_Call", "r[0] = twice(b[0])", 0, "ADF096", "Unsupported function call twice"),
+    ("visit_Call", "r[0] = mathx.floor(b[0])", 0, "ADF096", "Unsupported function call or attribute method `.floor`"),
+    (
+        "visit_AugAssign",
+        "for i in range(4):\n    acc += b[i]\nr[0] = 1",
+        1,
+        "ADF096",
+        "Variable acc not defined in current scope.",
+    ),
 ]
 
 
@@ -123,13 +140,15 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "x: int32 = 0\nx: int32 = 5\nr[0] = x + s.get()[0]",  # the same type declared again
         "for i, j in allo.grid(2, 2):\n    r[0] = i + j",
         "t: int32[2, 2] = [[1, 2], [3, 4]]\nt = [[5, 6], [7, 8]]\nr[0] = t[1, 1]",  # a list of the declared shape
+        "acc: int32 = 0\nfor i in range(4):\n    acc += b[i]\nr[0] += acc",  # declared first; a parameter's element
+        "r[0] = helper(b[0]) + K",  # a module-level function and constant
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):
     source = _design(body)
     if "s.get()" not in body:  # the block put is got somewhere
         source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
-    problems = [p for p in analyze(HEADER + source).problems if p.code in ("ADF088", "ADF089", "ADF095")]
+    problems = [p for p in analyze(HEADER + source).problems if p.code in ("ADF088", "ADF089", "ADF095", "ADF096")]
     assert problems == []
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)

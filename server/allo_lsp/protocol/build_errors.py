@@ -214,6 +214,25 @@ def free_names(fn: ast.FunctionDef) -> set[str]:
     return read - bound - BUILTIN_NAMES
 
 
+def assigned_names(fn: ast.FunctionDef) -> set[str]:
+    """The names `fn` binds by a parameter, an assignment, a loop or a `with` target (an augmented
+    assignment aside: it reads the name first)."""
+    out = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(fn):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.For)):
+            targets = [node.target]
+        elif isinstance(node, ast.With):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        for target in targets:
+            out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return out
+
+
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
 UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
 UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

@@ -142,6 +142,7 @@ class KernelTypes:
         }
         # Parameters with a layout: their shape here is the global one, not the PE's share.
         self._sharded = forms.sharded_params(fn)
+        self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -188,6 +189,8 @@ class KernelTypes:
         elif isinstance(node, ast.AugAssign):
             value = self._expr(node.value)
             target = self._expr(node.target)
+            if isinstance(node.target, ast.Name) and self._lookup(node.target.id) is None:
+                self._augmented_unbound(node.target)
             if target is not None and value is not None:
                 # `x op= v` is typed as `x op v` (`visit_AugAssign`); the executor computes it so.
                 result = self._set(node, self._binary(node, node.op, target, value))
@@ -284,6 +287,19 @@ class KernelTypes:
         _, message = forms.broadcast(target.shape, got.shape, match_lhs=True)
         if message is not None:
             self._refuse(at if isinstance(at, ast.Subscript) else value, message, kind="shape")
+
+    def _augmented_unbound(self, target: ast.Name) -> None:
+        """`acc += v` of a name no statement of the body binds (`acc: int32 = 0` forgotten):
+        `visit_AugAssign` looks the target up among the symbols only (`ASTContext.get_symbol`),
+        so a module-level constant is none either; but a number of the world here may be a region's
+        scalar parameter (a symbol), so only a name of no value is judged."""
+        if self._compile_time or target.id in self.env.streams or target.id in self._declared:
+            return
+        if target.id in self.env.constants:
+            return
+        if target.id not in self._assigned:
+            message = f"Variable {target.id} not defined in current scope."
+            self._refuse(target, message, kind="undefined")
 
     def _list_into(self, value: ast.expr | None, target: Value | None) -> None:
         """A list literal assigned to a name (`visit_assignment_val`): of the declared shape."""

@@ -36,9 +36,15 @@ SEVERITY = Severity.ERROR
 
 def check(ctx: Context):
     for region, kernel, problem in problems_of(ctx.model, ("undefined",)):
+        augmented = problem.message.startswith("Variable ")  # `acc += v` before any `acc: T = ...`
+        name = problem.message.split(" ")[1]
+        fix = (
+            f"Declare it before (`{name}: int32 = 0`)."
+            if augmented
+            else "Define it at module level, or correct the name."
+        )
         yield Finding(
             problem.range,
-            f"Kernel '{kernel.name}' names something nothing binds, and Allo's build stops here ({problem.message}). "
-            "Define it at module level, or correct the name.",
+            f"Kernel '{kernel.name}' names something nothing binds, and Allo's build stops here ({problem.message}). {fix}",
             {"region": region.name, "kernel": kernel.name},
         )
