@@ -9,6 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 from allo_lsp.analysis import analyze
+from allo_lsp.runner.reference.typed import MLIRError
 
 from tests.runner.reference_harness import HEADER, load, run, shim
 
@@ -152,3 +153,32 @@ def test_what_allo_builds_is_not_refused(tmp_path, body):
     assert problems == []
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        ("for i in range(4):\n    r[0] = b[i, 0]", 1, "'affine.load' op affine map num results must equal memref rank"),
+        (
+            "for i in range(4):\n    b[i, 0] = 1\nr[0] = 1",
+            1,
+            "'affine.store' op affine map num results must equal memref rank",
+        ),
+        (
+            "x: int32 = b[0]\nr[0] = b[x, 0]",
+            1,
+            "'memref.load' op incorrect number of indices for load, expected 1 but got 2",
+        ),
+    ],
+)
+def test_an_array_indexed_past_its_rank_is_refused_by_mlirs_verifier(tmp_path, body, line, message):
+    # visit_Subscript types `b[i, 0]` of an int32[4] a scalar; build_memory_access writes a load
+    # of two indices into a rank-1 memref, which _build_top's canonicalize refuses (an MLIRError).
+    source = _design(body)
+    problems = [p for p in analyze(HEADER + source).problems if p.code != "ADF022"]
+    assert [(p.code, p.range.start.line) for p in problems] == [("ADF088", _FIRST + line)]
+    assert message in problems[0].message
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(MLIRError, match=message.replace("(", r"\(")):
+            module.df.build(module.top, target="simulator")

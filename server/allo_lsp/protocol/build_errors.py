@@ -97,6 +97,16 @@ def type_class(ty) -> str:
     return {"int": "Int", "uint": "UInt", "index": "Index", "fixed": "Fixed", "ufixed": "UFixed"}.get(ty.kind, "Float")
 
 
+def rank_error(affine: bool, store: bool, rank: int, indices: int) -> str:
+    """MLIR's verifier of a load or store of `indices` indices into a memref of `rank` dimensions
+    (`verifyMemoryOpIndexing` of the affine dialect; `memref.load`/`memref.store`'s own)."""
+    if affine:
+        return f"'affine.{'store' if store else 'load'}' op affine map num results must equal memref rank"
+    if store:
+        return "'memref.store' op store index operand count not equal to memref rank"
+    return f"'memref.load' op incorrect number of indices for load, expected {rank} but got {indices}"
+
+
 def broadcast(lhs: tuple, rhs: tuple, match_lhs: bool) -> tuple[tuple | None, str | None]:
     """`visit_broadcast`: NumPy's broadcasting of `rhs` against `lhs`, dimension by dimension from
     the left after padding the shorter with 1s. `match_lhs` (an assignment's target): the result

@@ -637,6 +637,15 @@ class KernelTypes:
                     self._expr(index)
             if any(isinstance(i, ast.Slice) for i in indices):
                 return None  # a slice of an array: its shape is not followed here
+            if len(indices) > len(value.shape) and isinstance(base, ast.Name) and not self._compile_time:
+                # `a[i, j]` of a 1-D array: `visit_Subscript` types it a scalar, and
+                # `build_memory_access` writes a load or store of more indices than the memref's
+                # rank, which MLIR's verifier refuses when `_build_top` canonicalizes the module.
+                message = forms.rank_error(
+                    self._affine(node.slice), isinstance(node.ctx, ast.Store), len(value.shape), len(indices)
+                )
+                self.problems.append(Problem(node, message, True, "build", kind="shape"))
+                return None
             return Value(value.ty, tuple(value.shape[len(indices) :]))
         if value.ty.cls not in ("int", "uint"):
             self.problems.append(Problem(node, "Can only access bit (slice) for integers", True))
