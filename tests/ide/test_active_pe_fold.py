@@ -298,3 +298,28 @@ def test_the_hover_on_a_put_or_get_for_the_active_pe():
     assert hover(analyze(META_FOR), Position(line, 22), active=[found]).markdown == (
         "PE `k_0_1`: the index of `s` does not fold here (a loop variable): any element"
     )
+
+
+def test_the_hover_says_what_the_newest_traced_run_saw():
+    from allo_lsp.protocol.details import FifoRun, SimulateDetails, TracedValues
+    from allo_lsp.protocol.messages import JobResult
+
+    analysis = analyze(SYSTOLIC)
+    chosen = active_pe(analysis.model.regions, SYSTOLIC, "top", "gemm", "gemm_1_2")
+    line = SYSTOLIC.split("\n").index("                fifo_B[i + 1, j].put(b)")
+    on_put = Position(line, len("                fifo_B[i + 1, j].pu"))
+
+    def ran(*trace):
+        return JobResult("passed", details=SimulateDetails(fifo_statistics=[FifoRun("top", {}, list(trace))]))
+
+    values = TracedValues("fifo_B[2, 2]", "gemm_1_2", "put", 20, list(range(16)))
+    other = TracedValues("fifo_B[2, 2]", "gemm_2_2", "get", 20, list(range(16)))
+    head = "PE `gemm_1_2` puts `fifo_B[2, 2]` -> `gemm_2_2`"
+    shown = ", ".join(f"`{v}`" for v in range(16))
+    found = hover(analysis, on_put, outcomes=[ran(values)], active=[chosen]).markdown
+    assert found == f"{head}\n\nLast reference run: `gemm_1_2` put 20 values: {shown} (the first 16)"
+    # The newest run that kept a trace counts; one without a trace says nothing of values.
+    assert hover(analysis, on_put, outcomes=[ran(values), ran(other)], active=[chosen]).markdown == (
+        f"{head}\n\nLast reference run: `gemm_1_2` put nothing there"
+    )
+    assert hover(analysis, on_put, outcomes=[ran()], active=[chosen]).markdown == head

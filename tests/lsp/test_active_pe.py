@@ -4,10 +4,12 @@ capabilities): a kernel's PEs for a picker, the branches the chosen PE does not 
 per document and kernel and cleared when the kernel's mapping changes."""
 
 import pytest
+from conftest import JOB_SETTINGS
 from editor import find
 from lsprotocol import types as lsp
 from paths import EXAMPLES
 from pygls.exceptions import JsonRpcInvalidParams
+from test_jobs import change_settings
 from test_region_graph import plain
 
 METHOD = "alloDataflow/activePe"
@@ -250,3 +252,58 @@ async def test_no_such_kernel_is_null_and_bad_params_are_refused(editor):
         await active_pe(editor, uri, "gemm", 12)
     with pytest.raises(JsonRpcInvalidParams, match="kernel is missing"):
         await editor.client.protocol.send_request_async(METHOD, {"textDocument": {"uri": uri}, "region": "top"})
+
+
+TRACED = """\
+import allo
+from allo.ir.types import int32, Stream
+import allo.dataflow as df
+
+
+@df.region()
+def top(A: int32[2, 8], B: int32[2, 8]):
+    s: Stream[int32, 2][2]
+
+    @df.kernel(mapping=[2], args=[A])
+    def producer(local_A: int32[2, 8]):
+        p = df.get_pid()
+        for i in range(8):
+            s[p].put(local_A[p, i] * 10)
+
+    @df.kernel(mapping=[2], args=[B])
+    def consumer(local_B: int32[2, 8]):
+        q = df.get_pid()
+        for i in range(8):
+            local_B[q, i] = s[1 - q].get()
+"""
+
+
+async def test_after_a_reference_run_the_hover_shows_the_first_values(job_editor, tmp_path):
+    """While a PE is active, a simulation keeps a trace (the job's `trace` option) and the hover
+    on a put or get shows what that PE put or got there."""
+    await change_settings(job_editor, {**JOB_SETTINGS, "backend": "reference"})
+    path = tmp_path / "traced.py"
+    path.write_text(TRACED)
+    uri = job_editor.open(TRACED, path=path)
+    await job_editor.analysed(uri)
+    line, column = find(TRACED, "s[p].put(")
+    on_put = (line, column + len("s[p].p"))
+    # A run while no PE is chosen keeps no trace: the hover says the element alone.
+    assert (await plain_click(job_editor, uri))["status"] == "passed"
+    answer = await active_pe(job_editor, uri, "producer", "producer_1")
+    assert sites(job_editor, TRACED, answer) == [("s[p].put", "put", "s[1]", "consumer_0")]
+    assert await job_editor.hover(uri, *on_put) == "PE `producer_1` puts `s[1]` -> `consumer_0`"
+    assert (await plain_click(job_editor, uri))["status"] == "passed"
+    # The PE put 8 values: A[1, :] * 10 as the test's inputs are made (the job's seeded arrays).
+    hover = await job_editor.hover(uri, *on_put)
+    head, run = hover.split("\n\n")
+    assert head == "PE `producer_1` puts `s[1]` -> `consumer_0`"
+    assert run.startswith("Last reference run: `producer_1` put 8 values: `") and run.count("`, `") == 7
+    await active_pe(job_editor, uri, "consumer", "consumer_0")
+    line, column = find(TRACED, "s[1 - q].get()")
+    got = await job_editor.hover(uri, line, column + len("s[1 - q].g"))
+    assert got.endswith(run.split("values: ")[1]) and "`consumer_0` got 8 values" in got  # what producer_1 put
+
+
+async def plain_click(editor, uri: str) -> dict:
+    return plain(await editor.click(uri, "▶ Simulate", "top"))

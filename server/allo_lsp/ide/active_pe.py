@@ -29,8 +29,13 @@ from allo_lsp.analysis.model import Kernel, Position, Range, Region
 from allo_lsp.ide import graph_fold
 from allo_lsp.ide.document import LineShift, range_forward
 from allo_lsp.ide.types import InlayHint
+from allo_lsp.protocol.details import SimulateDetails, TracedValues, details_as
+from allo_lsp.protocol.messages import JobResult
 
 ACTIVE_PE = "alloDataflow/activePe"
+# The first values per PE and FIFO a reference run is asked to keep while a document has an
+# active PE (the job's `trace` option; the executor keeps at most 16: runner/reference/scheduler.py).
+TRACE_VALUES = 16
 
 
 @dataclass(frozen=True)
@@ -233,14 +238,35 @@ def _element_hint(lines: list[str], use: graph_fold.PeUse) -> InlayHint | None:
     return InlayHint(graph_fold.ast_range(lines, subscript).end, label, "type", padding_left=True)
 
 
-def hover_markdown(site: StreamSite, pe: str) -> str:
-    """What the hover on a put or get adds for the active PE: the element and the other end."""
+def hover_markdown(site: StreamSite, pe: str, region: str, outcomes: Iterable[JobResult] = ()) -> str:
+    """What the hover on a put or get adds for the active PE: the element and the other end, and
+    what the newest reference run of `region` that kept a trace saw that PE put or get there."""
     element = site.element
     if element is None:
         return f"PE `{pe}`: the index of `{site.stream}` does not fold here (a loop variable): any element"
     arrow = "->" if site.op == "put" else "<-"
     peers = ", ".join(f"`{p}`" for p in site.peers) or ("nobody gets it" if site.op == "put" else "nobody puts it")
-    return f"PE `{pe}` {site.op}s `{element}` {arrow} {peers}"
+    text = f"PE `{pe}` {site.op}s `{element}` {arrow} {peers}"
+    trace = _newest_trace(outcomes, region)
+    if trace is None:
+        return text
+    found = next((t for t in trace if (t.fifo, t.pe, t.op) == (element, pe, site.op)), None)
+    verb = "put" if site.op == "put" else "got"
+    if found is None:
+        return f"{text}\n\nLast reference run: `{pe}` {verb} nothing there"
+    shown = ", ".join(f"`{v}`" for v in found.values)
+    more = f" (the first {len(found.values)})" if found.count > len(found.values) else ""
+    return f"{text}\n\nLast reference run: `{pe}` {verb} {found.count:,} value{'s' * (found.count != 1)}: {shown}{more}"
+
+
+def _newest_trace(outcomes: Iterable[JobResult], region: str) -> list[TracedValues] | None:
+    """The trace of the newest run of `region` that kept one, among the outcomes' runs (oldest first)."""
+    found = None
+    for outcome in outcomes:
+        for run in details_as(outcome.details, SimulateDetails).fifo_statistics:
+            if run.region == region and run.trace:
+                found = run.trace
+    return found
 
 
 def listing(found: ActivePe, text: str, kernel: Kernel) -> str:

@@ -38,7 +38,8 @@ def hover(
     report), the last reference runs' FIFO figures of a stream and, on a region, its last
     simulation and who ran it (`outcomes`: the file's jobs); on a put or get, what the active PE
     of its kernel names there (`active`: the document's active PEs, on the analysed text)."""
-    found, site = _hover(analysis, pos), _active_site(active, pos)
+    outcomes = list(outcomes)
+    found, site = _hover(analysis, pos), _active_site(active, pos, outcomes)
     if found is None:
         return HoverResult(site[0].range, site[1]) if site is not None else None
     markdown = found.markdown + (f"\n\n{site[1]}" if site is not None else "")
@@ -52,7 +53,6 @@ def hover(
         )
         if report and kernel:
             markdown += kernel_synthesis_markdown(report, kernel) or ""
-    outcomes = list(outcomes)
     markdown += stream_hover_markdown(around, found.range, outcomes) or ""
     for region in around:
         if found.range in (region.range, region.decorator_range):
@@ -62,12 +62,12 @@ def hover(
     return HoverResult(found.range, markdown)
 
 
-def _active_site(active: Iterable[ActivePe], pos: Position):
-    """(the put or get at `pos`, what its kernel's active PE names there), or None."""
+def _active_site(active: Iterable[ActivePe], pos: Position, outcomes: list[JobResult]):
+    """(the put or get at `pos`, what its kernel's active PE names there and the last run saw), or None."""
     for view in active:
         site = view.site_at(pos) if view.pe is not None else None
         if site is not None:
-            return site, active_pe_markdown(site, view.pe.name)  # type: ignore[union-attr]
+            return site, active_pe_markdown(site, view.pe.name, view.region, outcomes)  # type: ignore[union-attr]
     return None
 
 

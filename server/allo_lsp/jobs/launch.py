@@ -43,6 +43,7 @@ class Target:
     # The editor's document (its URI as the client wrote it): two URIs of one file are two
     # documents for the client, so their jobs are two jobs.
     uri: str = ""
+    trace: int = 0  # a simulate or run job on the reference executor: the first values kept per PE and FIFO
 
     @property
     def key(self) -> str:
@@ -82,6 +83,7 @@ def prepare(target: Target, model: FileModel, config: JobConfig, backend: str = 
         backend=backend,
         seed=seed,
         args=args,
+        options={"trace": target.trace} if target.trace and target.kind in (SIMULATE, RUN) else {},
     )
     return JobSpec(
         key=target.key,

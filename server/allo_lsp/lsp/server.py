@@ -68,7 +68,7 @@ class AlloLanguageServer(CheckedStdioServer):
         """Made on first use (a job, a lens after the first analysis): not before the first diagnostics."""
         from allo_lsp.session.editor import EditorJobs
 
-        return EditorJobs()
+        return EditorJobs(trace_values=self.store.trace_values)
 
     def shutdown(self) -> None:
         if self.workspace_files is not None:

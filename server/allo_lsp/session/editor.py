@@ -11,7 +11,7 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from allo_lsp.analysis.model import FileModel
@@ -78,6 +78,8 @@ class EditorJobs:
     manager: JobManager = field(default_factory=lambda: JobManager(prestart=True, owns_kept_dirs=True))
     running: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # uri -> (name, kind)
     progress: dict[str, str] = field(default_factory=dict)  # progress token -> job key
+    # uri -> the first values per PE and FIFO its reference runs keep (`DocumentStore.trace_values`)
+    trace_values: Callable[[str], int] = lambda uri: 0
     lens_changes: dict[str, int] = field(default_factory=dict)  # uri -> jobs started or ended
     # Synthesis runs that produced a report, per (uri, region): the newest (`KEPT_REPORTS`); and
     # the report before it, of this server's runs or an earlier server's (`previous_reports.py`).
@@ -128,8 +130,9 @@ class EditorJobs:
             elif target.kind == SYNTHESIZE:
                 outcome = await synthesize(self.manager, target, model, config, synth, progress)
             else:
+                traced = replace(target, trace=self.trace_values(target.uri))
                 outcome = await run_target(
-                    self.manager, target, model, config, settings.backend, 0, progress, source=source
+                    self.manager, traced, model, config, settings.backend, 0, progress, source=source
                 )
         except Exception as exc:  # the server keeps answering whatever a job does
             log.exception("job %s failed", target.key)

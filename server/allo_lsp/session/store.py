@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from allo_lsp.analysis.model import FileModel, Range
 from allo_lsp.analysis.problems import Problem
-from allo_lsp.ide.active_pe import ActivePe, active_pe, find_kernel
+from allo_lsp.ide.active_pe import TRACE_VALUES, ActivePe, active_pe, find_kernel
 from allo_lsp.ide.current import Current
 from allo_lsp.ide.document import DocumentAnalysis, keep_parse_caches
 from allo_lsp.ide.job_outcomes import Job, JobOutcomes, SourcedProblem
@@ -88,6 +88,11 @@ class DocumentStore:
     def chosen_pes(self, uri: str) -> dict[tuple[str, str], str]:
         """(region, kernel) -> the name of its chosen PE, in the document `uri`."""
         return {key: choice.pe for key, choice in self._active.get(uri, {}).items()}
+
+    def trace_values(self, uri: str) -> int:
+        """How many first values per PE and FIFO a reference run of the document is asked to keep:
+        some while one of its kernels has an active PE (the hover on a put or get shows them)."""
+        return TRACE_VALUES if self._active.get(uri) else 0
 
     def active_pes(self, uri: str, text: str) -> list[ActivePe]:
         """The views of the document's active PEs on the analysed text that answers for `text`."""
