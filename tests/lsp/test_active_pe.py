@@ -127,6 +127,14 @@ async def test_the_choice_follows_edits_and_a_new_mapping_clears_it(editor):
     assert await editor.hover(uri, line, column + len("fifo_A[i, j + 1].p")) == (
         "PE `gemm_2_0` puts `fifo_A[2, 1]` -> `gemm_2_1`"
     )
+    # A half-typed line above: the last text that parsed answers, its ranges moved to this text.
+    broken = edited.replace("# a comment\n", "# a comment\nx = (\n")
+    version = editor.replace_all(uri, broken)
+    await editor.diagnostics(uri, version)
+    moved = await active_pe(editor, uri, "gemm")
+    assert moved["active"]["name"] == "gemm_2_0"
+    assert first_lines(broken, moved["inactive"]) == first_lines(SYSTOLIC, before["inactive"])
+    assert [r["start"]["line"] for r in moved["inactive"]] == [r["start"]["line"] + 3 for r in before["inactive"]]
     # Another grid: the PE the user chose is not the same PE any more.
     regrid = edited.replace("M, N, K = 4, 4, 4", "M, N, K = 3, 4, 4")
     version = editor.replace_all(uri, regrid)
