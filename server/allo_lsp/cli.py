@@ -56,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="reference backend: run aie / vitis_hls csim modules functionally on the executor",
     )
     run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument(
+        "--trace",
+        type=int,
+        default=0,
+        metavar="N",
+        help="reference backend: keep the first N (up to 16) values each PE puts and gets per FIFO (in the JSON)",
+    )
 
     report = sub.add_parser("report", help="show a Vitis HLS synthesis report (csynth.xml or a project directory)")
     report.add_argument("path", metavar="PATH", help="a csynth.xml, a csynth.rpt, or a project directory")
@@ -238,6 +245,7 @@ def _check(args) -> int:
 
 def _run(args) -> int:
     import asyncio
+    import dataclasses
     from pathlib import Path
 
     from allo_lsp.analysis import analyze
@@ -264,7 +272,7 @@ def _run(args) -> int:
         extra_env={"ALLO_LSP_EMULATE": args.emulate} if args.emulate else {},
     )
     try:
-        target = target_of(model, file, name)
+        target = dataclasses.replace(target_of(model, file, name), trace=max(0, args.trace))
     except SetupError as exc:
         result = JobResult(ERROR, ENVIRONMENT, str(exc), target=name, backend=args.backend)
     else:
