@@ -6,6 +6,7 @@ runs; the same folding as the graph's PE nodes):
 - `inactive`: the `with allo.meta_if/elif/else` branches the PE does not take (the whole statement,
   its `with` to its body's end). A branch whose condition does not fold, or that an unrolled
   `meta_for` may pair otherwise on a later iteration, is not inactive: the PE may run it.
+  `kept`: the branches it takes, outermost first.
 - `hints`: each `df.get_pid()` with the PE's values (`i = 1, j = 2`), and each stream subscript
   whose index is an expression (`fifo_A[i, j + 1]`) with the element it addresses (`= [1, 3]`).
 - `streams`: each put and get the PE reaches, the element it names (null where its index does
@@ -16,7 +17,9 @@ runs; the same folding as the graph's PE nodes):
   PE keeps), the groups in the order of their first PE, each in row-major order.
 
 Ranges are the analysed text's; `forward` moves them to the current one. `ACTIVE_PE` is the
-custom request that answers it (lsp/features.py); `to_json` its answer.
+custom request that answers it (lsp/features.py); `to_json` its answer. `hover_markdown` is what
+the hover on a put or get adds (with what the newest traced reference run saw that PE put or get
+there), `listing` what `allo-lsp graph FILE::REGION --pe NAME` prints.
 """
 
 from __future__ import annotations
