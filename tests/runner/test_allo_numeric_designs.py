@@ -313,3 +313,25 @@ def test_a_plain_functions_argument_of_another_type_does_not_build(tmp_path, bod
     # int8 parameter fails func.call's verifier.
     with pytest.raises(MLIRError, match="'func.call' op operand type mismatch: expected operand type 'i8'"):
         _kernel(tmp_path, body, prelude=_HELPERS)
+
+
+def test_an_array_of_another_dtype_is_converted_as_allos_module_call_converts_it(tmp_path):
+    # LLVMModule.__call__ (allo/backend/llvm.py): an array argument of another dtype is
+    # arg.astype(target) going in and arg[:] = new_arg coming out, every array argument: the
+    # caller's float64 input holds float32 values afterwards, read by the kernel or not, and an
+    # int64 array for an int8 parameter holds numpy's int8 of each value. The old code left the
+    # elements the kernel did not touch as they were.
+    source = """
+    @df.region()
+    def top(A: float32[3], B: int8[2], C: float32[1]):
+        @df.kernel(mapping=[1], args=[A, B, C])
+        def k(a: float32[3], b: int8[2], c: float32[1]):
+            c[0] = a[0] * 2.0 + b[0]
+    """
+    a = np.array([0.1, 0.2, 1e300])
+    b = np.array([300, 7], np.int64)
+    c = np.zeros(1)
+    run(tmp_path, source, a, b, c)
+    assert a.tolist() == [float(f32(0.1)), float(f32(0.2)), float("inf")]
+    assert b.tolist() == [44, 7]
+    assert c.tolist() == [float(f32(f32(0.1) * f32(2.0)) + f32(44))]

@@ -66,7 +66,7 @@ class Product(AlloArray):
         self.exact = None
 
 
-def _bf16_array(values: np.ndarray) -> np.ndarray:
+def bf16_array(values: np.ndarray) -> np.ndarray:
     """float32 values rounded to bfloat16 (to nearest even), as `types._bfloat16` rounds one."""
     bits = np.ascontiguousarray(values, np.float32).view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
@@ -84,10 +84,10 @@ def _sequential(a, b, kind) -> np.ndarray:
     for k in range(a.shape[-1]):
         term = a[..., k : k + 1] * b[..., k : k + 1, :]
         if bf16:
-            term = _bf16_array(term)
+            term = bf16_array(term)
         total = total + term
         if bf16:
-            total = _bf16_array(total)
+            total = bf16_array(total)
     return total
 
 

@@ -256,7 +256,24 @@ def _argument(arg: ast.arg, array, ns: dict):
         if array.size != size or not array.flags.c_contiguous:
             raise ValueError(f"argument '{arg.arg}' has shape {array.shape}, the region declares {kind}")
         array = array.reshape(kind.shape)
+    _converted_in_place(array, kind.elem)
     return as_allo_array(array, kind.elem)
+
+
+def _converted_in_place(array: np.ndarray, elem: ScalarType) -> None:
+    """An array of another dtype than its parameter's, as Allo's module call leaves it
+    (`LLVMModule.__call__`: `arg.astype(target)` going in, `arg[:] = new_arg` coming out, for
+    every array argument): each element converted by numpy (a float64 rounded to float32, a
+    float truncated into an int32) and written back, read by the kernel or not. The simulator's
+    module only: an emulated AIE module writes back its outputs alone."""
+    kind = array.dtype.kind
+    if kind not in "biuf" or not array.flags.writeable or emulate.current():
+        return
+    if elem.whole and array.dtype != elem.numpy:
+        with np.errstate(all="ignore"):  # numpy's own conversion of what the type does not hold
+            array[...] = array.astype(elem.numpy)
+    elif elem.kind == "bfloat" and kind == "f":
+        array[...] = library.bf16_array(array)  # ml_dtypes.bfloat16: round to nearest even
 
 
 def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str, widths: bool) -> None:
