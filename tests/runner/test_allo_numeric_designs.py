@@ -335,3 +335,20 @@ def test_an_array_of_another_dtype_is_converted_as_allos_module_call_converts_it
     assert a.tolist() == [float(f32(0.1)), float(f32(0.2)), float("inf")]
     assert b.tolist() == [44, 7]
     assert c.tolist() == [float(f32(f32(0.1) * f32(2.0)) + f32(44))]
+
+
+def test_an_any_width_integer_argument_is_wrapped_in_the_callers_array(tmp_path):
+    # LLVMModule.__call__: an Int(4) parameter's array goes through handle_overflow (each value
+    # wrapped into 4 bits) and comes back through struct_array_to_int_array: the caller's array
+    # holds the wrapped values afterwards.
+    source = """
+    @df.region()
+    def top(A: Int(4)[3], B: int32[1]):
+        @df.kernel(mapping=[1], args=[A, B])
+        def k(a: Int(4)[3], b: int32[1]):
+            b[0] = a[0]
+    """
+    a = np.array([20, 9, -9], np.int32)
+    b = np.zeros(1, np.int32)
+    run(tmp_path, source, a, b)
+    assert (a.tolist(), b.tolist()) == ([4, -7, 7], [4])

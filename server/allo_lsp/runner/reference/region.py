@@ -274,6 +274,9 @@ def _converted_in_place(array: np.ndarray, elem: ScalarType) -> None:
             array[...] = array.astype(elem.numpy)
     elif elem.kind == "bfloat" and kind == "f":
         array[...] = library.bf16_array(array)  # ml_dtypes.bfloat16: round to nearest even
+    elif elem.kind in ("int", "uint") and not elem.whole and elem.bits < 64 and kind in "biu":
+        # Any other width (`Int(4)`, `UInt(12)`): `handle_overflow` wraps each value into it.
+        array[...] = elem.cast_array(array)
 
 
 def _declare(stmt: ast.AnnAssign, ns: dict, sched: Scheduler, file: str, widths: bool) -> None:
