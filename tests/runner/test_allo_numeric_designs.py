@@ -352,3 +352,21 @@ def test_an_any_width_integer_argument_is_wrapped_in_the_callers_array(tmp_path)
     b = np.zeros(1, np.int32)
     run(tmp_path, source, a, b)
     assert (a.tolist(), b.tolist()) == ([4, -7, 7], [4])
+
+
+def test_allo_matmul_of_mixed_integer_types_computes_in_the_first_inputs_type(tmp_path):
+    # visit_library_op types allo.matmul by its first input (int8); linalg.matmul casts the uint8
+    # input to it (cast_signed: the same width, the bits kept) and wraps in i8. numpy promoted the
+    # pair to int16: the old code stored 300, 101, 400, 200.
+    source = """
+    @df.region()
+    def top(A: int8[2, 2], B: uint8[2, 2], C: int32[2, 2]):
+        @df.kernel(mapping=[1], args=[A, B, C])
+        def k(a: int8[2, 2], b: uint8[2, 2], c: int32[2, 2]):
+            c[:, :] = allo.matmul(a, b)
+    """
+    a = np.array([[1, 1], [2, 0]], np.int8)
+    b = np.array([[200, 100], [100, 1]], np.uint8)
+    c = np.zeros((2, 2), np.int32)
+    run(tmp_path, source, a, b, c)
+    assert c.tolist() == [[44, 101], [-112, -56]]

@@ -96,6 +96,23 @@ def _matmul(a, b):
     floats = np.asarray(a).dtype.kind == "f" and np.asarray(b).dtype.kind == "f"
     if floats and emulate.current() != "aie" and np.ndim(a) >= 2 and np.ndim(b) >= 2:
         return _sequential(a, b, kind)
+    other = getattr(b, "allo_type", None)
+    if (
+        emulate.current() != "aie"
+        and kind is not None
+        and other is not None
+        and kind != other
+        and {kind.kind, other.kind} <= {"int", "uint"}
+        and max(kind.bits, other.bits) <= 32
+    ):
+        # linalg.matmul in the first input's type (visit_library_op): each input cast to it with
+        # cast_signed (a narrower one sign-extended, a uint8 200 is -56; a wider one truncated),
+        # muli/addi wrapping in it. numpy would promote to a type holding both.
+        signed = np.asarray(b, np.int64)
+        if other.kind == "uint":
+            signed = np.where(signed >= 1 << (other.bits - 1), signed - (1 << other.bits), signed)
+        exact = np.matmul(np.asarray(a, np.int64), signed)
+        return as_allo_array(kind.cast_array(exact), kind)
     product = np.matmul(a, b)
     if (
         emulate.current() == "aie"
