@@ -28,7 +28,14 @@ _UINT_OF_WIDTH = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 class OutOfBuffer(IndexError):
     def __init__(self, index, shape, line) -> None:
         self.line = line
-        super().__init__(f"index {index} is outside the buffer of shape {tuple(shape)} (line {line})")
+        hint = ""
+        if any(isinstance(i, int) and i < 0 for i in (index if isinstance(index, tuple) else (index,))):
+            # Allo casts a non-affine index with IndexCastOp, which sign-extends whatever the type.
+            hint = (
+                "; Allo casts an index to `index` sign-extended, so an unsigned index with its top bit "
+                "set (a uint8 200 is -56) or a comparison's true (-1) is negative there"
+            )
+        super().__init__(f"index {index} is outside the buffer of shape {tuple(shape)} (line {line}){hint}")
 
 
 def address(array: np.ndarray, index, line: int | None):
