@@ -247,7 +247,9 @@ def top(A: int8[N], B: int8[N], C: int32[N]):
 )
 def test_a_put_with_no_line_of_its_own_gets_no_local(element, put):
     text = _NARROW_PUT.replace("ELEMENT", element).replace("PUT", put)
-    assert [p.code for p in analyze(text).problems] == ["ADF090"]
+    # A comprehension statement does not build in Allo either (visit_Expr: ADF089).
+    expected = ["ADF089", "ADF090"] if put.startswith("[") else ["ADF090"]
+    assert [p.code for p in analyze(text).problems] == expected
     assert titles(text, "ADF090") == []
 
 

@@ -143,6 +143,7 @@ class KernelTypes:
         # Parameters with a layout: their shape here is the global one, not the PE's share.
         self._sharded = forms.sharded_params(fn)
         self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
+        self._refused_statement = 0  # an expression statement already refused (its value is not again)
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -235,8 +236,8 @@ class KernelTypes:
             self._closed |= set(self._scopes.pop())
         elif isinstance(node, ast.Expr) and forms.expression_statement_error(node) is not None:
             self._refuse(node, forms.expression_statement_error(node))
-            if not isinstance(node.value, forms.EXPRESSIONS):  # Allo stops at the statement: one problem
-                self._expr(node.value)
+            self._refused_statement = id(node.value)  # Allo stops at the statement: one problem
+            self._expr(node.value)
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
 
@@ -484,8 +485,12 @@ class KernelTypes:
         return self._set(node, self._infer(node))
 
     def _infer(self, node: ast.expr) -> Value | None:
-        if isinstance(node, forms.EXPRESSIONS) and not self._compile_time:  # `lambda`, f-strings, ...
-            self._refuse(node, forms.unsupported_node(node))
+        if isinstance(node, forms.EXPRESSIONS):  # `lambda`, f-strings, comprehensions: untyped
+            if not self._compile_time and id(node) != self._refused_statement:
+                self._refuse(node, forms.unsupported_node(node))
+            for child in ast.iter_child_nodes(node):  # typed inside still (hovers, the other rules)
+                if isinstance(child, ast.expr):
+                    self._expr(child)
             return None
         if isinstance(node, ast.Attribute):
             return self._attribute(node)

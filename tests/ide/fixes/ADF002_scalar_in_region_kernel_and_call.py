@@ -16,7 +16,7 @@ def top(A: int32[M], n: int32, B: int32[M]):
     @df.kernel(mapping=[1], args=[A, n, B])
     def scale(local_A: int32[M], local_n: int32, local_B: int32[M]):
         for i in range(M):
-            local_B[i] = local_A[i] * local_n + local_n.bit_length()
+            local_B[i] = local_A[i] * local_n + local_n.reverse()
 
 
 def test_top():

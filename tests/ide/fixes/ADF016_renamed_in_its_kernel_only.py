@@ -5,7 +5,8 @@ attribute `.A`, the keyword `A=`, and the other kernel, where `A` is the region 
 (captured) and whose own parameter `local_A` does not make the name taken.
 
 Fix: ADF016 Rename 'A' to 'local_A'
-After: nothing
+After: ADF089, ADF096
+(The kernel's odd uses do not build in Allo; they are kept for the rename.)
 """
 
 import allo
