@@ -677,6 +677,8 @@ class KernelTransformer(ast.NodeTransformer):
         outer = set(self._affine_loops)
         affine = self._affine_loop(node.iter)
         bounds = self._loop_bounds(node.iter, affine)
+        if bounds is not None:
+            node.iter.args = []  # written once, above: not visited again with the loop
         if affine:
             self._affine_loops.update(names)
         else:
