@@ -8,7 +8,12 @@ is rewritten; each typed operation is then written as Python that gives Allo's v
   let it overflow (`a + b` of two int8 is `Int(9)`: never wrapped; `x << 3` always is);
 - `/` is `divsi` (truncating, the quotient wrapped: MIN / -1) or `divui`, `%` is `remsi` (C's
   remainder: `-4 % 3 == -1`) or `remui`, `//` is `floordivsi`;
-- a shift by an amount outside 0..width-1 is LLVM's poison: refused by name, no number is made up;
+- a shift by an amount outside 0..width-1, a bit or bit slice at or past the width (Allo's
+  LowerBitOps shifts by it), a float the target integer does not hold, an integer division or
+  remainder by zero and a signed MIN / -1 are LLVM's poison or undefined behaviour: refused by
+  name, no number is made up;
+- an array index is an affine map where `build_indices` makes one (floor `%` and `/`), else cast
+  to `index` with the sign-extending `IndexCastOp` (`index_cast`); `range`/`allo.grid` bounds too;
 - a cast is the one `build_cast_op` emits: a signed value widens by sign extension, except the
   result of a bit get, a bit slice or a shift left, and a 1-bit value, which zero-extend (`ExtUI`);
   a float becomes an integer truncated toward zero (`FPToSI`/`FPToUI`), an integer a float by
