@@ -195,3 +195,35 @@ def test_allo_lsp_run_trace_agrees_with_the_active_pe_views(tmp_path):
             assert mine["values"] == theirs["values"]
             seen.add((site.element, pe, site.op))
     assert seen == set(trace)  # every traced put and get is a site of some PE's view
+
+
+def test_try_put_and_try_get_are_traced_when_they_succeed(tmp_path):
+    source = """
+    @df.region()
+    def top(A: int32[4], B: int32[4]):
+        pipe: Stream[int32, 1]
+
+        @df.kernel(mapping=[1], args=[A])
+        def producer(local_A: int32[4]):
+            for i in range(4):
+                while not pipe.try_put(local_A[i] + 1):
+                    pass
+
+        @df.kernel(mapping=[1], args=[B])
+        def consumer(local_B: int32[4]):
+            for i in range(4):
+                got: bool = False
+                v: int32 = 0
+                while not got:
+                    v, got = pipe.try_get()
+                local_B[i] = v
+    """
+    A, B = np.array([5, 6, 7, 8], np.int32), np.zeros(4, np.int32)
+    with scheduler.tracing(16):
+        run(tmp_path, source, A, B)
+    assert B.tolist() == [6, 7, 8, 9]
+    # Polls that failed (the FIFO full, or empty) put and got nothing.
+    assert traced(fifos.recorded()[-1]) == {
+        ("pipe", "producer_0", "put"): (4, [6, 7, 8, 9]),
+        ("pipe", "consumer_0", "get"): (4, [6, 7, 8, 9]),
+    }
