@@ -32,6 +32,13 @@ Allo's rules that surprise, each mirrored where it is applied:
   canonicalizes the module; a put's value of another type is converted by the simulator only
   between integers (`_process_function_streams`), any other pair is a store it refuses there;
 - an augmented assignment `x op= v` is typed as `x op v` (`visit_AugAssign`), then cast to `x`;
+  its `x` must be a symbol the body bound (`Variable x not defined in current scope.`);
+- an assignment broadcasts its value's shape to the target's, which must come out unchanged
+  (`visit_broadcast`: an array into a scalar does not build), a list literal has exactly the
+  declared shape, and an array takes at most as many indices as it has dimensions; what the type
+  inference has no case for (`break`, a lambda, `for v in a`, `a.shape`, ...), a loop variable or a
+  declaration reusing a symbol, and a name bound nowhere stop the build too (the forms and their
+  messages: `protocol/build_errors.py`);
 - `float(x)` is `float32`, `int(x)` `int32`, `min`/`max` the select rule (of an `index` result,
   two loop variables, it does not build: `build_Call` has no such min/max); another builtin
   (`abs`, `round`, ...) does not build (`Unsupported function call`); an `allo.*` function of
