@@ -21,6 +21,7 @@ CLIENT_ONLY = {
     "alloDataflow.showOutput",
     "alloDataflow.selectInterpreter",
     "alloDataflow.showGraph",
+    "alloDataflow.pickPe",
 }  # the client answers these itself
 # Setting (package.json key after the section) -> its choices in the table.
 SETTING_CHOICES = {

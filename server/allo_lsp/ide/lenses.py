@@ -19,10 +19,11 @@ from allo_lsp.ide.outcomes import cluster_title, lens_title_after
 from allo_lsp.ide.synthesis import synthesis_files
 from allo_lsp.protocol.details import SynthesisDetails, details_as
 from allo_lsp.protocol.messages import MLIR, RUN, SIMULATE, SYNTHESIZE, JobResult
+from allo_lsp.protocol.vocabulary import PICK_PE
 
 REPORT = "report"  # the synthesis report view (a lens once a synthesis passed)
 PE = "pe"  # a kernel's active PE (`ide/active_pe.py`): its lens's command is the client's picker
-PICK_PE = "alloDataflow.pickPe"  # [uri, region, kernel]: the client's quick pick of the kernel's PEs
+
 FILES = "files"  # what that synthesis kept (a lens beside Report)
 # A running job's lens cancels it; running the target again while it runs starts nothing.
 CANCEL = "alloDataflow.cancelJob"

@@ -31,12 +31,16 @@ SERVER_COMMANDS = (*JOB_COMMANDS.values(), SHOW_REPORT, SYNTHESIS_FILES, CANCEL_
 # initializationOptions: the editor's storage directory for the workspace (VS Code's storageUri),
 # where the cluster's jobs are kept; without it `$XDG_STATE_HOME/allo-lsp/workspaces/<digest>`.
 WORKSPACE_STORAGE = "workspaceStorage"
+# [uri, region, kernel]: the client's quick pick of a kernel's PEs (the PE lens's command), which
+# then asks alloDataflow/activePe.
+PICK_PE = f"{SECTION}.pickPe"
 # Commands the client answers itself, never sent to the server.
 CLIENT_COMMANDS = (
     f"{SECTION}.selectInterpreter",
     f"{SECTION}.restartServer",
     f"{SECTION}.showOutput",
     f"{SECTION}.showGraph",  # the graph panel: the client asks allo/regionGraph
+    PICK_PE,
 )
 
 # Who runs a simulate or run job: `allo` (Allo's simulator), `reference` (the numpy executor);

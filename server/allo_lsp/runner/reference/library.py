@@ -199,8 +199,10 @@ class Runtime:
         kernel: str = "",
         suspends: bool = False,
         widths: bool = True,
+        compile_helper=None,
     ) -> None:
         self.sched = sched
+        self.compile_helper = compile_helper  # region.compile_function (given: region imports this module)
         self.widths = widths  # integers keep their Allo width (`types.sized`): a kernel asks for it
         self.suspends = suspends  # a kernel (a generator): `run_region` gives the region's PEs
         self.table = table  # the kernel's annotations, evaluated once
@@ -214,12 +216,10 @@ class Runtime:
 
     def helper(self, fn, line: int | None = None):
         """A plain function the kernel calls, compiled as `allo.customize` functions are
-        (`plain.compile_function`: its body in its types, the result in its return type)."""
+        (`region.compile_function`: its body in its types, the result in its return type)."""
         compiled = _HELPERS.get(fn)
         if compiled is None:
-            from allo_lsp.runner.reference.plain import compile_function
-
-            compiled = _HELPERS[fn] = compile_function(fn)
+            compiled = _HELPERS[fn] = self.compile_helper(fn)
         return compiled
 
     def declare(self, index: int, value, line: int | None = None):

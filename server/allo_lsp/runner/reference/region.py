@@ -14,6 +14,7 @@ import ast
 import inspect
 import itertools
 import textwrap
+import threading
 import types as pytypes
 import weakref
 
@@ -21,6 +22,7 @@ import numpy as np
 from allo_lsp.runner.reference import checks, emulate, fifos, library, typed
 from allo_lsp.runner.reference import types as ref_types
 from allo_lsp.runner.reference.scheduler import EMPTY, Deadlock, Fifo, FifoArray, Scheduler
+from allo_lsp.runner.reference.syntax import is_region
 from allo_lsp.runner.reference.transform import REF, KernelTransformer, Unsupported, asks_widths
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, StreamType, as_allo_array, convert
 
@@ -40,18 +42,6 @@ _ALLO_NAMES = {
         "index",
     )
 }
-
-
-def is_region(obj) -> bool:
-    if getattr(obj, "__allo_region__", False):
-        return True
-    if not isinstance(obj, pytypes.FunctionType):
-        return False
-    try:
-        head = inspect.getsource(obj).lstrip()
-    except (OSError, TypeError):
-        return False
-    return head.startswith("@") and ".region(" in head.split("def ", 1)[0]
 
 
 def top_directions(fn) -> list[str] | None:
@@ -395,7 +385,9 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
         inner = state.setdefault(("region", name, sched.local.pe, getattr(f, "__name__", "")), {})
         return prepare(f, arrays, generic, sched, inner)
 
-    scope[REF] = library.Runtime(sched, table, sub_region, state, name, suspends=True, widths=widths)
+    scope[REF] = library.Runtime(
+        sched, table, sub_region, state, name, suspends=True, widths=widths, compile_helper=compile_function
+    )
     scope["__ref_EMPTY"], scope["__ref_int"] = EMPTY, int
     scope.update(typed.HELPERS)
     exec(code, scope)
@@ -453,3 +445,63 @@ def _is_allo(value, name: str) -> bool:
     if isinstance(value, pytypes.ModuleType):
         return value.__name__ == "allo" or value.__name__.startswith("allo.")
     return value is None and name in ("allo", "df")
+
+
+class _Solo:
+    """The scheduler a plain function sees: one PE, no streams."""
+
+    def __init__(self, name: str) -> None:
+        self.local = threading.local()
+        self.local.pe, self.local.pid = name, (0,)
+
+
+def compile_function(fn):
+    """A plain Allo function (`allo.customize(fn).build()`, or one a kernel calls) run with Allo's
+    storage semantics: its body rewritten as a kernel body is (`transform.py`, its arithmetic in
+    Allo's types, `typed.py`), its arguments in their annotated types and its result in the return type."""
+    fdef, ns = _parse(fn)
+    if not isinstance(fdef, ast.FunctionDef):
+        raise Unsupported(f"allo.customize of {fn!r}", None)
+    table: list = []
+
+    def type_index(node: ast.expr) -> int:
+        table.append(evaluate_type(node, ns, node.lineno))
+        return len(table) - 1
+
+    arg_types = [
+        evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
+    ]
+    result_type = evaluate_type(fdef.returns, ns, fdef.lineno) if fdef.returns is not None else None
+    is_allo = lambda n: _is_allo(ns.get(n), n)  # noqa: E731
+    types = typed.kernel_types(fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, {})
+    fdef = KernelTransformer(is_allo, lambda n: is_region(ns.get(n)), type_index, types=types).visit(fdef)
+    fdef.decorator_list, fdef.returns = [], None
+    for a in fdef.args.args:
+        a.annotation = None
+    scope = dict(ns)
+    solo = _Solo(fdef.name)
+    scope["__ref_int"] = int
+    scope.update(typed.HELPERS)
+    scope[REF] = library.Runtime(solo, table, run_region, {}, fdef.name, compile_helper=compile_function)
+    exec(compile(ast.fix_missing_locations(ast.Module([fdef], [])), fn.__code__.co_filename, "exec"), scope)
+    body = scope[fdef.name]
+
+    def call(*args):
+        typed = [_typed(a, t) for a, t in zip(args, arg_types)]
+        solo.local.pe, solo.local.pid = fdef.name, (0,)
+        result = body(*typed)
+        if isinstance(result_type, ArrayType):
+            return np.asarray(result_type.elem.cast_array(np.broadcast_to(result, result_type.shape))).copy()
+        if isinstance(result_type, ScalarType):
+            return result_type.cast(result)
+        return result
+
+    return call
+
+
+def _typed(value, kind):
+    if isinstance(kind, ArrayType):
+        return as_allo_array(np.asarray(value), kind.elem)
+    if isinstance(kind, ScalarType):
+        return kind.cast(value)
+    return value

@@ -5,6 +5,8 @@ transformer that calls it do not import each other."""
 from __future__ import annotations
 
 import ast
+import inspect
+import types as pytypes
 
 
 class Unsupported(Exception):
@@ -43,3 +45,16 @@ def _template(src: str, **subs):
                 delattr(sub, attr)
     node = _Fill(subs).visit(node)
     return node.value if isinstance(node, ast.Expr) else node
+
+
+def is_region(obj) -> bool:
+    """Whether `obj` is a `@df.region()` function (marked by the stand-in, or so decorated in its source)."""
+    if getattr(obj, "__allo_region__", False):
+        return True
+    if not isinstance(obj, pytypes.FunctionType):
+        return False
+    try:
+        head = inspect.getsource(obj).lstrip()
+    except (OSError, TypeError):
+        return False
+    return head.startswith("@") and ".region(" in head.split("def ", 1)[0]

@@ -38,7 +38,7 @@ from allo_lsp.protocol.build_errors import free_names
 from allo_lsp.protocol.constant_fold import fold
 from allo_lsp.protocol.kernel_types import _BINOPS, VERIFIER, Environment, KernelTypes, Value
 from allo_lsp.protocol.typing_rules import Ty
-from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template
+from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template, is_region
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16, raise_poison
 
 # Allo's functions that lower to the `math` dialect, which the simulator's pipeline cannot lower.
@@ -107,8 +107,6 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
 def helpers(fdef: ast.FunctionDef, ns: dict) -> dict:
     """The plain Python functions `fdef` calls by name, annotated as Allo functions are (a
     parameter or the result typed): Allo builds each as a function of those types."""
-    from allo_lsp.runner.reference.region import is_region
-
     found = {}
     for node in ast.walk(fdef):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -7,7 +7,7 @@ default target `llvm`) returns a callable that runs `fn` with Allo's storage sem
 never made up: reading it is `unsupported`.
 """
 
-from allo_lsp.runner.reference.plain import compile_function
+from allo_lsp.runner.reference.region import compile_function
 from allo_lsp.runner.reference.transform import Unsupported
 
 PRIMITIVES = (
