@@ -243,6 +243,15 @@ def assigned_names(fn: ast.FunctionDef) -> set[str]:
     return out
 
 
+# `visit_Call`'s assertions on the Python builtins it builds: the count of positional arguments
+# (a keyword argument is not read at all).
+BUILTIN_ARITY = {
+    "float": "Only support one argument for `float` and `int`",
+    "int": "Only support one argument for `float` and `int`",
+    "min": "Only support two arguments for `min` and `max`",
+    "max": "Only support two arguments for `min` and `max`",
+}
+
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
 UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
 UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

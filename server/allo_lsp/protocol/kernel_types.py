@@ -698,6 +698,9 @@ class KernelTypes:
                     return args[0]  # an element-wise library call: its first argument's type
                 return None
             value = self._expr(owner)
+            if func.attr in ("reverse", "T") and value is not None and node.args and not self._compile_time:
+                self._refuse(node, "Only support zero argument for attribute methods")  # `visit_Call`
+                return None
             if func.attr in _VALUE_METHODS and value is not None and not value.shape and not node.args:
                 return self._value_method(node, func.attr, value.ty)
             if value is not None and func.attr not in _METHODS and not self._compile_time:
@@ -711,6 +714,11 @@ class KernelTypes:
             self._refuse(node, f"'{forms.type_class(called)}' object has no attribute '__name__'")
             return None
         if isinstance(func, ast.Name) and self._lookup(func.id) is None and func.id not in self.env.constants:
+            if func.id in ("float", "int", "min", "max") and not self._compile_time:
+                wanted = 1 if func.id in ("float", "int") else 2  # `visit_Call` asserts the count
+                if len(node.args) != wanted:
+                    self._refuse(node, forms.BUILTIN_ARITY[func.id])
+                    return None
             if func.id in ("float", "int"):
                 result = FLOAT32 if func.id == "float" else INT32
                 if len(node.args) == 1 and args[0] is not None and id(node.args[0]) in self._flags:

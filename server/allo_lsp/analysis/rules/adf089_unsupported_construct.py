@@ -14,6 +14,8 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
 - an attribute of a value other than `.T`, `.copy`, `.reverse` and a name's `.bits`/`.fracs`
   (`a.shape`: `visit_Attribute`, ``Unsupported attribute `shape` ``), a method other than
   `.reverse()`, `.bitcast()` and a stream's (`a.sum()`: `visit_Call`);
+- `min`/`max` of other than two arguments, `float`/`int` of other than one, `.reverse()` with one
+  (`visit_Call`'s assertions: Python's `min(a, b, c)` would run);
 - a type called as a function (`int8(x)`: `visit_Call` takes the type for a library function
   and reads its `__name__`: `'Int' object has no attribute '__name__'`; a cast is `int(x)`,
   `float(x)` or a typed local `y: int8 = x`);
