@@ -186,3 +186,38 @@ def test_an_array_indexed_past_its_rank_is_refused_by_mlirs_verifier(tmp_path, b
         module, _ = load(tmp_path, source)
         with pytest.raises(MLIRError, match=message.replace("(", r"\(")):
             module.df.build(module.top, target="simulator")
+
+
+_STREAM_INDEX = """
+def make(T):
+    @df.region()
+    def top(R: int32[4]):
+        fifo: Stream[T, 2][4]
+
+        @df.kernel(mapping=[4])
+        def p():
+            j = df.get_pid()
+            fifo[min(j, 3, 4)].put(j)
+
+        @df.kernel(mapping=[4], args=[R])
+        def c(r: int32[4]):
+            j = df.get_pid()
+            r[j] = fifo[j].get()
+
+    return top
+
+
+top = make(TYPE)
+"""
+
+
+@pytest.mark.parametrize("element", ["int32", "UNKNOWN_T"])
+def test_a_stream_arrays_index_is_pythons_and_no_build_error(tmp_path, element):
+    # get_symbolic_expr evaluates `fifo[min(j, 3, 4)]`'s index in Python: min of three is fine
+    # there, whether or not the analysis knows the stream's element type (`make(T)`).
+    source = _STREAM_INDEX.replace("TYPE", element)
+    assert [p.code for p in analyze(HEADER + source).problems if p.code.startswith(("ADF08", "ADF09"))] == []
+    if element == "int32":
+        R = np.zeros(4, np.int32)
+        run(tmp_path, source, R)
+        assert R.tolist() == [0, 1, 2, 3]

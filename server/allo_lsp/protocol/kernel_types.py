@@ -640,7 +640,12 @@ class KernelTypes:
         value = None if _stream_name(base, self.env) is not None else self._expr(base)
         if value is None:  # an element of a stream array, or something not typed
             if not isinstance(node.slice, ast.Slice):
+                # A stream array's index is Python's: Allo evaluates it as it builds
+                # (`get_symbolic_expr`), so what it holds is no build error of the kernel.
+                outer = self._compile_time
+                self._compile_time = outer or _stream_name(base, self.env) is not None
                 self._expr(node.slice)
+                self._compile_time = outer
             return None
         if value.shape:
             indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -697,6 +702,13 @@ class KernelTypes:
                 if args and all(a is not None and not a.shape for a in args):
                     return args[0]  # an element-wise library call: its first argument's type
                 return None
+            if func.attr in _STREAM_METHODS and isinstance(owner, ast.Subscript) and self._unknown_base(owner):
+                # `fifo[i, f(j)].put(v)` of a stream array whose element type is not known here:
+                # its index is Python's still (`get_symbolic_expr`), no build error of the kernel
+                outer, self._compile_time = self._compile_time, True
+                self._expr(owner)
+                self._compile_time = outer
+                return None
             value = self._expr(owner)
             if func.attr in ("reverse", "T") and value is not None and node.args and not self._compile_time:
                 self._refuse(node, "Only support zero argument for attribute methods")  # `visit_Call`
@@ -747,6 +759,13 @@ class KernelTypes:
             elif func.id in self.env.unbound and not self._compile_time:
                 self._refuse(node, forms.UNDEFINED_FUNCTION.format(func.id), kind="undefined")
         return None
+
+    def _unknown_base(self, node: ast.Subscript) -> bool:
+        """`node` subscripts a name that is no typed local, parameter or constant here."""
+        base = node.value
+        while isinstance(base, ast.Subscript):
+            base = base.value
+        return isinstance(base, ast.Name) and self._lookup(base.id) is None and base.id not in self.env.constants
 
     def _type_named(self, func: ast.expr) -> Ty | None:
         """The Allo type a callee names (`int8` in `int8(x)`), None for anything else: a local,
@@ -812,7 +831,8 @@ def _operation_of(op: ast.operator, result: Ty) -> str:
 _VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on a scalar value
 # Every method `visit_Call` takes on a value (a stream's too: a sub-function's `Stream` parameter
 # is typed by its element here).
-_METHODS = (*_VALUE_METHODS, "T", "put", "get", "try_put", "try_get", "empty", "full")
+_STREAM_METHODS = ("put", "get", "try_put", "try_get", "empty", "full")
+_METHODS = (*_VALUE_METHODS, "T", *_STREAM_METHODS)
 _FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UInt: IEEE float16 (never bfloat16)
 
 # The MLIR verifiers' messages (`AffineStoreOp::verify`, `memref.store`'s type constraint).
