@@ -147,6 +147,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "t: int32[2, 2] = [[1, 2], [3, 4]]\nt = [[5, 6], [7, 8]]\nr[0] = t[1, 1]",  # a list of the declared shape
         "acc: int32 = 0\nfor i in range(4):\n    acc += b[i]\nr[0] += acc",  # declared first; a parameter's element
         "r[0] = helper(b[0]) + K",  # a module-level function and constant
+        "L: ConstExpr[int32] = min(1, 2, 3)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

@@ -180,7 +180,10 @@ class KernelTypes:
             return
         if isinstance(node, ast.AnnAssign):
             declared = self.env.annotation(node.annotation)
+            # `x: ConstExpr[int32] = v`: Allo evaluates `v` in Python (`ASTResolver.resolve`)
+            outer, self._compile_time = self._compile_time, self._compile_time or _is_constexpr(node.annotation)
             value = self._expr(node.value) if node.value is not None else None
+            self._compile_time = outer
             if isinstance(node.target, ast.Name) and declared is not None:
                 self._redeclared(node, declared)
                 self._shape_into(node.value, declared, value, node.target)
@@ -857,6 +860,16 @@ def _is_pid_call(node: ast.expr, env: Environment) -> bool:
         and node.func.attr == "get_pid"
         and isinstance(node.func.value, ast.Name)
         and env.is_allo(node.func.value.id)
+    )
+
+
+def _is_constexpr(annotation: ast.expr) -> bool:
+    """`ConstExpr[T]` (or `types.ConstExpr[T]`): a compile-time constant's declaration."""
+    if not isinstance(annotation, ast.Subscript):
+        return False
+    head = annotation.value
+    return (isinstance(head, ast.Name) and head.id == "ConstExpr") or (
+        isinstance(head, ast.Attribute) and head.attr == "ConstExpr"
     )
 
 
