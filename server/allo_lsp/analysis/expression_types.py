@@ -46,11 +46,12 @@ def type_kernels(model: FileModel, text: str) -> None:
     """Set `typing` on every kernel of `model` that has none yet (a replayed statement keeps its
     kernels' typing: same text, same world)."""
     lines: list[str] | None = None
+    words = _Words(text)
     for region in model.regions:
         for kernel in region.kernels:
             if kernel.typing is None:
                 lines = lines if lines is not None else text.split("\n")
-                kernel.typing = _typing(kernel, region, lines, text)
+                kernel.typing = _typing(kernel, region, lines, words)
 
 
 def dtype_ty(dtype: DType) -> Ty:
@@ -65,14 +66,14 @@ def _value(t: AlloType | None) -> Value | None:
     return Value(dtype_ty(t.dtype), tuple(t.shape)) if t is not None and t.dtype is not None else None
 
 
-def _typing(kernel: Kernel, region: Region, lines: list[str], text: str) -> KernelTyping:
+def _typing(kernel: Kernel, region: Region, lines: list[str], words: _Words) -> KernelTyping:
     try:
         source = _Source(kernel, lines)
         fn = source.function()
         if fn is None:
             return KernelTyping()
         env = _environment(kernel, region, source)
-        env.unbound = _unbound(kernel, fn, source, lines, text)
+        env.unbound = _unbound(kernel, fn, source, words)
         return _collect(fn, KernelTypes(fn, env), source)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError, KeyError, IndexError):
         return KernelTyping()  # the typer met a shape it does not follow: nothing, not a crash
@@ -91,18 +92,45 @@ def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment
 
 
 _STAR_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.M)
+_WORD = re.compile(r"\w+")
 
 
-def _unbound(kernel: Kernel, fn: ast.FunctionDef, source: _Source, lines: list[str], text: str) -> frozenset[str]:
+class _Words:
+    """The file's words and the lines each is on, read once per analysis and only when a kernel
+    has a name to judge (`_unbound`); and whether a star import may bind anything."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: dict[str, list[int]] | None = None
+        self._star: bool | None = None
+
+    @property
+    def star_import(self) -> bool:
+        if self._star is None:
+            self._star = _STAR_IMPORT.search(self.text) is not None
+        return self._star
+
+    def lines_of(self, word: str) -> list[int]:
+        if self._lines is None:
+            self._lines = {}
+            for number, line in enumerate(self.text.split("\n")):
+                for found in _WORD.findall(line):
+                    at = self._lines.setdefault(found, [])
+                    if not at or at[-1] != number:
+                        at.append(number)
+        return self._lines.get(word, [])
+
+
+def _unbound(kernel: Kernel, fn: ast.FunctionDef, source: _Source, words: _Words) -> frozenset[str]:
     """The names the body reads that nothing in the file binds (`kernel_body.py` found no binding
     the kernel sees, the body binds none): Allo's `Unsupported Name`. Not judged where a star
     import may bind anything, nor for a name the file writes anywhere outside the kernel (Allo
     also reads the ints, floats, types and functions of the frames that call `df.build`)."""
     candidates = {n for n, c in kernel.constants.items() if c is None} & free_names(fn)
-    if not candidates or _STAR_IMPORT.search(text):
+    if not candidates or words.star_import:
         return frozenset()
-    outside = "\n".join(lines[: source.first] + lines[source.first + len(source.lines) :])
-    return frozenset(n for n in candidates if not re.search(rf"\b{re.escape(n)}\b", outside))
+    first, last = source.first, source.first + len(source.lines) - 1
+    return frozenset(n for n in candidates if all(first <= i <= last for i in words.lines_of(n)))
 
 
 class _Source:
