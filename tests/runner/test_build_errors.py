@@ -82,6 +82,7 @@ CASES = [
     ("visit_Call", "r[0] = b.sum()", 0, "ADF089", "Unsupported function call or attribute method `.sum`"),
     ("visit_Expr", "b[0] + 1\nr[0] = 1", 0, "ADF089", "Unsupported expression: <ast.BinOp object"),
     ("visit_Call", "r[0] = int8(b[0])", 0, "ADF089", "'Int' object has no attribute '__name__'"),
+    ("build_Return", "r[0] = 1\nreturn b[0]", 1, "ADF089", "Return value should have a dtype in function signature"),
     ("visit_Call", "r[0] = min(b[0], b[1], b[2])", 0, "ADF089", "Only support two arguments for `min` and `max`"),
     ("visit_Call", "r[0] = int(b[0], 10)", 0, "ADF089", "Only support one argument for `float` and `int`"),
     ("visit_Call", "x: int8 = 1\nr[0] = x.reverse(1)", 1, "ADF089", "Only support zero argument for attribute methods"),

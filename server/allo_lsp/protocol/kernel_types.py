@@ -151,6 +151,7 @@ class KernelTypes:
         self._sharded = forms.sharded_params(fn)
         self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
         self._refused_statement = 0  # an expression statement already refused (its value is not again)
+        self._returns_nothing = fn.returns is None or _is_none(fn.returns)  # a kernel: no `-> T`
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -250,6 +251,9 @@ class KernelTypes:
             self._expr(node.value)
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
+            if isinstance(node, ast.Return) and self._returns_nothing and not _is_none(node.value):
+                # `build_Return` of a value in a function whose signature returns nothing
+                self._refuse(node, "Return value should have a dtype in function signature")
 
     def _assign(self, node: ast.Assign) -> None:
         if _is_pid_call(node.value, self.env):
@@ -861,6 +865,10 @@ def _is_pid_call(node: ast.expr, env: Environment) -> bool:
         and isinstance(node.func.value, ast.Name)
         and env.is_allo(node.func.value.id)
     )
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _is_constexpr(annotation: ast.expr) -> bool:

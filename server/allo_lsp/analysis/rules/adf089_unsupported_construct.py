@@ -16,6 +16,8 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
   `.reverse()`, `.bitcast()` and a stream's (`a.sum()`: `visit_Call`);
 - `min`/`max` of other than two arguments, `float`/`int` of other than one, `.reverse()` with one
   (`visit_Call`'s assertions: Python's `min(a, b, c)` would run);
+- `return v` in a kernel (its signature returns nothing: `build_Return` in `allo/ir/builder.py`,
+  `Return value should have a dtype in function signature`);
 - a type called as a function (`int8(x)`: `visit_Call` takes the type for a library function
   and reads its `__name__`: `'Int' object has no attribute '__name__'`; a cast is `int(x)`,
   `float(x)` or a typed local `y: int8 = x`);
