@@ -83,6 +83,13 @@ CASES = [
     ("visit_Expr", "b[0] + 1\nr[0] = 1", 0, "ADF089", "Unsupported expression: <ast.BinOp object"),
     ("visit_Call", "r[0] = int8(b[0])", 0, "ADF089", "'Int' object has no attribute '__name__'"),
     ("build_Return", "r[0] = 1\nreturn b[0]", 1, "ADF089", "Return value should have a dtype in function signature"),
+    (
+        "build_Return",
+        "for i in range(4):\n    if b[i] == 0:\n        return\n    r[0] = i",
+        2,
+        "ADF089",
+        "Unsupported early return",
+    ),
     ("visit_Call", "r[0] = min(b[0], b[1], b[2])", 0, "ADF089", "Only support two arguments for `min` and `max`"),
     ("visit_Call", "r[0] = int(b[0], 10)", 0, "ADF089", "Only support one argument for `float` and `int`"),
     ("visit_Call", "x: int8 = 1\nr[0] = x.reverse(1)", 1, "ADF089", "Only support zero argument for attribute methods"),
@@ -149,6 +156,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "acc: int32 = 0\nfor i in range(4):\n    acc += b[i]\nr[0] += acc",  # declared first; a parameter's element
         "r[0] = helper(b[0]) + K",  # a module-level function and constant
         "L: ConstExpr[int32] = min(1, 2, 3)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value
+        "r[0] = 1\nreturn",  # the function's last statement
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

@@ -252,6 +252,15 @@ BUILTIN_ARITY = {
     "max": "Only support two arguments for `min` and `max`",
 }
 
+# `build_Return` emits `func.return` at the insertion point it pops (`ctx.pop_ip()`): inside a
+# loop or a branch that is the loop's or branch's body, and every statement built after it then
+# meets the wrong insertion points. Allo's own error varies (the builder's stack, or MLIR's
+# `'func.return' op expects parent op 'func.func'`); it never builds.
+EARLY_RETURN = (
+    "Unsupported early return: build_Return emits func.return at the builder's current insertion point, "
+    "which only the last statement of the function may do"
+)
+
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
 UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
 UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

@@ -152,6 +152,7 @@ class KernelTypes:
         self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
         self._refused_statement = 0  # an expression statement already refused (its value is not again)
         self._returns_nothing = fn.returns is None or _is_none(fn.returns)  # a kernel: no `-> T`
+        self._last_statement = id(fn.body[-1]) if fn.body else 0  # the one place a `return` builds
         self._block(fn.body)
 
     def of(self, node: ast.AST) -> Value | None:
@@ -254,6 +255,8 @@ class KernelTypes:
             if isinstance(node, ast.Return) and self._returns_nothing and not _is_none(node.value):
                 # `build_Return` of a value in a function whose signature returns nothing
                 self._refuse(node, "Return value should have a dtype in function signature")
+        if isinstance(node, ast.Return) and id(node) != self._last_statement:
+            self._refuse(node, forms.EARLY_RETURN)
 
     def _assign(self, node: ast.Assign) -> None:
         if _is_pid_call(node.value, self.env):

@@ -18,6 +18,9 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
   (`visit_Call`'s assertions: Python's `min(a, b, c)` would run);
 - `return v` in a kernel (its signature returns nothing: `build_Return` in `allo/ir/builder.py`,
   `Return value should have a dtype in function signature`);
+- a `return` anywhere but as the kernel's last statement (an early exit: `build_Return` emits
+  `func.return` at the builder's insertion point, inside the loop or the branch, and the
+  statements after it are built at the wrong places: the build fails, with an error that varies);
 - a type called as a function (`int8(x)`: `visit_Call` takes the type for a library function
   and reads its `__name__`: `'Int' object has no attribute '__name__'`; a cast is `int(x)`,
   `float(x)` or a typed local `y: int8 = x`);
