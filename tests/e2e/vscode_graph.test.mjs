@@ -1,7 +1,9 @@
 // The dataflow graph and the report view in a real VS Code (code-server), through the UI: the
 // Graph lens of examples/systolic_gemm.py opens the webview, whose nodes and edges are counted in
 // its DOM against the server's own graph (`allo-lsp graph`, ALLO_E2E_EXPECTED); Expand PEs draws
-// the 36 PEs (timed); a click on a PE moves the editor's cursor to its kernel; the cursor in the
+// the 36 PEs (timed); a click on a PE moves the editor's cursor to its kernel and makes it the
+// kernel's active PE, the PE lens picks another (the branches it does not take dimmed, its values as
+// inlay hints: issue 30); the cursor in the
 // kernel highlights it; Fit beside the code keeps labels >= 9 px; the cursor in a meta_* branch
 // highlights the PEs that run it; an edit of the grid's size redraws it (256 PEs, timed); the deadlock
 // example simulated on the reference executor marks its blocked PEs and full FIFO (no depth for a
@@ -13,7 +15,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
-import { codeLens, command, find, goTo, openFile, page, runFromLens, SECOND, shot, uiTest, useWorkbench, waitUntil, WORKSPACE } from "./workbench.mjs";
+import { codeLens, command, editor, find, goTo, openFile, page, runFromLens, SECOND, shot, uiTest, useWorkbench, waitUntil, WORKSPACE } from "./workbench.mjs";
 
 const EXPECTED = JSON.parse(process.env.ALLO_E2E_EXPECTED);
 const ARTIFACTS = process.env.ALLO_E2E_ARTIFACTS;
@@ -156,6 +158,44 @@ describe("The dataflow graph in VS Code (code-server)", { timeout: 12 * 60 * SEC
         await goTo(1, 1);
         await waitUntil("no highlight outside the kernels", async () => (await graphFrame().locator("svg.graph .node.cursor").count()) === 0, 15 * SECOND);
         await shotOfPanel("graph-expanded-light");
+    });
+
+    // Issue 30: the click on gemm_2_1 above made it its kernel's active PE; the PE lens picks another.
+    uiTest("the active PE: a PE clicked in the graph or picked from the PE lens dims the branches it does not take and shows its values", async () => {
+        await focusEditor("systolic_gemm.py");
+        await codeLens(/^◎ PE \(2, 1\) of 6x6$/).waitFor({ timeout: 30 * SECOND }); // the graph's click
+        await codeLens(/^◎ PE /).click();
+        const input = page.locator(".quick-input-widget input");
+        await input.waitFor({ state: "visible" });
+        await input.fill("gemm_1_2");
+        await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "gemm_1_2" }).waitFor();
+        await page.keyboard.press("Enter");
+        await codeLens(/^◎ PE \(1, 2\) of 6x6$/).waitFor({ timeout: 30 * SECOND });
+        const body = find("systolic_gemm.py", "        i, j = df.get_pid()");
+        await goTo(body.line, 1);
+        // What each line shows: dimmed (a span of the branch at the decoration's opacity) and its text with the inlay hints.
+        const lines = async () => editor().locator(".view-line").evaluateAll((els) => els.map((el) => ({
+            text: el.textContent.replace(/\u00a0/g, " "),
+            dimmed: [...el.querySelectorAll("span")].some((span) => getComputedStyle(span).opacity === "0.4"),
+        })));
+        const seen = await waitUntil("gemm_1_2's values as inlay hints and the other branches dimmed", async () => {
+            const shown = await lines();
+            const hint = shown.find((l) => l.text.includes("i, j = df.get_pid()") && l.text.includes("i = 1, j = 2"));
+            const dimmed = shown.find((l) => l.text.includes("with allo.meta_elif(j == 0):") && l.dimmed);
+            return hint && dimmed ? shown : undefined;
+        }, 30 * SECOND);
+        const kept = seen.find((l) => l.text.includes("with allo.meta_else():"));
+        assert.ok(kept && !kept.dimmed, `gemm_1_2's own branch is not dimmed: ${JSON.stringify(kept)}`);
+        console.log(`active PE gemm_1_2: ${seen.filter((l) => l.dimmed).length} of ${seen.length} lines in view dimmed`);
+        await shot("active-pe-gemm_1_2");
+        // "All PEs" gives every branch back.
+        await codeLens(/^◎ PE /).click();
+        await input.waitFor({ state: "visible" });
+        await input.fill("All PEs");
+        await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: "All PEs" }).waitFor();
+        await page.keyboard.press("Enter");
+        await codeLens(/^◎ PE: all 36 of 6x6$/).waitFor({ timeout: 30 * SECOND });
+        await waitUntil("no line dimmed", async () => !(await lines()).some((l) => l.dimmed), 15 * SECOND);
     });
 
     uiTest("beside the code, Fit keeps every label readable (>= 9 px), the rest a drag away", async () => {
