@@ -33,8 +33,7 @@ def lines_of(opening: str, depth: int) -> str:
 CONSTRUCTS = {
     "subscripts": lambda depth: lines_of("local_A[", depth) + "0" + "]" * depth,
     "calls": lambda depth: lines_of("int(", depth) + "local_A" + ")" * depth,
-    # two positional arguments: Allo asserts them (visit_Call), and reads no keyword
-    "keyword calls": lambda depth: lines_of("max(0, 0, key=", depth) + "local_A" + ")" * depth,
+    "keyword calls": lambda depth: lines_of("max(0, key=", depth) + "local_A" + ")" * depth,
 }
 # What Allo itself refuses of a construct (not the analysis giving up): `max(0, key=...)` has one
 # positional argument, and build_Call takes exactly two for min and max (ADF089, once per call).
