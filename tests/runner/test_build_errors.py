@@ -231,3 +231,33 @@ def test_a_stream_arrays_index_is_pythons_and_no_build_error(tmp_path, element):
         R = np.zeros(4, np.int32)
         run(tmp_path, source, R)
         assert R.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("global_line", "body"),
+    [
+        ("W = np.array([1, 2, 3, 4], dtype=np.int32)", "r[0] = W[1]"),  # an array: data, not a constant
+        ("W = (1, 2)", "r[0] = W[0]"),
+        ("W = [1, 2]", "for i in range(W[0]):\n    r[0] = i"),  # visit_all_for visits range's arguments
+        ("W = 'abc'", "r[0] = W"),
+    ],
+)
+def test_a_global_that_is_data_is_refused_by_df_build(tmp_path, capsys, global_line, body):
+    """visit_Name reads a global only as an int, a float or an Allo type ("Unsupported global
+    variable"): the executor, which has the module's values, refuses the rest at df.build (it ran
+    them, reading the array). `check` does not judge it: it cannot tell what a global holds."""
+    source = "import numpy as np\n" + global_line + "\n" + _design(body)
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+    assert exited.value.code == 1
+    assert "Unsupported global variable `W`" in capsys.readouterr().out
+
+
+def test_a_global_int_float_or_type_is_read(tmp_path):
+    source = "F = 0.5\nT = int32\n" + _design("x: T = 2\nr[0] = x + K + int(F * 2.0)")
+    source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
+    R = np.zeros(1, np.int32)
+    run(tmp_path, source, np.arange(4, dtype=np.int32), R)
+    assert R[0] == 2 + 3 + 1

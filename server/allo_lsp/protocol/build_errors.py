@@ -262,5 +262,6 @@ EARLY_RETURN = (
 )
 
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
+FOREIGN_GLOBAL = "Unsupported global variable `{}`"  # `visit_Name`: a global neither int, float nor Allo type
 UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
 UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

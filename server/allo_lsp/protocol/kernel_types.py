@@ -97,6 +97,10 @@ class Environment:
     is_allo: Callable[[str], bool] = lambda name: name in ("allo", "df")
     # Names the body reads that nothing binds where Allo looks (a typo): `Unsupported Name`.
     unbound: frozenset[str] = frozenset()
+    # Globals bound to a value `visit_Name` has no case for (an array, a list, a string: only an
+    # int, a float or an Allo type reads as a value): `Unsupported global variable`. Known where
+    # the values are (the executor); the analysis does not judge what it cannot evaluate.
+    foreign: frozenset[str] = frozenset()
     # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
     functions: dict[str, Value] = field(default_factory=dict)
 
@@ -600,7 +604,9 @@ class KernelTypes:
             return Value(FLOAT32)
         if isinstance(constant, Ty):
             return Value(INDEX)  # `visit_Name`: a global Allo type reads as an index
-        if node.id in self._closed and node.id not in self._declared and isinstance(node.ctx, ast.Load):
+        if node.id in self.env.foreign and isinstance(node.ctx, ast.Load) and not self._compile_time:
+            self._refuse(node, forms.FOREIGN_GLOBAL.format(node.id))
+        elif node.id in self._closed and node.id not in self._declared and isinstance(node.ctx, ast.Load):
             self.problems.append(Problem(node, f"Unsupported Name `{node.id}`", True))
         elif node.id in self.env.unbound and isinstance(node.ctx, ast.Load) and not self._compile_time:
             self._refuse(node, forms.UNDEFINED_NAME.format(node.id), kind="undefined")

@@ -64,6 +64,11 @@ def value_of(kind) -> Value | None:
     return None
 
 
+# Values a kernel may not read as a global (`visit_Name`): data, not an int, a float or an Allo
+# type; a module, a function or a class is reached otherwise (a call, an attribute).
+_FOREIGN = (np.ndarray, list, tuple, dict, set, frozenset, str, bytes, type(None))
+
+
 def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, is_allo, streams: dict) -> KernelTypes:
     """`fdef` typed as Allo types it; its build errors raised as Allo raises them."""
     params = {a.arg: v for a, t in zip(fdef.args.args, arg_types) if (v := value_of(t)) is not None}
@@ -83,7 +88,9 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             return None
 
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
-    env.unbound = frozenset(n for n in free_names(fdef) if n not in ns)  # a typo: Allo's `Unsupported Name`
+    free = free_names(fdef)
+    env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
+    env.foreign = frozenset(n for n in free if n in ns and n not in params and isinstance(ns[n], _FOREIGN))
     called = helpers(fdef, ns)
     for name, fn in called.items():
         returned = signature(fn)[1]
