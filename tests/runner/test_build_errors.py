@@ -240,6 +240,7 @@ def test_a_stream_arrays_index_is_pythons_and_no_build_error(tmp_path, element):
         ("W = (1, 2)", "r[0] = W[0]"),
         ("W = [1, 2]", "for i in range(W[0]):\n    r[0] = i"),  # visit_all_for visits range's arguments
         ("W = 'abc'", "r[0] = W"),
+        ("W = np.int32(4)", "for i in range(W):\n    r[0] = i"),  # a NumPy scalar that is no Python int
     ],
 )
 def test_a_global_that_is_data_is_refused_by_df_build(tmp_path, capsys, global_line, body):
@@ -256,7 +257,10 @@ def test_a_global_that_is_data_is_refused_by_df_build(tmp_path, capsys, global_l
 
 
 def test_a_global_int_float_or_type_is_read(tmp_path):
-    source = "F = 0.5\nT = int32\n" + _design("x: T = 2\nr[0] = x + K + int(F * 2.0)")
+    source = "import numpy as np\n"
+    source += "F = np.float64(0.5)\nT = int32\n" + _design(
+        "x: T = 2\nr[0] = x + K + int(F * 2.0)"
+    )  # np.float64 is a float
     source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)

@@ -69,6 +69,12 @@ def value_of(kind) -> Value | None:
 _FOREIGN = (np.ndarray, list, tuple, dict, set, frozenset, str, bytes, type(None))
 
 
+def _is_foreign(value) -> bool:
+    # A NumPy scalar is data too unless it is a Python int or float (np.float64 is a float,
+    # np.int32 no int): `N = np.int32(8)` read in a kernel does not build.
+    return isinstance(value, _FOREIGN) or (isinstance(value, np.generic) and not isinstance(value, (int, float)))
+
+
 def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, is_allo, streams: dict) -> KernelTypes:
     """`fdef` typed as Allo types it; its build errors raised as Allo raises them."""
     params = {a.arg: v for a, t in zip(fdef.args.args, arg_types) if (v := value_of(t)) is not None}
@@ -90,7 +96,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
     free = free_names(fdef)
     env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
-    env.foreign = frozenset(n for n in free if n in ns and n not in params and isinstance(ns[n], _FOREIGN))
+    env.foreign = frozenset(n for n in free if n in ns and n not in params and _is_foreign(ns[n]))
     called = helpers(fdef, ns)
     for name, fn in called.items():
         returned = signature(fn)[1]
