@@ -256,6 +256,17 @@ def test_a_global_that_is_data_is_refused_by_df_build(tmp_path, capsys, global_l
     assert "Unsupported global variable `W`" in capsys.readouterr().out
 
 
+def test_a_global_array_assigned_whole_or_by_a_subscript_is_a_constant_tensor(tmp_path):
+    """visit_assignment_val: a global NumPy array, or its subscript, as an assignment's value is a
+    constant tensor (Allo's tests/dataflow/test_df_unit.py::test_const_arrays), not a read of a global."""
+    source = "import numpy as np\nW = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int32)\n"
+    source += _design("t: int32[4] = W[1]\nu: int32[2, 4] = W\nr[0] = t[2] + u[0, 3]")
+    source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
+    R = np.zeros(1, np.int32)
+    run(tmp_path, source, np.arange(4, dtype=np.int32), R)
+    assert R[0] == 7 + 4
+
+
 def test_a_global_int_float_or_type_is_read(tmp_path):
     source = "import numpy as np\n"
     source += "F = np.float64(0.5)\nT = int32\n" + _design(

@@ -101,6 +101,7 @@ class Environment:
     # int, a float or an Allo type reads as a value): `Unsupported global variable`. Known where
     # the values are (the executor); the analysis does not judge what it cannot evaluate.
     foreign: frozenset[str] = frozenset()
+    arrays: frozenset[str] = frozenset()  # of `foreign`, the NumPy arrays: constant tensors when assigned
     # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
     functions: dict[str, Value] = field(default_factory=dict)
 
@@ -134,6 +135,18 @@ class KernelTypes:
         self._python_ints: set[str] = set()
         self._loop_variables: set[str] = set()  # a `for` loop's: an affine map's dimensions
         self._compile_time = False  # inside arguments Allo evaluates in Python (a meta construct's)
+        # A global NumPy array as the whole value of an assignment to a name, or the array of its
+        # subscript (`x: int32[4] = W[pid]`), is a constant tensor (`visit_assignment_val`), not
+        # read by visit_Name; into an element (`r[0] = W[1]`) it is (`visit_Assign`'s other branch).
+        self._tensor_sources = {
+            id(base)
+            for stmt in ast.walk(fn)
+            if isinstance(stmt, ast.AnnAssign)
+            or (isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name))
+            if stmt.value is not None
+            for base in (stmt.value.value if isinstance(stmt.value, ast.Subscript) else stmt.value,)
+            if isinstance(base, ast.Name) and base.id in env.arrays
+        }
         # Comparisons (and what passes their value on uncast) whose MLIR value is an `i1` while
         # Allo types them wider (`visit_Compare`): `typing_rules.flag_cast` says what a cast of
         # one builds. `_wide` holds `a and b` of operands that are no `i1`: `andi` of theirs.
@@ -604,7 +617,12 @@ class KernelTypes:
             return Value(FLOAT32)
         if isinstance(constant, Ty):
             return Value(INDEX)  # `visit_Name`: a global Allo type reads as an index
-        if node.id in self.env.foreign and isinstance(node.ctx, ast.Load) and not self._compile_time:
+        if (
+            node.id in self.env.foreign
+            and id(node) not in self._tensor_sources
+            and isinstance(node.ctx, ast.Load)
+            and not self._compile_time
+        ):
             self._refuse(node, forms.FOREIGN_GLOBAL.format(node.id))
         elif node.id in self._closed and node.id not in self._declared and isinstance(node.ctx, ast.Load):
             self.problems.append(Problem(node, f"Unsupported Name `{node.id}`", True))

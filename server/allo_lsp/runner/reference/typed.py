@@ -97,6 +97,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
     free = free_names(fdef)
     env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
     env.foreign = frozenset(n for n in free if n in ns and n not in params and _is_foreign(ns[n]))
+    env.arrays = frozenset(n for n in env.foreign if isinstance(ns[n], np.ndarray))
     called = helpers(fdef, ns)
     for name, fn in called.items():
         returned = signature(fn)[1]
