@@ -289,6 +289,19 @@ def job_dirs(tmpdir: Path) -> list[str]:
     return sorted(p.name for p in tmpdir.glob("allo-lsp-job-*"))
 
 
+PROBE_WAIT_S = 10.0
+
+
+async def dirs_after_jobs(tmpdir: Path) -> list[str]:
+    """The job directories still there once the server's other jobs are done: the first job of a
+    server starts the build probe beside it (jobs/build_probe.py: an MLIR job of its own, whose
+    directory holds `project/probe_top.mlir` while it runs), which may end after the job asked for."""
+    deadline = time.monotonic() + PROBE_WAIT_S
+    while (left := job_dirs(tmpdir)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    return left
+
+
 def open_fault(s, directory: Path, fault: Fault) -> tuple[Path, str]:
     directory.mkdir(parents=True, exist_ok=True)
     path = design(directory, fault.behaviour, fault.extra)
@@ -357,7 +370,7 @@ async def run_fault(s, directory: Path, tmpdir: Path, fault: Fault) -> Measured:
         m.progress_ended = all(s.client.progress_reports[t][-1].kind == "end" for t in new)
     m.log_chars = max((len(x.message) for x in s.client.log_messages[logs_before:]), default=0)
     m.survivors = await wait_dead(pids_in(path.parent), 1.0)
-    m.leftover_dirs = job_dirs(tmpdir)
+    m.leftover_dirs = await dirs_after_jobs(tmpdir)
     if (m.status, m.cause) != (fault.status, fault.cause):
         m.problems.append(f"outcome {m.status}/{m.cause} ({m.message[:300]}), expected {fault.status}/{fault.cause}")
     if fault.needle and fault.needle not in m.message:
