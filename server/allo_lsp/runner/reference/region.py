@@ -394,9 +394,9 @@ def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: di
     return scope[name], arg_types, streams
 
 
-def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool, target: str | None):
-    """The kernel rewritten (`transform.py`) and compiled under the user's file name: the code,
-    its evaluated annotations, its parameters' types, and what it does on which stream."""
+def _annotations(fdef: ast.FunctionDef, ns: dict):
+    """The table the rewritten code reads its evaluated annotations from (`type_index` adds one
+    and gives its index), and the parameters' evaluated types (None where not annotated)."""
     table: list = []
 
     def type_index(node: ast.expr) -> int:
@@ -406,6 +406,13 @@ def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths:
     arg_types = [
         evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
     ]
+    return table, type_index, arg_types
+
+
+def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool, target: str | None):
+    """The kernel rewritten (`transform.py`) and compiled under the user's file name: the code,
+    its evaluated annotations, its parameters' types, and what it does on which stream."""
+    table, type_index, arg_types = _annotations(fdef, ns)
     is_allo = lambda name: _is_allo(ns.get(name), name)  # noqa: E731
     types = typed.kernel_types(
         fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, ns.get(STREAM_TYPES, {})
@@ -462,15 +469,7 @@ def compile_function(fn):
     fdef, ns = _parse(fn)
     if not isinstance(fdef, ast.FunctionDef):
         raise Unsupported(f"allo.customize of {fn!r}", None)
-    table: list = []
-
-    def type_index(node: ast.expr) -> int:
-        table.append(evaluate_type(node, ns, node.lineno))
-        return len(table) - 1
-
-    arg_types = [
-        evaluate_type(a.annotation, ns, a.lineno) if a.annotation is not None else None for a in fdef.args.args
-    ]
+    table, type_index, arg_types = _annotations(fdef, ns)
     result_type = evaluate_type(fdef.returns, ns, fdef.lineno) if fdef.returns is not None else None
     is_allo = lambda n: _is_allo(ns.get(n), n)  # noqa: E731
     types = typed.kernel_types(fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, {})
