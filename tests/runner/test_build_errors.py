@@ -115,6 +115,15 @@ CASES = [
         "ADF095",
         "Invalid assignment to x, type mismatch.",
     ),
+    (
+        "_add_type_mapping",
+        "c: int8[4] = 1\nd: int8[4] = allo.add(c, b)\nr[0] = d[0]",
+        1,
+        "ADF082",
+        "Cannot overwrite type mapping T1 = i8 by type i32",
+    ),
+    ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
+    ("build_library_op", "d: int32[4] = b << 1\nr[0] = d[0]", 0, "ADF082", "AssertionError: `<<` of an array"),
     ("visit_Name", "total: int32 = 0\nr[0] = totl", 1, "ADF096", "Unsupported Name `totl`"),
     ("visit_Call", "r[0] = twice(b[0])", 0, "ADF096", "Unsupported function call twice"),
     ("visit_Call", "r[0] = mathx.floor(b[0])", 0, "ADF096", "Unsupported function call or attribute method `.floor`"),
@@ -157,13 +166,17 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "r[0] = helper(b[0]) + K",  # a module-level function and constant
         "L: ConstExpr[int32] = min(1, 2, 3)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value
         "r[0] = 1\nreturn",  # the function's last statement
+        "d: int32[4] = allo.add(b, 1)\ne: int32[4] = allo.mul(b, d)\nr[0] = e[3]",  # a scalar is filled in b's type
+        "c: int8[4] = 1\nd: int32[4] = c * b - b / 2\nr[0] = d[0]",  # an operator casts its operands
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):
     source = _design(body)
     if "s.get()" not in body:  # the block put is got somewhere
         source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
-    problems = [p for p in analyze(HEADER + source).problems if p.code in ("ADF088", "ADF089", "ADF095", "ADF096")]
+    problems = [
+        p for p in analyze(HEADER + source).problems if p.code in ("ADF082", "ADF088", "ADF089", "ADF095", "ADF096")
+    ]
     assert problems == []
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)

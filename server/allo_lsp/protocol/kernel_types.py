@@ -76,6 +76,12 @@ from allo_lsp.protocol.typing_rules import (
 _BINOPS = _AST_BINARY  # the operator symbols of ast, one table (protocol/constant_fold.py)
 SLICE_WARNING = "Cannot infer the bitwidth of the slice, use UInt(32) as default"
 CHAINED_COMPARISON = "Only support one comparator for now"  # `visit_Compare`'s assertion
+# The operators `build_general_binop` builds on arrays (linalg add/sub/mul/div); another fails
+# `build_library_op`'s `assert attr is not None`, an AssertionError with no message.
+_ARRAY_BINOPS = ("+", "-", "*", "/")
+ARRAY_OPERATOR = "AssertionError: `{}` of an array (Allo builds only +, -, * and / of arrays)"
+_LIBRARY_BINARY = ("add", "sub", "mul", "div")
+_LIBRARY_UNARY = ("exp", "softmax", "abs", "log", "relu", "copy")
 
 
 @dataclass(frozen=True)
@@ -650,7 +656,38 @@ class KernelTypes:
                 self._refuse(node, message, kind="shape")
                 return None
             shape = broadcast if broadcast is not None else shape
+        if shape and symbol not in _ARRAY_BINOPS:
+            # `build_general_binop` of arrays maps only these to a linalg op; another is None, and
+            # `build_library_op` asserts it is not.
+            self._refuse(node, ARRAY_OPERATOR.format(symbol), kind="operator")
+            return None
         return self._typed(node, lambda: Value(binary(symbol, left.ty, right.ty)[0], shape))
+
+    def _library(self, node: ast.Call, name: str, args: list[Value | None]) -> Value | None:
+        """An element-wise `allo.*` call on an array (`visit_library_op`): the first argument's
+        type, and for `add`/`sub`/`mul`/`div` the broadcast shape. Its linalg op has one type
+        variable for both inputs and the output, and no cast is built into it: an array of
+        another element type is refused by MLIR's Python builder (`_add_type_mapping`)."""
+        if name in _LIBRARY_UNARY and len(args) == 1 and args[0] is not None:
+            return args[0]
+        if name not in _LIBRARY_BINARY or len(args) != 2 or None in args:
+            return None
+        first, second = args
+        if not (first.shape or second.shape):
+            return first  # scalars: an element-wise call of the first argument's type
+        for arg in args:
+            if arg.shape and arg.ty != first.ty:
+                message = f"Cannot overwrite type mapping T1 = {mlir_name(first.ty)} by type {mlir_name(arg.ty)}"
+                self.problems.append(Problem(node, message, True, kind="operator"))
+                return None
+        shape = first.shape or second.shape
+        sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
+        if _known_shape(first.shape) and _known_shape(second.shape) and first.shape and second.shape and not sharded:
+            shape, message = forms.broadcast(first.shape, second.shape, match_lhs=False)
+            if message is not None:
+                self._refuse(node, message, kind="shape")
+                return None
+        return Value(first.ty, shape)
 
     def _attribute(self, node: ast.Attribute) -> Value | None:
         """`x.T`, `x.copy`, `x.bits` (`visit_Attribute`); another attribute of a typed value
@@ -735,7 +772,7 @@ class KernelTypes:
             if isinstance(owner, ast.Name) and self.env.is_allo(owner.id):
                 if args and all(a is not None and not a.shape for a in args):
                     return args[0]  # an element-wise library call: its first argument's type
-                return None
+                return self._library(node, func.attr, args)
             if func.attr in _STREAM_METHODS and isinstance(owner, ast.Subscript) and self._unknown_base(owner):
                 # `fifo[i, f(j)].put(v)` of a stream array whose element type is not known here:
                 # its index is Python's still (`get_symbolic_expr`), no build error of the kernel

@@ -329,6 +329,38 @@ class Runtime:
         container[index] = value
         return STORED
 
+    def scf_range(self, lower: int, upper: int, step: int, line: int) -> range:
+        """The `scf.for` of a step known only at run time (`build_single_for`). MLIR requires it
+        positive; lowered, the loop steps from `lower` while below `upper`: a step of 0 or less
+        with `lower < upper` never ends (and indexes past the arrays), none runs otherwise."""
+        if step > 0:
+            return range(lower, upper, step)
+        if lower < upper:
+            raise Unsupported(
+                f"a loop whose step is {step} when it runs",
+                line,
+                f"the loop at line {line} runs with a step of {step}: Allo's scf.for needs a positive step, and "
+                "from its lower bound below its upper one it never ends (undefined behaviour, not run here)",
+            )
+        return range(0)
+
+    def elementwise(self, fn, a, b, kind: str, bits: int, frac: int):
+        """`fn` (`typed.elementwise`: one element's operation in Allo's types) of `a` and `b`,
+        broadcast as NumPy broadcasts, into an array of the result's type."""
+        elem = ScalarType(kind, bits, frac)
+        left, right = np.broadcast_arrays(self._elements(a), self._elements(b))
+        values = np.array([fn(x, y) for x, y in zip(left.flat, right.flat)] or [], dtype=object)
+        return as_allo_array(elem.cast_array(values.reshape(left.shape)), elem)
+
+    def _elements(self, value) -> np.ndarray:
+        """`value`'s elements as the kernel's code reads them (an object array: exact integers)."""
+        if not isinstance(value, np.ndarray) or value.ndim == 0:
+            return np.array(value, dtype=object)
+        items = [self.element(value, v) for v in value.reshape(-1)]
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        return out.reshape(value.shape)
+
     def method(self, name: str, value, line):
         return values.method(name, value, line)
 

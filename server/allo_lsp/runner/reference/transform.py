@@ -451,11 +451,33 @@ class KernelTransformer(ast.NodeTransformer):
     def _zext(self, node: ast.expr) -> bool:
         return self.types is not None and self._ops.zero_extends(node, self.types)
 
+    def _array_operation(self, node: ast.expr, left: ast.expr, right: ast.expr) -> tuple | None:
+        """(left's, right's, the result's) element types of `node`, an operation whose value is an
+        array and whose operands are typed; None otherwise."""
+        found = self.types.of(node) if self.types is not None and not self._constant else None
+        if found is None or not found.shape:
+            return None
+        operands = self.types.of(left), self.types.of(right)
+        return None if None in operands else (operands[0].ty, operands[1].ty, found.ty)
+
+    def _elementwise(self, node: ast.expr, symbol: str, types: tuple, left: ast.expr, right: ast.expr) -> ast.expr:
+        """`node` (its operands visited: `left`, `right`) computed element by element in Allo's
+        types (`typed.elementwise`), or left to numpy where ours has no such operation."""
+        lt, rt, res = types
+        fn = self._ops.elementwise(symbol, lt, rt, res, node.lineno)
+        if fn is None:
+            return node
+        kind = [ast.Constant(res.kind), ast.Constant(res.bits), ast.Constant(res.frac)]
+        return ast.copy_location(_ref_call("elementwise", fn, left, right, *kind), node)
+
     def visit_BinOp(self, node: ast.BinOp):
         lt, rt, res = self._ty(node.left), self._ty(node.right), self._ty(node)
+        array = self._array_operation(node, node.left, node.right)
         zl, zr = self._zext(node.left), self._zext(node.right)
         node = self.generic_visit(node)
         symbol = self._ops.symbol(node.op)
+        if array is not None and symbol is not None:
+            return self._elementwise(node, symbol, array, node.left, node.right)
         if None in (lt, rt, res, symbol):
             return node
         typed = self._ops.binary(symbol, node.left, node.right, lt, rt, res, zl, zr, node.lineno)
@@ -689,7 +711,18 @@ class KernelTransformer(ast.NodeTransformer):
             self._affine_loops = outer
         if bounds is not None:
             node.iter.args = bounds
+            if len(bounds) == 3 and self._runtime_step(node.iter):
+                node.iter = _ref_call("scf_range", *bounds, ast.Constant(node.lineno))
         return node
+
+    def _runtime_step(self, call: ast.Call) -> bool:
+        """`range(a, b, s)` whose step is known only when the kernel runs: an `scf.for` of it."""
+        func = call.func
+        return (
+            isinstance(func, ast.Name)
+            and func.id == "range"
+            and not isinstance(fold(call.args[2], self._int_constants()), int)
+        )
 
     def _loop_bounds(self, call: ast.expr, affine: bool) -> list[ast.expr] | None:
         """A `range`'s bounds as Allo builds them: an affine loop's as affine maps (floor
@@ -790,7 +823,13 @@ class KernelTransformer(ast.NodeTransformer):
             else:
                 call = _ref_call("method", ast.Constant(func.attr), value, ast.Constant(node.lineno))
             return ast.copy_location(call, node)
+        library = _LIBRARY_OPERATORS.get(func.attr) if isinstance(func, ast.Attribute) else None
+        array = None
+        if library is not None and isinstance(func.value, ast.Name) and self.is_allo(func.value.id):
+            array = self._array_operation(node, *node.args) if len(node.args) == 2 and not node.keywords else None
         node = self.generic_visit(node)
+        if array is not None:  # `allo.add(a, b)`: the linalg op in the first argument's type
+            return self._elementwise(node, library, array, *node.args)
         func = node.func
         if isinstance(func, ast.Name) and func.id == "range":
             node.keywords = [k for k in node.keywords if k.arg != "name"]  # `range(N, name="i")`
@@ -869,6 +908,9 @@ def _base_name(node: ast.expr) -> str | None:
     while isinstance(node, ast.Subscript):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+_LIBRARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}  # Allo's element-wise library ops
 
 
 def _ref_call(name: str, *args: ast.expr) -> ast.Call:

@@ -505,6 +505,27 @@ def binary(op: str, left: ast.expr, right: ast.expr, lt: Ty, rt: Ty, res: Ty, zl
     return None
 
 
+def elementwise(op: str, lt: Ty, rt: Ty, res: Ty, line: int) -> ast.Lambda | None:
+    """`lambda __x, __y: __x op __y` of two elements in Allo's types: an operator on arrays (or an
+    array and a scalar), which `build_BinOp` casts to `res` and `build_general_binop` builds as a
+    linalg op of that type, or `allo.add`/`sub`/`mul`/`div` (`res` the first argument's type).
+    The element operation is the scalar one, except that linalg's `div` of integers is `divsi`
+    whatever their class (MLIR's `_binary_div`): unsigned operands are divided as signed bits."""
+    x, y = ast.Name("__x", ast.Load()), ast.Name("__y", ast.Load())
+    if op == "/" and res.kind == "uint" and res.bits > 1:
+        a, b = _signed(cast(x, lt, res), res.bits), _signed(cast(y, rt, res), res.bits)
+        low = -(1 << (res.bits - 1))
+        body = wrap(_template(f"__ref_divs(A, B, {low}, '{res}', {line})", A=a, B=b), res)
+    else:
+        body = binary(op, x, y, lt, rt, res, False, False, line)
+    if body is None:
+        return None
+    params = ast.arguments(
+        posonlyargs=[], args=[ast.arg("__x"), ast.arg("__y")], kwonlyargs=[], kw_defaults=[], defaults=[]
+    )
+    return ast.Lambda(params, body)
+
+
 def _operand_range(t: Ty, res: Ty, zext: bool) -> tuple[int, int] | None:
     if zext and t.kind == "int" and 1 < t.bits < res.bits:
         return 0, (1 << t.bits) - 1
