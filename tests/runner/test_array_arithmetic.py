@@ -169,3 +169,29 @@ def test_a_loop_with_a_run_time_step_runs_as_scf_for(tmp_path, bounds, expected)
     a = np.zeros(4, np.int32)
     run(tmp_path, _LOOP, a, np.array(bounds, np.int32))
     assert a.tolist() == expected, "scf.for steps from the lower bound while below the upper one"
+
+
+def test_a_slice_is_an_array_of_its_base_type_in_an_operation(tmp_path):
+    """`a[0:2] * a[2:4]` of int8 is Int(16), as of whole arrays (`visit_Subscript`: the slice's
+    shape, the base's type)."""
+    result = _run(tmp_path, "a * a", "int8", [100, 100, -2, 100], "int8", [0, 0, 0, 0], "int32")
+    assert result == [10000, 10000, 4, 10000]
+    source = _design("a", "int8", "int8", "int32").replace("c[:] = a", "c[0:2] = a[0:2] * a[2:4]")
+    c = np.zeros(4, np.int32)
+    run(tmp_path, source, np.array([100, 100, -2, 100], np.int8), np.zeros(4, np.int8), c)
+    assert c.tolist() == [-200, 10000, 0, 0]
+
+
+@pytest.mark.parametrize(("elem", "message"), [("int8", "'arith.subi'"), ("float32", "'arith.negf' op operand #0")])
+def test_a_negated_array_is_refused_by_the_verifier_and_reported(tmp_path, elem, message):
+    """`build_UnaryOp` builds `-a` as the scalar op on the array's memref."""
+    from allo_lsp.analysis import analyze
+    from allo_lsp.runner.reference.typed import MLIRError
+
+    from tests.runner.reference_harness import HEADER
+
+    source = _design("-a", elem, elem, elem)
+    with pytest.raises(MLIRError, match=message):
+        run(tmp_path, source, np.ones(4, np.dtype(elem)), np.ones(4, np.dtype(elem)), np.zeros(4, np.dtype(elem)))
+    found = [p for p in analyze(HEADER + source).problems if p.code == "ADF082"]
+    assert [p.range.start.line for p in found] == [source.count("\n", 0, source.index("-a")) + HEADER.count("\n")]

@@ -52,7 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from allo_lsp.protocol import build_errors as forms
-from allo_lsp.protocol.constant_fold import _AST_BINARY
+from allo_lsp.protocol.constant_fold import _AST_BINARY, fold
 from allo_lsp.protocol.typing_rules import (
     BOOL,
     FLOAT16,
@@ -554,6 +554,10 @@ class KernelTypes:
             if isinstance(node.op, ast.Not):
                 self._condition(node.operand, "not")
                 return Value(BOOL)
+            if operand is not None and operand.shape and isinstance(node.op, ast.USub) and not self._compile_time:
+                # `build_UnaryOp` builds the scalar op on the array's memref: the verifier refuses it
+                self.problems.append(Problem(node, _negated_array(operand), True, "build", kind="operator"))
+                return None
             if operand is not None and id(node.operand) in self._flags:
                 if isinstance(node.op, ast.USub):  # `0 - x` (`negf`) of the uncast `i1`
                     negated = "arith.negf" if operand.ty.cls == "float" else "arith.subi"
@@ -724,7 +728,13 @@ class KernelTypes:
                 if not isinstance(index, ast.Slice):
                     self._expr(index)
             if any(isinstance(i, ast.Slice) for i in indices):
-                return None  # a slice of an array: its shape is not followed here
+                for index in indices:
+                    if isinstance(index, ast.Slice):
+                        for bound in (index.lower, index.upper, index.step):
+                            if bound is not None:
+                                self._expr(bound)
+                shape = _slice_shape(indices, value.shape, self.env.constants)
+                return Value(value.ty, shape) if shape is not None else None
             if len(indices) > len(value.shape) and isinstance(base, ast.Name) and not self._compile_time:
                 # `a[i, j]` of a 1-D array: `visit_Subscript` types it a scalar, and
                 # `build_memory_access` writes a load or store of more indices than the memref's
@@ -990,6 +1000,40 @@ def _linear(node: ast.expr | None) -> tuple[int, dict[str, int]] | None:
             names[k] = names.get(k, 0) + sign * v
         return left[0] + sign * right[0], names
     return None
+
+
+def _negated_array(operand: Value) -> str:
+    memref = f"memref<{'x'.join(map(str, operand.shape))}x{mlir_name(operand.ty)}>"
+    if operand.ty.cls == "float":
+        return f"'arith.negf' op operand #0 must be floating-point-like, but got '{memref}'"
+    return "'arith.subi' op requires the same type for all operands and results"
+
+
+def _slice_shape(indices: list[ast.expr], shape: tuple, constants: dict) -> tuple | None:
+    """The shape `visit_Subscript` gives a slice of an array of `shape`: the dimensions not
+    indexed, then each sliced one's `(upper - lower) // step`, its bounds evaluated in Python
+    (`resolve_slice`). None where that is not NumPy's shape of the same slice (a slice of a
+    leading dimension before unindexed ones, a step that does not divide), where a bound is known
+    only at run time, or for more indices than dimensions: not followed here."""
+    if len(indices) > len(shape) or not _known_shape(shape):
+        return None
+    ints = {k: v for k, v in constants.items() if type(v) is int}
+    allo, numpy = list(shape[len(indices) :]), []
+    for dim, index in enumerate(indices):
+        if not isinstance(index, ast.Slice):
+            continue
+        bounds = [None if b is None else fold(b, ints) for b in (index.lower, index.upper, index.step)]
+        if any(b is not None and type(b) is not int for b in bounds):
+            return None
+        lower, upper, step = bounds
+        if step is not None and step <= 0:
+            return None
+        size = ((shape[dim] if upper is None else upper) - (lower or 0)) // (step or 1)
+        if size > 0:
+            allo.append(size)
+        numpy.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
+    numpy += list(shape[len(indices) :])
+    return tuple(allo) if allo == numpy else None
 
 
 def _difference(upper: ast.expr | None, lower: ast.expr | None) -> int | None:
