@@ -259,8 +259,10 @@ def test_a_stream_arrays_index_is_pythons_and_no_build_error(tmp_path, element):
 def test_a_global_that_is_data_is_refused_by_df_build(tmp_path, capsys, global_line, body):
     """visit_Name reads a global only as an int, a float or an Allo type ("Unsupported global
     variable"): the executor, which has the module's values, refuses the rest at df.build (it ran
-    them, reading the array). `check` does not judge it: it cannot tell what a global holds."""
+    them, reading the array); `check` reports it (ADF089) from the global's binding."""
     source = "import numpy as np\n" + global_line + "\n" + _design(body)
+    reported = [p for p in analyze(HEADER + source).problems if p.code == "ADF089"]
+    assert [p.message.endswith("(Unsupported global variable `W`).") for p in reported] == [True]
     with shim():
         module, _ = load(tmp_path, source)
         with pytest.raises(SystemExit) as exited:
@@ -275,6 +277,7 @@ def test_a_global_array_assigned_whole_or_by_a_subscript_is_a_constant_tensor(tm
     source = "import numpy as np\nW = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int32)\n"
     source += _design("t: int32[4] = W[1]\nu: int32[2, 4] = W\nr[0] = t[2] + u[0, 3]")
     source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
+    assert [p.code for p in analyze(HEADER + source).problems if p.code == "ADF089"] == []
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)
     assert R[0] == 7 + 4
@@ -286,6 +289,7 @@ def test_a_global_int_float_or_type_is_read(tmp_path):
         "x: T = 2\nr[0] = x + K + int(F * 2.0)"
     )  # np.float64 is a float
     source += "\n    @df.kernel(mapping=[1])\n    def drain():\n        z: int32[4] = s.get()\n"
+    assert [p.code for p in analyze(HEADER + source).problems if p.code == "ADF089"] == []
     R = np.zeros(1, np.int32)
     run(tmp_path, source, np.arange(4, dtype=np.int32), R)
     assert R[0] == 2 + 3 + 1

@@ -88,7 +88,11 @@ def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment
         start = source.range(node).start
         return _value(kernel.annotations.get((start.line, start.column)))
 
-    return Environment(params, constants, streams, annotation)
+    env = Environment(params, constants, streams, annotation)
+    data = {n: array for n, array in kernel.data_globals.items() if n not in params}
+    env.foreign = frozenset(data)
+    env.arrays = frozenset(n for n, array in data.items() if array)
+    return env
 
 
 _STAR_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.M)

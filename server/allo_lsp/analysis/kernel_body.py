@@ -61,6 +61,36 @@ def scan_kernel_body(fn: cst.FunctionDef, kernel: Kernel, region: Region, ctx: C
     kernel.library_calls = scanner.library_calls
     kernel.constants = scanner.constants
     kernel.annotations = scanner.annotations
+    kernel.data_globals = scanner.data_globals
+
+
+# NumPy's scalar types: a call makes a NumPy scalar (data to Allo's `visit_Name`, no array);
+# float64 is a Python float, which Allo reads as a float32.
+_NUMPY_SCALARS = frozenset("bool_ int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 intc uintc".split())
+_DATA_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Set)
+_DATA_LITERALS += (cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp)
+
+
+def _data_global(found) -> bool | None:
+    """Whether the binding a kernel reads is data, which Allo's `visit_Name` refuses as a value
+    (``Unsupported global variable``: only an int, a float or an Allo type is read): True for a
+    NumPy array (`np.zeros(...)`, a constant tensor where assigned whole), False for other data (a
+    string, list, tuple, dict, set, None, a NumPy scalar), None when it is none of these or not
+    known from its binding alone."""
+    binding = found[0]
+    node = binding.node
+    if node is None or binding.path:
+        return None
+    if isinstance(node, _DATA_LITERALS) or (isinstance(node, cst.Name) and node.value == "None"):
+        return False
+    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Attribute, cst.Name)):
+        name = dotted(node.func)
+        module, _, function = (name or "").rpartition(".")
+        if module.split(".")[0] in ("np", "numpy"):
+            if function == "float64":
+                return None
+            return function not in _NUMPY_SCALARS
+    return None
 
 
 def _helper_access(fn: cst.FunctionDef, ctx: Context, scope: Scope, depth: int) -> list[Access]:
@@ -86,6 +116,7 @@ class _Scanner(cst.CSTVisitor):
         # What the body's typing reads of the world (`expression_types.py`): names folded once.
         self.constants: dict[str, object] = {}
         self.annotations: dict[tuple[int, int], AlloType] = {}
+        self.data_globals: dict[str, bool] = {}
         self._folded: set[str] = set()
         # One level per meta branch body being visited (the kernel body is the outermost; a
         # meta_for body shares its enclosing one): Allo pairs a meta_elif/meta_else with the last
@@ -219,6 +250,11 @@ class _Scanner(cst.CSTVisitor):
                 self.constants[node.value] = value
             elif value is UNKNOWN and self.scope.find(node.value, self.ctx.line(node)) is None:
                 self.constants[node.value] = None  # bound nowhere the kernel sees (a typo?)
+            else:
+                found = self.scope.find(node.value, self.ctx.line(node))
+                data = _data_global(found) if found is not None and found[1] is not self.scope else None
+                if data is not None:  # a global of the module or an enclosing function, not a local
+                    self.data_globals[node.value] = data
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         node.value.visit(self)  # `.attr` is a Name node too, but never a parameter

@@ -229,6 +229,7 @@ class Kernel:
     # annotation's start (line, column); and the typing itself, made once per analysis.
     constants: dict[str, object] = field(default_factory=dict)
     annotations: dict[tuple[int, int], AlloType] = field(default_factory=dict)
+    data_globals: dict[str, bool] = field(default_factory=dict)  # data read by name: True, a NumPy array
     typing: KernelTyping | None = field(default=None, compare=False, repr=False)
 
     @property
