@@ -78,6 +78,8 @@ CASES = [
         "'else' clause for 'while' not supported in Allo kernels",
     ),
     ("visit_Assign", "x = y = 1\nr[0] = 1", 0, "ADF089", "chained assignment not supported"),
+    ("visit_Assign", "x, y = 1, 2, 3\nr[0] = x", 0, "ADF089", "AssertionError (visit_Assign: 2 targets and 3 values"),
+    ("visit_Assign", "x, y = b\nr[0] = x", 0, "ADF089", "object of type 'NoneType' has no len()"),
     ("visit_Attribute", "r[0] = b.shape[0]", 0, "ADF089", "Unsupported attribute `shape`"),
     ("visit_Call", "r[0] = b.sum()", 0, "ADF089", "Unsupported function call or attribute method `.sum`"),
     ("visit_Expr", "b[0] + 1\nr[0] = 1", 0, "ADF089", "Unsupported expression: <ast.BinOp object"),
@@ -168,6 +170,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "r[0] = 1\nreturn",  # the function's last statement
         "d: int32[4] = allo.add(b, 1)\ne: int32[4] = allo.mul(b, d)\nr[0] = e[3]",  # a scalar is filled in b's type
         "c: int8[4] = 1\nd: int32[4] = c * b - b / 2\nr[0] = d[0]",  # an operator casts its operands
+        "x, y = 1, 2\nr[0] = x + y",  # one value per target
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

@@ -76,6 +76,24 @@ def loop_error(iterable: ast.expr) -> str | None:
     return None
 
 
+def unpacking_error(node: ast.Assign) -> str | None:
+    """`visit_Assign` of a tuple of targets (a call's value aside: its result types are paired
+    with them): each target takes the value of its place in a tuple of values, whose count it
+    asserts (no message); of any other value (`x, y = a`) it takes the length of result types it
+    never computed, a TypeError."""
+    target = node.targets[0]
+    if not isinstance(target, ast.Tuple) or isinstance(node.value, ast.Call):
+        return None
+    if not isinstance(node.value, ast.Tuple):
+        return "object of type 'NoneType' has no len()"
+    if len(node.value.elts) == len(target.elts):
+        return None
+    return UNPACKING.format(len(target.elts), len(node.value.elts))
+
+
+UNPACKING = "AssertionError (visit_Assign: {} targets and {} values; a tuple assignment takes one value per target)"
+
+
 def expression_statement_error(node: ast.Expr) -> str | None:
     """`visit_Expr` takes a call or a constant (a docstring); any other expression statement
     stops the build. Allo's message prints the node's Python repr, whose address is left out."""

@@ -293,6 +293,9 @@ class KernelTypes:
         if len(node.targets) > 1:  # `x = y = 0`
             self._refuse(node, forms.CHAINED_ASSIGNMENT)
             return
+        if forms.unpacking_error(node) is not None:  # `x, y = 1, 2, 3`
+            self._refuse(node, forms.unpacking_error(node))
+            return
         value = self._expr(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name):
