@@ -47,11 +47,14 @@ def type_kernels(model: FileModel, text: str) -> None:
     kernels' typing: same text, same world)."""
     lines: list[str] | None = None
     words = _Words(text)
+    # Allo builds each PE's function, its untaken meta branches unvisited, except for AIE
+    # (`unroll=False`): a file that builds for AIE has every branch judged.
+    per_pe = _AIE_TARGET.search(text) is None
     for region in model.regions:
         for kernel in region.kernels:
             if kernel.typing is None:
                 lines = lines if lines is not None else text.split("\n")
-                kernel.typing = _typing(kernel, region, lines, words)
+                kernel.typing = _typing(kernel, region, lines, words, per_pe)
 
 
 def dtype_ty(dtype: DType) -> Ty:
@@ -66,7 +69,7 @@ def _value(t: AlloType | None) -> Value | None:
     return Value(dtype_ty(t.dtype), tuple(t.shape)) if t is not None and t.dtype is not None else None
 
 
-def _typing(kernel: Kernel, region: Region, lines: list[str], words: _Words) -> KernelTyping:
+def _typing(kernel: Kernel, region: Region, lines: list[str], words: _Words, per_pe: bool) -> KernelTyping:
     try:
         source = _Source(kernel, lines)
         fn = source.function()
@@ -74,6 +77,9 @@ def _typing(kernel: Kernel, region: Region, lines: list[str], words: _Words) -> 
             return KernelTyping()
         env = _environment(kernel, region, source)
         env.unbound = _unbound(kernel, fn, source, words)
+        mapping = kernel.mapping
+        if per_pe and mapping and all(type(m) is int and m > 0 for m in mapping):
+            env.mapping = tuple(mapping)
         return _collect(fn, KernelTypes(fn, env), source)
     except (RecursionError, MemoryError, ValueError, TypeError, AttributeError, KeyError, IndexError):
         return KernelTyping()  # the typer met a shape it does not follow: nothing, not a crash
@@ -95,6 +101,7 @@ def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment
     return env
 
 
+_AIE_TARGET = re.compile(r"""target\s*=\s*["']aie["']""")
 _STAR_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.M)
 _WORD = re.compile(r"\w+")
 
@@ -188,14 +195,15 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
             _call(node, kt, source, out, indexed)
         elif kind is ast.For:
             runtime.update(_stored(node.target))
-            step = _step(node, kt, source)
+            step = _step(node, kt, source) if node.lineno not in kt.untaken else None
             if step is not None:
                 out.problems.append(step)
         elif kind is ast.Assign and not _is_pid_call(node.value, kt.env):
             runtime.update(n for t in node.targets for n in _stored(t))
         elif kind is ast.AnnAssign:
             runtime.update(_stored(node.target))
-    out.problems += _runtime_indices(indexed, runtime | set(kt.env.params), source)
+    built = [s for s in indexed if s.lineno not in kt.untaken]  # a meta branch no PE takes is not built
+    out.problems += _runtime_indices(built, runtime | set(kt.env.params), source)
     # A stream array's index is Python's: Allo evaluates it when it builds (`get_stream_name`).
     in_index = {id(n) for subscript in indexed for n in ast.walk(subscript.slice)}
     non_negative = NonNegative(fn, kt.env)

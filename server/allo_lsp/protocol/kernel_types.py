@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 from allo_lsp.protocol import build_errors as forms
 from allo_lsp.protocol.constant_fold import _AST_BINARY, fold
+from allo_lsp.protocol.meta_branches import untaken_lines
 from allo_lsp.protocol.typing_rules import (
     BOOL,
     FLOAT16,
@@ -110,6 +111,9 @@ class Environment:
     arrays: frozenset[str] = frozenset()  # of `foreign`, the NumPy arrays: constant tensors when assigned
     # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
     functions: dict[str, Value] = field(default_factory=dict)
+    # The kernel's PE grid where Allo builds one function per PE (`unroll=True`: not for AIE):
+    # a meta branch body no PE takes is never typed there (`meta_branches.py`). None: unknown.
+    mapping: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,11 @@ class KernelTypes:
         self._returns_nothing = fn.returns is None or _is_none(fn.returns)  # a kernel: no `-> T`
         self._last_statement = id(fn.body[-1]) if fn.body else 0  # the one place a `return` builds
         self._block(fn.body)
+        self.untaken: set[int] = set()  # lines of meta branch bodies no PE takes: not Allo's problems
+        if env.mapping:
+            is_meta = lambda call, name: _is_allo_call(call, name, env)  # noqa: E731
+            self.untaken = untaken_lines(fn, env.mapping, env.constants, is_meta)
+            self.problems = [p for p in self.problems if getattr(p.node, "lineno", None) not in self.untaken]
 
     def of(self, node: ast.AST) -> Value | None:
         return self._types.get(id(node))
@@ -934,14 +943,19 @@ _BUILTINS = frozenset(
 )
 
 
-def _is_pid_call(node: ast.expr, env: Environment) -> bool:
+def _is_allo_call(node: ast.expr, name: str, env: Environment) -> bool:
+    """`node` is `allo.<name>(...)` (or `df.<name>`, any name `env` reads as Allo's)."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get_pid"
+        and node.func.attr == name
         and isinstance(node.func.value, ast.Name)
         and env.is_allo(node.func.value.id)
     )
+
+
+def _is_pid_call(node: ast.expr, env: Environment) -> bool:
+    return _is_allo_call(node, "get_pid", env)
 
 
 def _is_none(node: ast.expr) -> bool:

@@ -327,7 +327,7 @@ def _kernel_pes(
         args = [a.arg for a in fdef.args.args]  # bound by the parameter's own name
     else:
         args = [e.id for e in keywords["args"].elts] if "args" in keywords else []
-    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state, widths, region)
+    fn, arg_types, streams = _compile_kernel(fdef, ns, sched, state, widths, region, tuple(mapping))
     if build_only:
         return []
     pes = []
@@ -363,17 +363,19 @@ def _layout_spec(spec) -> bool:
     return isinstance(spec, tuple) and (spec == ("R",) or (len(spec) == 2 and spec[0] == "S"))
 
 
-def _compile_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool, region: tuple):
+def _compile_kernel(
+    fdef: ast.FunctionDef, ns: dict, sched: Scheduler, state: dict, widths: bool, region: tuple, mapping: tuple
+):
     """The kernel as a generator function over this run's streams and runtime. `region` (the
     region function, its generic arguments) keys the compiled code: rewritten once per design."""
     fn, generic, target = region
     try:
-        key = (fdef.lineno, fdef.name, generic, widths, target)  # the target picks the types and checks
+        key = (fdef.lineno, fdef.name, generic, widths, target, mapping)  # the target picks the types and checks
         compiled = _KERNELS.setdefault(fn, {}).get(key)
     except TypeError:  # generic arguments that are no dict key: compiled each time
         key = compiled = None
     if compiled is None:
-        compiled = _transform_kernel(fdef, ns, sched, widths, target)
+        compiled = _transform_kernel(fdef, ns, sched, widths, target, mapping)
         if key is not None:
             _KERNELS[fn][key] = compiled
     code, table, arg_types, streams = compiled
@@ -409,13 +411,22 @@ def _annotations(fdef: ast.FunctionDef, ns: dict):
     return table, type_index, arg_types
 
 
-def _transform_kernel(fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool, target: str | None):
+def _transform_kernel(
+    fdef: ast.FunctionDef, ns: dict, sched: Scheduler, widths: bool, target: str | None, mapping: tuple
+):
     """The kernel rewritten (`transform.py`) and compiled under the user's file name: the code,
     its evaluated annotations, its parameters' types, and what it does on which stream."""
     table, type_index, arg_types = _annotations(fdef, ns)
     is_allo = lambda name: _is_allo(ns.get(name), name)  # noqa: E731
+    per_pe = mapping if target != "aie" else None  # AIE builds every branch (unroll=False)
     types = typed.kernel_types(
-        fdef, ns, arg_types, lambda node: evaluate_type(node, ns, node.lineno), is_allo, ns.get(STREAM_TYPES, {})
+        fdef,
+        ns,
+        arg_types,
+        lambda node: evaluate_type(node, ns, node.lineno),
+        is_allo,
+        ns.get(STREAM_TYPES, {}),
+        per_pe,
     )
     if target == "simulator":
         typed.check_simulator(fdef, types, is_allo)

@@ -75,8 +75,11 @@ def _is_foreign(value) -> bool:
     return isinstance(value, _FOREIGN) or (isinstance(value, np.generic) and not isinstance(value, (int, float)))
 
 
-def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, is_allo, streams: dict) -> KernelTypes:
-    """`fdef` typed as Allo types it; its build errors raised as Allo raises them."""
+def kernel_types(
+    fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, is_allo, streams: dict, mapping: tuple | None = None
+) -> KernelTypes:
+    """`fdef` typed as Allo types it; its build errors raised as Allo raises them. `mapping`: the
+    PE grid when Allo builds each PE's function (its untaken meta branches are not typed)."""
     params = {a.arg: v for a, t in zip(fdef.args.args, arg_types) if (v := value_of(t)) is not None}
     constants = {
         k: v for k, v in ns.items() if isinstance(v, (int, float)) and not k.startswith("__") and k not in params
@@ -94,6 +97,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             return None
 
     env = Environment(params=params, constants=constants, streams=stream_values, annotation=read, is_allo=is_allo)
+    env.mapping = mapping
     free = free_names(fdef)
     env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
     env.foreign = frozenset(n for n in free if n in ns and n not in params and _is_foreign(ns[n]))
@@ -105,7 +109,7 @@ def kernel_types(fdef: ast.FunctionDef, ns: dict, arg_types: list, annotation, i
             env.functions[name] = returned
     types = KernelTypes(fdef, env)
     types.helpers = called
-    _check_steps(fdef, constants)
+    _check_steps(fdef, constants, types.untaken)
     for problem in types.problems:
         if problem.error and problem.pipeline is None:
             raise BuildError(problem.message, getattr(problem.node, "lineno", None))
@@ -153,7 +157,7 @@ def signature(fn) -> tuple[list, Value | None]:
     return [value(notes.get(n)) for n in names], value(notes.get("return"))
 
 
-def _check_steps(fdef: ast.FunctionDef, constants: dict) -> None:
+def _check_steps(fdef: ast.FunctionDef, constants: dict, untaken: set[int]) -> None:
     """`for i in range(a, b, step)` with a constant step of 0 or less: Allo's builder stops
     (`build_single_for`: an `scf.for` is refused with this message, an `affine.for` takes only a
     positive step)."""
@@ -161,6 +165,8 @@ def _check_steps(fdef: ast.FunctionDef, constants: dict) -> None:
     for node in ast.walk(fdef):
         call = node.iter if isinstance(node, ast.For) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range":
+            if node.lineno in untaken:
+                continue  # a meta branch no PE takes: never built
             if len(call.args) == 3 and not any(isinstance(a, ast.Starred) for a in call.args):
                 step = fold(call.args[2], ints)
                 if type(step) is int and step <= 0:
@@ -191,7 +197,8 @@ def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
     for problem in types.problems:
         if problem.pipeline == "simulator":
             raise MLIRError(problem, None)  # the first pass of `LLVMOMPModule`'s lowering
-    for node in ast.walk(fdef):
+    built = [n for n in ast.walk(fdef) if getattr(n, "lineno", None) not in types.untaken]  # taken by a PE
+    for node in built:
         # A comparison put is its `i1`: `_process_function_streams` converts it only into an
         # integer FIFO (ExtUIOp); into a float FIFO its `memref.store` fails the verifier.
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "put":
@@ -210,7 +217,7 @@ def check_simulator(fdef: ast.FunctionDef, types: KernelTypes, is_allo) -> None:
                 "pipeline (LLVMOMPModule) has no fixed-point lowering",
                 fdef.lineno,
             )
-    for node in ast.walk(fdef):
+    for node in built:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and types.of(node) is not None:
             raise BuildError(
                 f'`**` (line {node.lineno}) is math.powf, which cannot be built for target="simulator": the '
