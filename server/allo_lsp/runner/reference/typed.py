@@ -349,6 +349,20 @@ def _float_to_int(expr: ast.expr, dst: Ty) -> ast.expr:
     return _template("(E) & 1", E=converted) if dst.bits == 1 else converted
 
 
+def _float_to_fixed(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
+    """`FloatToFixedOp` as Allo lowers it (`lowerFloatToFixed`, FixedPointToInteger.cpp): the
+    float times 2**frac in its own type (`mulf`), then `FPToSIOp`/`FPToUIOp` into an integer of the
+    fixed type's width: toward zero (-1.03 into Fixed(16, 8) is -263/256), poison where it does not
+    fit (`__ref_fptoi` refuses it). The value is held exact, as fixed-point values are here."""
+    scale = 1 << dst.frac
+    if dst.kind == "ufixed":
+        lo, hi = 0, (1 << dst.bits) - 1
+    else:
+        lo, hi = -(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1
+    product = _template(f"{_float_name(src)}((E) * {scale})", E=expr)
+    return _template(f"__ref_fptoi(P, {lo}, {hi}, '{dst}') / {scale}", P=product)
+
+
 def _wide_int(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     """An integer of more than 53 bits about to become a float32/float16 (`SIToFPOp`/`UIToFPOp`:
     one rounding, to nearest even): rounded to the float's significand here, since numpy's float32
@@ -392,7 +406,9 @@ def cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool = False) -> ast.expr:
         if d == "index" or _within(_range(src), dst):
             return expr
         return wrap(expr, dst)
-    return expr  # fixed point: stored as before (`ScalarType.cast`)
+    if s == "float":
+        return _float_to_fixed(expr, src, dst)
+    return expr  # fixed point from fixed point or an integer: stored as before (`ScalarType.cast`)
 
 
 def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
@@ -401,6 +417,8 @@ def store_cast(expr: ast.expr, src: Ty, dst: Ty, zext: bool) -> ast.expr:
     expr = _flag(_literal(expr, src), src, dst)
     if src.cls == "float" and dst.cls in ("int", "uint", "index"):
         return _float_to_int(expr, dst)
+    if src.cls == "float" and dst.cls in ("fixed", "ufixed"):
+        return _float_to_fixed(expr, src, dst)
     if src.kind == "int" and src.bits == 1 and dst.cls == "float":
         return _template("-(E)", E=expr)  # SIToFPOp of an `Int(1)`: 1 is -1.0
     if dst.cls == "float":

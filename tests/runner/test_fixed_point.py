@@ -1,0 +1,49 @@
+"""A float converted to fixed point, as Allo a098603f lowers `FloatToFixedOp` for its LLVM
+build (`lowerFloatToFixed` in mlir/lib/Conversion/FixedPointToInteger.cpp): the float times
+2**frac (`mulf`), then `FPToSIOp`/`FPToUIOp` into an integer of the fixed type's width, so toward
+zero, and poison where it does not fit. A fixed value to another fixed type or to an integer is
+shifted right (floor). Run through `allo.customize(f).build()` (the simulator builds no fixed
+point)."""
+
+import numpy as np
+import pytest
+from allo_lsp.runner.reference.syntax import Unsupported
+
+from tests.runner.reference_harness import load, shim
+
+_KERNEL = """
+from allo.ir.types import UFixed
+
+def kernel(A: float32[2]) -> float32[2]:
+    r: float32[2] = 0.0
+    x: TYPE = EXPR
+    r[0] = x
+    y: Fixed(6, 2) = x
+    r[1] = y
+    return r
+"""
+
+
+def _run(tmp_path, ty: str, expr: str, a: list) -> list:
+    with shim():
+        module, _ = load(tmp_path, _KERNEL.replace("TYPE", ty).replace("EXPR", expr))
+        return module.allo.customize(module.kernel).build()(np.array(a, np.float32)).tolist()
+
+
+@pytest.mark.parametrize(
+    ("ty", "expr", "a", "expected", "rule"),
+    [
+        ("Fixed(16, 8)", "A[0]", [-1.03, 0], [-263 / 256, -1.25], "FPToSI: -263.68 -> -263; then ShRSI by 6: floor"),
+        ("Fixed(16, 8)", "A[0]", [1.3, 0], [332 / 256, 1.25], "332.8 -> 332; 332 >> 6 is 5: 1.25"),
+        ("UFixed(8, 4)", "A[0] * 2.0", [3.99, 0], [127 / 16, 7.75], "mulf in float32, FPToUI: 127.68 -> 127"),
+        ("Fixed(8, 4)", "A[0] + A[1]", [-2.0, -0.03], [-32 / 16, -2.0], "-32.48 -> -32 (floor would be -33)"),
+    ],
+)
+def test_a_float_into_fixed_point_is_truncated_toward_zero(tmp_path, ty, expr, a, expected, rule):
+    assert _run(tmp_path, ty, expr, a) == expected, rule
+
+
+@pytest.mark.parametrize(("ty", "value"), [("Fixed(8, 4)", 8.0), ("UFixed(8, 4)", -0.5)])
+def test_a_float_fixed_point_does_not_hold_is_refused(tmp_path, ty, value):
+    with pytest.raises(Unsupported, match="poison"):
+        _run(tmp_path, ty, "A[0]", [value, 0])
