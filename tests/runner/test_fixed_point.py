@@ -47,3 +47,21 @@ def test_a_float_into_fixed_point_is_truncated_toward_zero(tmp_path, ty, expr, a
 def test_a_float_fixed_point_does_not_hold_is_refused(tmp_path, ty, value):
     with pytest.raises(Unsupported, match="poison"):
         _run(tmp_path, ty, "A[0]", [value, 0])
+
+
+def test_a_callers_floats_into_a_fixed_point_parameter_are_truncated_toward_zero(tmp_path):
+    """`LLVMModule.__call__` scales the caller's array in float64 and `handle_overflow` takes
+    `np.fix` (toward zero), then wraps into the width."""
+    source = """
+    def kernel(A: Fixed(8, 4)[3], s: Fixed(8, 4)) -> float32[4]:
+        r: float32[4] = 0.0
+        for i in range(3):
+            r[i] = A[i]
+        r[3] = s
+        return r
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        mod = module.allo.customize(module.kernel).build()
+        out = mod(np.array([-1.03, 1.03, 9.0], np.float32), -0.99)
+    assert out.tolist() == [-1.0, 1.0, 9.0 - 16.0, -15 / 16]

@@ -288,8 +288,9 @@ class Runtime:
             # The element as its Allo type holds it, whatever array the caller passed (a
             # float32 array for a bfloat16 parameter is rounded, an int64 one wrapped); an
             # integer is exact from here on (numpy would wrap `int8 * int8` in int8; Allo
-            # widens) and keeps its Allo width for bit methods.
-            return elem.cast(value)
+            # widens) and keeps its Allo width for bit methods. A fixed-point element of the
+            # caller's float array is converted as Allo's call converts it (toward zero).
+            return elem.host(value)
         if isinstance(value, np.integer):
             return sized(value.dtype.itemsize * 8)(int(value))
         return value

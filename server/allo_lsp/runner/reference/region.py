@@ -235,7 +235,7 @@ def _names(node):
 def _argument(arg: ast.arg, array, ns: dict):
     kind = evaluate_type(arg.annotation, ns, arg.lineno) if arg.annotation is not None else None
     if isinstance(kind, ScalarType) and np.ndim(array) == 0:
-        return kind.cast(array)  # a scalar argument of the older API (`mod(A, B, flag, C)`)
+        return kind.host(array)  # a scalar argument of the older API (`mod(A, B, flag, C)`)
     if not isinstance(kind, ArrayType):
         raise Unsupported(f"region parameter '{arg.arg}' without an array type", arg.lineno)
     array = np.asarray(array)
@@ -513,5 +513,5 @@ def _typed(value, kind):
     if isinstance(kind, ArrayType):
         return as_allo_array(np.asarray(value), kind.elem)
     if isinstance(kind, ScalarType):
-        return kind.cast(value)
+        return kind.host(value)
     return value

@@ -96,6 +96,15 @@ class ScalarType:
             return bool(_to_int(value, "uint", 1) & 1)
         return _to_int(value)
 
+    def host(self, value):
+        """A caller's value as Allo's module call converts it into this type: as `cast`, except
+        that a float into fixed point is scaled in float64 and truncated toward zero, then
+        wrapped (`handle_overflow`: `np.fix`); inside a kernel a fixed value narrows by floor."""
+        if self.kind in ("fixed", "ufixed") and not isinstance(value, np.ndarray):
+            scaled = math.trunc(float(value) * (1 << self.frac))
+            return _wrap(scaled, self.bits, self.kind == "fixed") / (1 << self.frac)
+        return self.cast(value)
+
     def plain_int(self) -> tuple[int, int] | None:
         """(mask, half) when this type stores a value as `((int(v) + half) & mask) - half` (half
         0: unsigned, `index` has mask -1), for kernels that never ask a value's width: the
