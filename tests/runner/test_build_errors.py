@@ -111,6 +111,13 @@ CASES = [
         "Please choose a different name for the loop iterator.",
     ),
     (
+        "visit_all_for",
+        "for A in range(2):\n    r[0] = 1",  # a parameter of the region
+        0,
+        "ADF095",
+        "Please choose a different name for the loop iterator.",
+    ),
+    (
         "visit_AnnAssign",
         "x: int32 = 0\nx: float32 = 1.0\nr[0] = x",
         1,
@@ -171,6 +178,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "d: int32[4] = allo.add(b, 1)\ne: int32[4] = allo.mul(b, d)\nr[0] = e[3]",  # a scalar is filled in b's type
         "c: int8[4] = 1\nd: int32[4] = c * b - b / 2\nr[0] = d[0]",  # an operator casts its operands
         "x, y = 1, 2\nr[0] = x + y",  # one value per target
+        "for a in range(2):\n    r[0] = a",  # another kernel's parameter, not a symbol here
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

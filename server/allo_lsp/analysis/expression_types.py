@@ -95,6 +95,7 @@ def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment
         return _value(kernel.annotations.get((start.line, start.column)))
 
     env = Environment(params, constants, streams, annotation)
+    env.region_params = frozenset(p.name for p in region.params)
     data = {n: array for n, array in kernel.data_globals.items() if n not in params}
     env.foreign = frozenset(data)
     env.arrays = frozenset(n for n, array in data.items() if array)

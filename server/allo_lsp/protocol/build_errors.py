@@ -94,6 +94,20 @@ def unpacking_error(node: ast.Assign) -> str | None:
 UNPACKING = "AssertionError (visit_Assign: {} targets and {} values; a tuple assignment takes one value per target)"
 
 
+def loop_variables(fn: ast.FunctionDef) -> list[ast.Name]:
+    """The variables of `fn`'s `for` loops, in the order Allo visits them (a nested function's aside)."""
+    out = []
+    stack = list(reversed(fn.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.For):
+            out += [t for t in ast.walk(node.target) if isinstance(t, ast.Name)]
+        stack += reversed([c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)])
+    return out
+
+
 def expression_statement_error(node: ast.Expr) -> str | None:
     """`visit_Expr` takes a call or a constant (a docstring); any other expression statement
     stops the build. Allo's message prints the node's Python repr, whose address is left out."""

@@ -114,6 +114,8 @@ class Environment:
     # The kernel's PE grid where Allo builds one function per PE (`unroll=True`: not for AIE):
     # a meta branch body no PE takes is never typed there (`meta_branches.py`). None: unknown.
     mapping: tuple[int, ...] | None = None
+    # The region's parameters: symbols of the scope its kernels are typed in (`ctx.scopes`).
+    region_params: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -380,11 +382,11 @@ class KernelTypes:
 
     def _new_iterator(self, target: ast.Name) -> None:
         """A loop variable may not name a symbol in scope (`visit_all_for` asserts it): a
-        parameter, a local of an enclosing block, an enclosing loop's variable, a stream.
-        `get_pid()` values and `meta_for` variables are Python's (`ctx.global_vars`): no symbol."""
+        parameter, the region's, a local of an enclosing block, an enclosing loop's variable, a
+        stream. `get_pid()` values and `meta_for` variables are Python's (`ctx.global_vars`): no symbol."""
         if target.id in self._python_ints:
             return
-        if self._lookup(target.id) is not None or target.id in self.env.streams:
+        if self._lookup(target.id) is not None or target.id in self.env.streams or target.id in self.env.region_params:
             self._refuse(target, forms.LOOP_ITERATOR, kind="rebound")
 
     # -- stream values stored as they are ----------------------------------------------

@@ -1,10 +1,10 @@
 """ADF095 rebound-name: a kernel's loop variable or declaration reuses a name in scope
 
 ## What it does
-Flags, in a kernel's body, a `for` loop variable named like a symbol in scope (a parameter, a
-stream of the region, a local of an enclosing block, the variable of an enclosing loop), and an
-annotated declaration `x: T = v` of a name already bound with another type or shape, or without
-a value. Allo a098603f asserts a loop variable is new (`TypeInferer.visit_all_for` in
+Flags, in a kernel's body, a `for` loop variable named like a symbol in scope (a parameter of the
+kernel or of its region, a stream of the region, a local of an enclosing block, the variable of an
+enclosing loop), and an annotated declaration `x: T = v` of a name already bound with another
+type or shape, or without a value. Allo a098603f asserts a loop variable is new (`TypeInferer.visit_all_for` in
 `allo/ir/infer.py`) and reads a second annotation of a name as an assignment that must keep its
 type (`visit_AnnAssign`). A `get_pid()` value and a `meta_for` variable are Python's numbers, not
 symbols, and may be reused; so may a name whose block has ended (`for i` after another `for i`).

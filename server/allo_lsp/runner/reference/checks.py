@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from allo_lsp.protocol.build_errors import LOOP_ITERATOR, loop_variables
 from allo_lsp.protocol.type_names import printed_type
 from allo_lsp.runner.reference.transform import BuildError
 from allo_lsp.runner.reference.types import ArrayType, ScalarType
@@ -72,6 +73,11 @@ def _check_kernel(fdef, kernel: ast.FunctionDef, region_types: dict, evaluate) -
         kernel_type = evaluate(param.annotation)
         if isinstance(region_type, ArrayType) and kernel_type != region_type:
             raise BuildError(f"df.kernel argument {param.arg} do not match {name}.", param.lineno)
+    for variable in loop_variables(kernel):
+        # The kernel is typed in its region's scope (`ctx.scopes`), whose parameters are symbols:
+        # `visit_all_for` asserts a loop variable is none.
+        if variable.id in region_types:
+            raise BuildError(LOOP_ITERATOR, variable.lineno)
 
 
 def argument_directions(region_args: list[str], kernels: list[ast.FunctionDef], legacy: bool) -> list[str] | None:
