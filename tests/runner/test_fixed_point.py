@@ -65,3 +65,37 @@ def test_a_callers_floats_into_a_fixed_point_parameter_are_truncated_toward_zero
         mod = module.allo.customize(module.kernel).build()
         out = mod(np.array([-1.03, 1.03, 9.0], np.float32), -0.99)
     assert out.tolist() == [-1.0, 1.0, 9.0 - 16.0, -15 / 16]
+
+
+def test_a_fixed_point_quotient_is_truncated_in_its_result_type(tmp_path):
+    """div_rule types Fixed(16, 8) / Fixed(16, 8) as Fixed(32, 16); `lowerFixedDiv` shifts the
+    dividend left by 16 and divides with divsi: -1 / 3 is -21845 / 65536 (toward zero), not -1/3."""
+    source = """
+    def kernel(A: float32[2]) -> float32[2]:
+        x: Fixed(16, 8) = A[0]
+        y: Fixed(16, 8) = A[1]
+        r: float32[2] = 0.0
+        z = x / y
+        r[0] = z
+        w: Fixed(16, 8) = x / y
+        r[1] = w
+        return r
+    """
+    with shim():
+        module, _ = load(tmp_path, source)
+        out = module.allo.customize(module.kernel).build()(np.array([-1.0, 3.0], np.float32))
+    assert out.tolist() == [float(np.float32(-21845 / 65536)), -86 / 256], "the quotient, then floor into 8 bits"
+
+
+def test_a_fixed_point_division_by_zero_is_refused(tmp_path):
+    source = """
+    def kernel(A: float32[2]) -> float32[1]:
+        x: Fixed(16, 8) = A[0]
+        y: Fixed(16, 8) = A[1]
+        r: float32[1] = 0.0
+        r[0] = x / y
+        return r
+    """
+    with shim(), pytest.raises(Unsupported, match="division by zero"):
+        module, _ = load(tmp_path, source)
+        module.allo.customize(module.kernel).build()(np.array([1.0, 0.001], np.float32))

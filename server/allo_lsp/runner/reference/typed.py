@@ -501,8 +501,11 @@ def _interval(op: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int
 
 def binary(op: str, left: ast.expr, right: ast.expr, lt: Ty, rt: Ty, res: Ty, zl: bool, zr: bool, line: int):
     """`left op right` computed as Allo computes it in `res`, or None (not an operation of ours)."""
+    if res.cls in ("fixed", "ufixed") and op == "/":
+        signed = res.kind == "fixed"
+        return _template(f"__ref_fixed_div(A, B, {res.bits}, {res.frac}, {signed}, '{res}', {line})", A=left, B=right)
     if res.cls in ("fixed", "ufixed") or lt.cls in ("fixed", "ufixed") or rt.cls in ("fixed", "ufixed"):
-        return None  # exact, rounded where stored (`types.py`)
+        return None  # exact (the result type holds it), rounded where stored (`types.py`)
     a, b = cast(left, lt, res, zl), cast(right, rt, res, zr)
     if res.cls == "float":
         return _float_binary(op, a, b, res)
@@ -646,6 +649,24 @@ def _divs(a: int, b: int, low: int, ty: str, line: int) -> int:
         _checked(a, b, low, ty, line)
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
+
+
+def _fixed_div(a, b, bits: int, frac: int, signed: bool, ty: str, line: int) -> float:
+    """`DivFixedOp` of the result type `ty` (`lowerFixedDiv`, FixedPointToInteger.cpp): both
+    operands cast to it (a narrower fraction by floor), the dividend shifted left by `frac` in
+    twice the width, `divsi`/`divui` (toward zero), truncated back to `bits`."""
+    scale = 1 << frac
+    lhs, rhs = (_wrap_bits(math.floor(v * scale), bits, signed) for v in (a, b))
+    if rhs == 0:
+        raise _undefined("a fixed-point division by zero", ty, line)
+    q = abs(lhs * scale) // abs(rhs)
+    q = -q if (lhs < 0) != (rhs < 0) else q
+    return _wrap_bits(q, bits, signed) / scale
+
+
+def _wrap_bits(value: int, bits: int, signed: bool) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
 def _floordivs(a: int, b: int, low: int, ty: str, line: int) -> int:
@@ -808,6 +829,7 @@ def _floor(value) -> int:
 
 HELPERS = {
     "__ref_divs": _divs,
+    "__ref_fixed_div": _fixed_div,
     "__ref_rems": _rems,
     "__ref_floordivs": _floordivs,
     "__ref_divu": _divu,
