@@ -99,3 +99,18 @@ def test_a_fixed_point_division_by_zero_is_refused(tmp_path):
     with shim(), pytest.raises(Unsupported, match="division by zero"):
         module, _ = load(tmp_path, source)
         module.allo.customize(module.kernel).build()(np.array([1.0, 0.001], np.float32))
+
+
+def test_fixed_point_arithmetic_wider_than_a_float_holds_is_refused_by_name(tmp_path):
+    """Fixed(32, 16) * Fixed(32, 16) is Fixed(64, 32): more bits than the executor's floats hold
+    exactly, so it is refused rather than rounded."""
+    source = """
+    def kernel(A: float32[2]) -> float32[1]:
+        x: Fixed(32, 16) = A[0]
+        r: float32[1] = 0.0
+        r[0] = x * x
+        return r
+    """
+    with shim(), pytest.raises(Unsupported, match="wider than 53 bits"):
+        module, _ = load(tmp_path, source)
+        module.allo.customize(module.kernel).build()(np.array([1.5, 0.0], np.float32))

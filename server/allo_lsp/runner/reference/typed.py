@@ -102,6 +102,7 @@ def kernel_types(
     env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
     env.foreign = frozenset(n for n in free if n in ns and n not in params and _is_foreign(ns[n]))
     env.arrays = frozenset(n for n in env.foreign if isinstance(ns[n], np.ndarray))
+    env.modules = frozenset(n for n in free if isinstance(ns.get(n), types_.ModuleType) and n not in params)
     called = helpers(fdef, ns)
     for name, fn in called.items():
         returned = signature(fn)[1]
@@ -501,6 +502,9 @@ def _interval(op: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int
 
 def binary(op: str, left: ast.expr, right: ast.expr, lt: Ty, rt: Ty, res: Ty, zl: bool, zr: bool, line: int):
     """`left op right` computed as Allo computes it in `res`, or None (not an operation of ours)."""
+    if any(t.cls in ("fixed", "ufixed") and t.bits > 53 for t in (lt, rt, res)):
+        # A fixed-point value is held as a float here, exact up to 53 bits only.
+        raise Unsupported(f"fixed-point arithmetic of {res} (wider than 53 bits)", line)
     if res.cls in ("fixed", "ufixed") and op == "/":
         signed = res.kind == "fixed"
         return _template(f"__ref_fixed_div(A, B, {res.bits}, {res.frac}, {signed}, '{res}', {line})", A=left, B=right)
