@@ -23,7 +23,10 @@ is rewritten; each typed operation is then written as Python that gives Allo's v
   (of its low 32 bits: `3000000000` is -1294967296, as `MockConstant` builds it);
 - a put into a stream of a wider integer type zero-extends (`stream_cast`: the simulator's
   `ExtUIOp`), so `-15` as an `Int(16)` put into a `Stream[int32]` arrives as 65521.
-Fixed-point arithmetic stays exact here and is stored as before (`types.py`).
+Fixed-point values are held exact as floats (up to 53 bits; wider arithmetic is refused): `+`,
+`-`, `*` are exact in their widened result type, `/` is `lowerFixedDiv`'s (toward zero in the result
+type), a float becomes fixed point toward zero (`lowerFloatToFixed`), a fixed value narrows by
+floor where it is stored (`types.py`).
 """
 
 from __future__ import annotations
