@@ -134,6 +134,7 @@ CASES = [
     ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
     ("build_library_op", "d: int32[4] = b << 1\nr[0] = d[0]", 0, "ADF082", "AssertionError: `<<` of an array"),
     ("visit_Name", "total: int32 = 0\nr[0] = totl", 1, "ADF096", "Unsupported Name `totl`"),
+    ("visit_Attribute", "x: float32 = np.pi\nr[0] = 1", 0, "ADF089", "Unsupported global variable `np`"),
     ("visit_Call", "r[0] = twice(b[0])", 0, "ADF096", "Unsupported function call twice"),
     ("visit_Call", "r[0] = mathx.floor(b[0])", 0, "ADF096", "Unsupported function call or attribute method `.floor`"),
     (
@@ -179,6 +180,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "c: int8[4] = 1\nd: int32[4] = c * b - b / 2\nr[0] = d[0]",  # an operator casts its operands
         "x, y = 1, 2\nr[0] = x + y",  # one value per target
         "for a in range(2):\n    r[0] = a",  # another kernel's parameter, not a symbol here
+        "L: ConstExpr[int32] = int(np.pi)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

@@ -77,6 +77,7 @@ def _typing(kernel: Kernel, region: Region, lines: list[str], words: _Words, per
             return KernelTyping()
         env = _environment(kernel, region, source)
         env.unbound = _unbound(kernel, fn, source, words)
+        env.modules = frozenset(words.modules & free_names(fn))
         mapping = kernel.mapping
         if per_pe and mapping and all(type(m) is int and m > 0 for m in mapping):
             env.mapping = tuple(mapping)
@@ -105,6 +106,7 @@ def _environment(kernel: Kernel, region: Region, source: _Source) -> Environment
 _AIE_TARGET = re.compile(r"""target\s*=\s*["']aie["']""")
 _STAR_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+\*", re.M)
 _WORD = re.compile(r"\w+")
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.M)  # the names up to a comment or `;`
 
 
 class _Words:
@@ -115,6 +117,22 @@ class _Words:
         self.text = text
         self._lines: dict[str, list[int]] | None = None
         self._star: bool | None = None
+        self._modules: set[str] | None = None
+
+    @property
+    def modules(self) -> set[str]:
+        """The names an `import` statement of the file binds to a module (`import numpy as np`:
+        `np`; `import allo.ir.types`: `allo`); a `from` import may bind a function or a value."""
+        if self._modules is None:
+            self._modules = set()
+            for names in _IMPORT.findall(self.text):
+                for alias in names.split(","):
+                    words = alias.split()
+                    if len(words) == 3 and words[1] == "as":
+                        self._modules.add(words[2])
+                    elif len(words) == 1:
+                        self._modules.add(words[0].split(".")[0])
+        return self._modules
 
     @property
     def star_import(self) -> bool:

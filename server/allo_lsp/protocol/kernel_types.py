@@ -116,6 +116,9 @@ class Environment:
     mapping: tuple[int, ...] | None = None
     # The region's parameters: symbols of the scope its kernels are typed in (`ctx.scopes`).
     region_params: frozenset[str] = frozenset()
+    # Globals that are modules: read as a value (`np.pi`, not the callee of `np.exp(x)`), one
+    # is a global `visit_Name` has no case for.
+    modules: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -709,8 +712,11 @@ class KernelTypes:
 
     def _attribute(self, node: ast.Attribute) -> Value | None:
         """`x.T`, `x.copy`, `x.bits` (`visit_Attribute`); another attribute of a typed value
-        (`a.shape`) stops the build. An untyped owner (a module, `np.pi`) is not judged here."""
+        (`a.shape`) stops the build, and so does one of a module (`np.pi`: `visit_Attribute`
+        reads its owner as a value first)."""
         owner = self._expr(node.value)
+        if owner is None and isinstance(node.value, ast.Name) and self._module(node.value) and not self._compile_time:
+            self._refuse(node.value, forms.FOREIGN_GLOBAL.format(node.value.id))
         if owner is None or self._compile_time:
             return None
         message = forms.attribute_error(node.attr, isinstance(node.value, ast.Name))
@@ -723,6 +729,10 @@ class KernelTypes:
             self.problems.append(Problem(node, "Can only reverse integers", True))
             return None
         return owner
+
+    def _module(self, name: ast.Name) -> bool:
+        shadowed = self._lookup(name.id) is not None or name.id in self.env.streams or name.id in self.env.region_params
+        return name.id in self.env.modules and not shadowed
 
     def _subscript(self, node: ast.Subscript) -> Value | None:
         base = node.value

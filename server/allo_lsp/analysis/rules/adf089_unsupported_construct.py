@@ -10,7 +10,13 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
 - a `for` over anything but `range`, `allo.grid` or `allo.reduction` (`for v in a:`,
   `enumerate`, `zip`: `visit_For`, `Unsupported for loop`), and an `else:` after a `for` or a
   `while` (`visit_For`, `visit_While`);
-- `x = y = 0` (`visit_Assign`: `chained assignment not supported`);
+- `x = y = 0` (`visit_Assign`: `chained assignment not supported`), and a tuple assignment of
+  more or fewer values than targets (`x, y = 1, 2, 3`: its assertion) or of a value that is no
+  tuple or call (`x, y = a`);
+- a global read as a value that is no int, float or Allo type (`visit_Name`, ``Unsupported global
+  variable `np` ``): a module (`np.pi`, `math.e`; `np.exp(x)` is a call, not a read of `np`), or a
+  global whose binding shows it holds data (a list, a string, a NumPy array other than as a
+  constant tensor: `t: int32[4] = W[1]` is one);
 - an attribute of a value other than `.T`, `.copy`, `.reverse` and a name's `.bits`/`.fracs`
   (`a.shape`: `visit_Attribute`, ``Unsupported attribute `shape` ``), a method other than
   `.reverse()`, `.bitcast()` and a stream's (`a.sum()`: `visit_Call`);
