@@ -133,6 +133,7 @@ CASES = [
     ),
     ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
     ("build_library_op", "d: int32[4] = b << 1\nr[0] = d[0]", 0, "ADF082", "AssertionError: `<<` of an array"),
+    ("build_Call", "s.put(b, b)\nr[0] = 1", 0, "ADF021", "Stream can only have one argument"),
     ("visit_Name", "total: int32 = 0\nr[0] = totl", 1, "ADF096", "Unsupported Name `totl`"),
     ("visit_Attribute", "x: float32 = np.pi\nr[0] = 1", 0, "ADF089", "Unsupported global variable `np`"),
     ("visit_Call", "r[0] = twice(b[0])", 0, "ADF096", "Unsupported function call twice"),
@@ -222,6 +223,57 @@ def test_an_array_indexed_past_its_rank_is_refused_by_mlirs_verifier(tmp_path, b
         module, _ = load(tmp_path, source)
         with pytest.raises(MLIRError, match=message.replace("(", r"\(")):
             module.df.build(module.top, target="simulator")
+
+
+_PUT = """
+@df.region()
+def top(A: int32[4], R: int32[4]):
+    s: Stream[{element}, 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def p(a: int32[4]):
+        t: int8[4] = 1
+        s.put({value})
+
+    @df.kernel(mapping=[1], args=[R])
+    def c(r: int32[4]):
+        x: {element} = s.get()
+        r[0] = 1
+
+
+def build():
+    return df.build(top, target="simulator")
+"""
+
+
+@pytest.mark.parametrize(
+    ("element", "value", "message"),
+    [
+        ("int32", "a", "'memref.store' op store index operand count not equal to memref rank"),  # an array
+        ("int32[4]", "a[0]", "'memref.store' op store index operand count not equal to memref rank"),
+        ("int32[4]", "t", "'memref.store' op failed to verify that type of 'value' matches element type"),
+        ("float32", "a", "'memref.store' op failed to verify that type of 'value' matches element type"),
+    ],
+)
+def test_a_put_of_another_rank_or_an_unconverted_type_is_refused_for_the_simulator(tmp_path, element, value, message):
+    # _process_function_streams copies an array put into the FIFO element by element (1 + its rank
+    # indices), stores a scalar at the tail index, and converts only a scalar between integers.
+    source = _PUT.format(element=element, value=value)
+    problems = analyze(HEADER + source).problems
+    assert [(p.code, p.range.start.line) for p in problems] == [("ADF087", 12)]
+    assert message in problems[0].message
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(MLIRError, match=message.replace("(", r"\(")):
+            module.build()
+
+
+def test_a_put_of_the_streams_type_and_rank_builds_for_the_simulator(tmp_path):
+    source = _PUT.format(element="int8[4]", value="t")  # and int32 of `a[0]`, converted, is covered above
+    assert [p.code for p in analyze(HEADER + source).problems] == []
+    with shim():
+        module, _ = load(tmp_path, source)
+        module.build()
 
 
 _STREAM_INDEX = """

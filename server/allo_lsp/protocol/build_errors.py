@@ -187,6 +187,25 @@ LIST_WITHOUT_TYPE = (
 )
 
 
+PUT_ARGUMENTS = "Stream can only have one argument"  # `build_Call` of `s.put()`, `s.put(a, b)`
+STORE_TYPE = "'memref.store' op failed to verify that type of 'value' matches element type of 'memref'"
+
+
+def block_put_error(same_type: bool, value_rank: int, element_rank: int) -> str | None:
+    """A put into a stream of blocks, or of an array, at `target="simulator"`: the FIFO is a
+    memref of the element's shape behind one dimension of depth (`_process_function_streams`),
+    an array put is copied into it element by element as it is, a scalar stored at the tail index
+    (converted between integers only). MLIR's verifier of each `memref.store` refuses a value of
+    another type than the FIFO's elements, then an index count (1 + the value's rank) other than
+    the FIFO's rank (1 + the element's). Of the same rank and type, a put of another shape is not
+    judged here (no verifier sees it)."""
+    if not same_type:
+        return STORE_TYPE
+    if value_rank != element_rank:
+        return rank_error(False, True, 1 + element_rank, 1 + value_rank)
+    return None
+
+
 def _shape(shape: tuple) -> str:
     return str(tuple(shape))
 

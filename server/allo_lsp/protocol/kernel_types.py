@@ -423,12 +423,20 @@ class KernelTypes:
     def _put(self, arg: ast.expr, element: Value) -> None:
         """`s.put(v)`: the simulator converts a scalar value of another type only between
         integers (`TruncIOp`/`ExtUIOp`); any other pair is stored as it is, a `memref.store` the
-        verifier refuses in `LLVMOMPModule`'s lowering."""
+        verifier refuses in `LLVMOMPModule`'s lowering. An array, or a put into a stream of
+        blocks, is copied with no conversion at all (`forms.block_put_error`)."""
         value = self.of(arg)
-        if value is None or value.shape or element.shape or isinstance(arg, ast.Compare):
+        if value is None or (not value.shape and isinstance(arg, ast.Compare)):
             return  # a comparison is built as i1 whatever its type here
         ty = INT32 if isinstance(arg, ast.Name) and arg.id in self._python_ints else value.ty
-        if mlir_name(ty) == mlir_name(element.ty) or (ty.kind in _INTEGERS and element.ty.kind in _INTEGERS):
+        integers = ty.kind in _INTEGERS and element.ty.kind in _INTEGERS
+        if value.shape or element.shape:
+            same = mlir_name(ty) == mlir_name(element.ty) or (integers and not value.shape)
+            message = forms.block_put_error(same, len(value.shape), len(element.shape))
+            if message is not None:
+                self.problems.append(Problem(arg, message, True, "simulator", kind="block-put"))
+            return
+        if mlir_name(ty) == mlir_name(element.ty) or integers:
             return
         self.problems.append(Problem(arg, VERIFIER["memref.store"], True, "simulator"))
 
@@ -797,6 +805,9 @@ class KernelTypes:
                     self._expr(func.value)
                 if func.attr == "put" and len(node.args) == 1:
                     self._put(node.args[0], self.env.streams[stream])
+                elif func.attr == "put" and not self._compile_time:
+                    # `build_Call`'s assertion; ADF021 reports it from the model's stream uses
+                    self._refuse(node, forms.PUT_ARGUMENTS, kind="stream-use")
                 return self.env.streams[stream] if func.attr == "get" else None
             owner = func.value
             if isinstance(owner, ast.Name) and owner.id in self.env.unbound and self._lookup(owner.id) is None:
@@ -943,7 +954,7 @@ _FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UI
 # The MLIR verifiers' messages (`AffineStoreOp::verify`, `memref.store`'s type constraint).
 VERIFIER = {
     "affine.store": "'affine.store' op value to store must have the same type as memref element type",
-    "memref.store": "'memref.store' op failed to verify that type of 'value' matches element type of 'memref'",
+    "memref.store": forms.STORE_TYPE,
 }
 _INTEGERS = ("int", "uint")  # MLIR's IntegerType (signless); `index` is not one
 

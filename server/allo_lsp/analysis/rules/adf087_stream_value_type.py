@@ -6,18 +6,21 @@ another MLIR type than the stream's element (`int16` against `int32`; `Int` and 
 width are the same `iN`), and, in a region some `df.build` builds for `target="simulator"`,
 `s.put(v)` where `v` and the stream's element are not both integers and differ in type (a
 `float32` into a `Stream[int32]`, a `for` loop's `index` variable into a `Stream[int32]`, a
-`float16` into a `Stream[float32]`). Allo a098603f casts no stream get: `build_assign_stmt` in
+`float16` into a `Stream[float32]`), or puts an array into a stream of scalars, a scalar into a
+stream of blocks, or a block of another rank or element type (an `int8[4]` into a
+`Stream[int32[4]]`). Allo a098603f casts no stream get: `build_assign_stmt` in
 `allo/ir/builder.py` skips its cast for a `StreamGetOp`, and stores the value as it is. Its
 simulator converts a put's value only between integers (`_process_function_streams` in
 `allo/backend/simulator.py`: `TruncIOp` or `ExtUIOp`, see ADF090) and stores any other value as
-it is.
+it is; an array it copies into its FIFO element by element, with no conversion.
 
 ## Why is this bad?
 `df.build` raises an `MLIRError` (no exit status): for the get, at every target, when
 `_build_top` canonicalizes the module (`'affine.store' op value to store must have the same type
 as memref element type`, or `memref.store`'s message where the index is not affine); for the
 put, in `LLVMOMPModule`'s lowering (`'memref.store' op failed to verify that type of 'value'
-matches element type of 'memref'`). An integer put of another width is converted silently
+matches element type of 'memref'`, or `'memref.store' op store index operand count not equal
+to memref rank` for a put of another rank). An integer put of another width is converted silently
 instead (ADF090).
 
 ## Example
@@ -51,8 +54,17 @@ def _typed_at(typing, where) -> str:
     return f"of type {found.type}" if found is not None else "of another type"
 
 
+def _value_at(typing, where) -> str:
+    """The type of the expression at exactly `where`, an array's with its shape."""
+    found = next((e for e in typing.expressions if e.range == where), None)
+    if found is None:
+        return "a value"
+    shape = f"[{', '.join(map(str, found.shape))}]" if found.shape else ""
+    return f"{'an array' if found.shape else 'a value'} of type {found.type}{shape}"
+
+
 def check(ctx: Context):
-    for region, kernel, problem in problems_of(ctx.model, ("stored-get", "simulator-put")):
+    for region, kernel, problem in problems_of(ctx.model, ("stored-get", "simulator-put", "block-put")):
         data = {"region": region.name, "kernel": kernel.name}
         if problem.kind == "stored-get":
             yield Finding(
@@ -64,6 +76,16 @@ def check(ctx: Context):
             )
             continue
         if not _simulator_built(ctx, region):
+            continue
+        if problem.kind == "block-put":
+            yield Finding(
+                problem.range,
+                f"Kernel '{kernel.name}' puts {_value_at(kernel.typing, problem.range)} that is not of its stream's "
+                f"element type and rank, and region '{region.name}' is built for the simulator, which copies a "
+                f"put into its FIFO as it is: df.build stops there ({problem.message}). Put a value of the "
+                "stream's element type and shape.",
+                data,
+            )
             continue
         put = next((p for p in kernel.typing.puts if p.range == problem.range), None)
         what = f"a value of type {put.value} into stream '{put.stream}' of {put.element}" if put else "a value"
