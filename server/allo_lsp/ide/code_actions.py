@@ -16,6 +16,7 @@ from allo_lsp.ide.fixes import (
     build_target,
     decorator,
     kernel_order,
+    operators,
     put_local,
     removed_syntax,
     rename,
@@ -42,6 +43,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF052": build_target.simulator_target,
     "ADF070": allo_functions.use_allo_function,
     "ADF081": allo_functions.use_allo_function,  # a builtin Allo has its own function for (`abs`)
+    "ADF082": operators.unsigned_division,  # `u // v` only: no other operand types have a fix
     "ADF090": put_local.through_local,
 }
 

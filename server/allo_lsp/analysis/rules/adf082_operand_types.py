@@ -38,6 +38,10 @@ Use instead:
 ```
 and for a comparison's value, a select: `c[i] = 1 if a[i] < b[i] else 0`; for a condition, a
 comparison: `if x != 0:`.
+
+The quick fix writes `u // v` of unsigned values as `u / v` (and `u //= v` as `u /= v`): for
+values never negative the floor of the quotient is its truncation, so it is the same number, in
+the same type (`div_rule` types both operators). It is safe. The other forms have no fix.
 """
 
 from allo_lsp.analysis.problems import Severity

@@ -1,0 +1,51 @@
+"""Quick fixes of the type rules (ADF082, ADF091, ADF093, ADF095, ADF096) where they are not
+offered: each fix applies to one form, and the other forms of its rule get no action. The forms
+that are fixed are before/after fixtures in `fixes/` (`test_code_actions.py`), whose tests run
+before and after each fix in `test_fixes_run.py`."""
+
+from textwrap import dedent, indent
+
+import pytest
+from allo_lsp.analysis import analyze
+from test_code_actions import titles
+
+_DESIGN = """\
+import allo
+from allo.ir.types import float32, int8, int32, uint8, uint16
+import allo.dataflow as df
+
+N = 8
+total = 0
+
+
+@df.region()
+def top(A: TYPE[N], B: TYPE[N], C: TYPE[N]):
+    @df.kernel(mapping=[1], args=[A, B, C])
+    def k(a: TYPE[N], b: TYPE[N], c: TYPE[N]):
+BODY"""
+
+
+def design(element: str, body: str) -> str:
+    """A kernel of three `element` arrays whose body is `body`."""
+    return _DESIGN.replace("TYPE", element).replace("BODY", indent(dedent(body), " " * 8))
+
+
+def only(text: str, code: str) -> str:
+    """`text`, having checked that it reports `code` and nothing else."""
+    assert [p.code for p in analyze(text).problems] == [code]
+    return text
+
+
+@pytest.mark.parametrize(
+    ("element", "body"),
+    [
+        ("float32", "for i in range(N):\n    c[i] = a[i] // b[i]\n"),  # a float `//`: no unsigned division
+        ("int32", "for i in range(N):\n    c[i] = a[i] < b[i]\n"),  # a comparison stored as an int32
+        ("float32", "for i in range(N):\n    c[i] = a[i] << 1\n"),  # a shift of a float
+    ],
+    ids=["float-floor-division", "comparison-value", "float-shift"],
+)
+def test_adf082_other_than_unsigned_floor_division_has_no_fix(element, body):
+    unsigned = only(design("uint8", "for i in range(N):\n    c[i] = a[i] // b[i]\n"), "ADF082")
+    assert titles(unsigned, "ADF082") == ["Divide with '/' (unsigned: the same quotient)"]
+    assert titles(only(design(element, body), "ADF082"), "ADF082") == []
