@@ -49,3 +49,19 @@ def test_adf082_other_than_unsigned_floor_division_has_no_fix(element, body):
     unsigned = only(design("uint8", "for i in range(N):\n    c[i] = a[i] // b[i]\n"), "ADF082")
     assert titles(unsigned, "ADF082") == ["Divide with '/' (unsigned: the same quotient)"]
     assert titles(only(design(element, body), "ADF082"), "ADF082") == []
+
+
+_REUSED_LOOP = "for i in range(N):\n    for i in range(N):\n        c[i] = a[i]\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x: int32 = 1\nfor i in range(N):\n    x: int8 = 2\n    c[i] = x\n",  # a declaration: its type is the user's
+        "for i in range(N):\n    for i in range(N):\n        c[i] = a[i]\n        i = 2\n",  # the body binds it again
+    ],
+    ids=["declaration", "rebound-in-the-body"],
+)
+def test_adf095_other_than_a_loop_variable_used_as_such_has_no_fix(body):
+    assert titles(only(design("int32", _REUSED_LOOP), "ADF095"), "ADF095") == ["Rename the loop variable 'i' to 'i_1'"]
+    assert titles(only(design("int32", body), "ADF095"), "ADF095") == []

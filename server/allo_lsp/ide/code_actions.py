@@ -45,6 +45,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF081": allo_functions.use_allo_function,  # a builtin Allo has its own function for (`abs`)
     "ADF082": operators.unsigned_division,  # `u // v` only: no other operand types have a fix
     "ADF090": put_local.through_local,
+    "ADF095": rename.rename_loop_variable,  # a loop variable only: a declaration's type is the user's
 }
 
 

@@ -25,6 +25,11 @@ Use instead:
             for j in range(M):
                 c[j] = a[j]
 ```
+The quick fix renames a loop variable and its uses in the loop's body to a name free in the
+file (`i` -> `i_1`): Python reads those uses as the loop's variable too, and after the loop
+Allo's scope has the other symbol again, so the loop computes what it was written to. It is
+safe. It is not offered when the body binds the name again, nor for a declaration (which type
+to keep is the user's choice).
 """
 
 from allo_lsp.analysis.problems import Severity
