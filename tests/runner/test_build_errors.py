@@ -134,6 +134,16 @@ CASES = [
     ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
     ("build_library_op", "d: int32[4] = b << 1\nr[0] = d[0]", 0, "ADF082", "AssertionError: `<<` of an array"),
     ("build_Call", "s.put(b, b)\nr[0] = 1", 0, "ADF021", "Stream can only have one argument"),
+    ("build_single_for", "for i in range(0, 4, 1, 1):\n    r[0] = i", 0, "ADF089", "Unsupported range"),
+    ("build_single_for", "for i in range():\n    r[0] = i", 0, "ADF089", "list index out of range"),
+    ("visit_AnnAssign", "b[0]: int32 = 1\nr[0] = 1", 0, "ADF089", "target of AnnAssign must be Name"),
+    ("visit_AugAssign", "b.x += 1\nr[0] = 1", 0, "ADF089", "Unsupported AugAssign"),
+    ("visit_Constant", "x: int32 = 1j\nr[0] = x", 0, "ADF089", "Unsupported constant type"),
+    ("build_slices", "t: int32[2] = b[-2:]\nr[0] = t[0]", 0, "ADF088", "Unsupported negative index"),
+    ("build_slices", "t: int32[8] = b[0:8]\nr[0] = t[0]", 0, "ADF088", "Index out of range"),
+    ("build_slices", "t: int32[2] = b[0:4:0]\nr[0] = t[0]", 0, "ADF088", "Unsupported negative step"),
+    ("build_slices", "t: int32[1] = b[0:2:4]\nr[0] = t[0]", 0, "ADF088", "Step larger than range"),
+    ("build_slices", "t: int32[2] = b[0:4:K]\nr[0] = t[0]", 0, "ADF088", "Unsupported step type"),
     ("visit_Name", "total: int32 = 0\nr[0] = totl", 1, "ADF096", "Unsupported Name `totl`"),
     ("visit_Attribute", "x: float32 = np.pi\nr[0] = 1", 0, "ADF089", "Unsupported global variable `np`"),
     ("visit_Call", "r[0] = twice(b[0])", 0, "ADF096", "Unsupported function call twice"),
@@ -182,6 +192,9 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "x, y = 1, 2\nr[0] = x + y",  # one value per target
         "for a in range(2):\n    r[0] = a",  # another kernel's parameter, not a symbol here
         "L: ConstExpr[int32] = int(np.pi)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value
+        "for i in range(2):\n    t: int32[2] = b[i : i + 2]\n    r[0] = t[1]",  # bounds known at run time only
+        "t: int32[2] = b[0:4:2]\nu: int32[2] = b[2:]\nr[0] = t[1] + u[0]",  # constant slices in the array
+        '"""A docstring."""\n...\nr[0] = 1',  # constant statements: visit_Expr visits none
     ],
 )
 def test_what_allo_builds_is_not_refused(tmp_path, body):

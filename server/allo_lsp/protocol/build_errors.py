@@ -108,6 +108,56 @@ def loop_variables(fn: ast.FunctionDef) -> list[ast.Name]:
     return out
 
 
+def range_error(iterable: ast.expr) -> str | None:
+    """`build_single_for` of `range(...)`: one to three arguments; four or more it refuses, and
+    of none it reads the first, an IndexError."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"):
+        return None
+    if any(isinstance(a, ast.Starred) for a in iterable.args):
+        return None
+    if len(iterable.args) >= 4:
+        return "Unsupported range"
+    return "list index out of range" if not iterable.args else None
+
+
+ANNOTATED_TARGET = "target of AnnAssign must be Name, other type not supported."  # `visit_AnnAssign`
+AUGMENTED_TARGET = "Unsupported AugAssign"  # `visit_AugAssign` of `a.x += 1`
+CONSTANT_TYPE = "Unsupported constant type"  # `visit_Constant`: not an int, float, string or None
+
+
+def slice_error(indices: list[ast.expr], shape: tuple, constant) -> str | None:
+    """`build_slices` of a subscript of an array with a slice in it, dimension by dimension: a
+    slice's step must be a literal; its bounds, where `constant` folds them (`resolve_constant`:
+    Python's values of the module), and a constant index beside it, must lie in the dimension,
+    the step between 1 and the slice's length. A bound known only at run time is not checked."""
+    for index, size in zip(indices, shape):
+        if type(size) is not int:
+            continue
+        if isinstance(index, ast.Slice):
+            if index.step is not None and not isinstance(index.step, ast.Constant):
+                return "Unsupported step type"  # `a[0:4:K]`, `a[4:0:-1]` (a unary minus)
+            lower = 0 if index.lower is None else constant(index.lower)
+            upper = size if index.upper is None else constant(index.upper)
+            step = 1 if index.step is None else index.step.value
+            if type(lower) is not int or type(upper) is not int or type(step) is not int:
+                continue
+            if lower < 0 or upper < 0:
+                return "Unsupported negative index"
+            if lower >= size or upper > size:
+                return "Index out of range"
+            if step <= 0:
+                return "Unsupported negative step"
+            if step > upper - lower:
+                return "Step larger than range"
+        elif isinstance(index, (ast.Constant, ast.Name)):
+            at = index.value if isinstance(index, ast.Constant) else constant(index)
+            if type(at) is int and at < 0:
+                return "Unsupported negative index"
+            if type(at) is int and at >= size:
+                return "Index out of range"
+    return None
+
+
 def expression_statement_error(node: ast.Expr) -> str | None:
     """`visit_Expr` takes a call or a constant (a docstring); any other expression statement
     stops the build. Allo's message prints the node's Python repr, whose address is left out."""

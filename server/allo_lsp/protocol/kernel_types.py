@@ -234,10 +234,15 @@ class KernelTypes:
                     self._flag_cast(node.value, declared.ty, "affine.store")
             elif isinstance(node.target, ast.Name):  # declared, of a type not known here
                 self._declared.add(node.target.id)
+            else:  # `a[0]: int32 = 1`
+                self._refuse(node.target, forms.ANNOTATED_TARGET)
         elif isinstance(node, ast.Assign):
             self._assign(node)
         elif isinstance(node, ast.AugAssign):
             value = self._expr(node.value)
+            if isinstance(node.target, ast.Attribute):  # `a.x += 1`: Allo visits no such target
+                self._refuse(node.target, forms.AUGMENTED_TARGET)
+                return
             target = self._expr(node.target)
             if isinstance(node.target, ast.Name) and self._lookup(node.target.id) is None:
                 self._augmented_unbound(node.target)
@@ -252,6 +257,8 @@ class KernelTypes:
                 self._refuse(*refused)
                 self._block(node.body, scoped=True)  # typed still (hovers), its targets unbound
                 return
+            if forms.range_error(node.iter) is not None:  # `build_single_for`
+                self._refuse(node.iter, forms.range_error(node.iter))
             self._expr(node.iter)
             self._scopes.append({})
             for target in node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]:
@@ -287,6 +294,8 @@ class KernelTypes:
             self._refuse(node, forms.expression_statement_error(node))
             self._refused_statement = id(node.value)  # Allo stops at the statement: one problem
             self._expr(node.value)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            pass  # a docstring, `...`: `visit_Expr` visits no constant statement
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
             if isinstance(node, ast.Return) and self._returns_nothing and not _is_none(node.value):
@@ -560,6 +569,8 @@ class KernelTypes:
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bytes, complex)) and not self._compile_time:
+                self._refuse(node, forms.CONSTANT_TYPE)
             return Value(literal_type(node.value)) if isinstance(node.value, (int, float)) else None
         if isinstance(node, ast.Name):
             return self._name(node)
@@ -738,6 +749,16 @@ class KernelTypes:
             return None
         return owner
 
+    def _slice_bounds(self, node: ast.Subscript, indices: list[ast.expr], shape: tuple) -> None:
+        """`build_slices`' refusals of a constant slice (`forms.slice_error`), bounds folded with
+        the module's ints; a PE's share of an array has another shape than the one typed here."""
+        if self._compile_time or any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node)):
+            return
+        ints = {k: v for k, v in self.env.constants.items() if type(v) is int}
+        message = forms.slice_error(indices, shape, lambda bound: fold(bound, ints))
+        if message is not None:
+            self._refuse(node, message, kind="shape")
+
     def _module(self, name: ast.Name) -> bool:
         shadowed = self._lookup(name.id) is not None or name.id in self.env.streams or name.id in self.env.region_params
         return name.id in self.env.modules and not shadowed
@@ -765,6 +786,7 @@ class KernelTypes:
                         for bound in (index.lower, index.upper, index.step):
                             if bound is not None:
                                 self._expr(bound)
+                self._slice_bounds(node, indices, value.shape)
                 shape = _slice_shape(indices, value.shape, self.env.constants)
                 return Value(value.ty, shape) if shape is not None else None
             if len(indices) > len(value.shape) and isinstance(base, ast.Name) and not self._compile_time:
