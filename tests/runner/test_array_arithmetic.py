@@ -195,3 +195,21 @@ def test_a_negated_array_is_refused_by_the_verifier_and_reported(tmp_path, elem,
         run(tmp_path, source, np.ones(4, np.dtype(elem)), np.ones(4, np.dtype(elem)), np.zeros(4, np.dtype(elem)))
     found = [p for p in analyze(HEADER + source).problems if p.code == "ADF082"]
     assert [p.range.start.line for p in found] == [source.count("\n", 0, source.index("-a")) + HEADER.count("\n")]
+
+
+def test_a_matmul_is_an_array_of_its_first_inputs_type_in_an_operation(tmp_path):
+    """`allo.matmul(a, b)` of int8 is an int8 (2, 2) array (`visit_library_op`), wrapped; `+ d` of
+    int8 is then Int(9): 100 + 100 is 200, not NumPy's int8 -56."""
+    source = """
+@df.region()
+def top(A: int8[2, 3], B: int8[3, 2], D: int8[2, 2], C: int32[2, 2]):
+    @df.kernel(mapping=[1], args=[A, B, D, C])
+    def k(a: int8[2, 3], b: int8[3, 2], d: int8[2, 2], c: int32[2, 2]):
+        c[:, :] = allo.matmul(a, b) + d
+"""
+    a = np.array([[50, 0, 0], [100, 1, 2]], np.int8)
+    b = np.array([[2, 0], [1, 1], [1, 1]], np.int8)
+    d = np.array([[100, 0], [100, 0]], np.int8)
+    c = np.zeros((2, 2), np.int32)
+    run(tmp_path, source, a, b, d, c)
+    assert c.tolist() == [[200, 0], [-53 + 100, 3]]

@@ -132,6 +132,13 @@ CASES = [
         "Cannot overwrite type mapping T1 = i8 by type i32",
     ),
     ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
+    (
+        "visit_library_op",
+        "m: int32[2, 3] = 1\nn: int32[2, 2] = allo.matmul(m, m)\nr[0] = n[0, 0]",
+        1,
+        "ADF088",
+        "The last dimension of the first input and the second last dimension of the second input must be",
+    ),
     ("build_library_op", "d: int32[4] = b << 1\nr[0] = d[0]", 0, "ADF082", "AssertionError: `<<` of an array"),
     ("build_Call", "s.put(b, b)\nr[0] = 1", 0, "ADF021", "Stream can only have one argument"),
     ("build_single_for", "for i in range(0, 4, 1, 1):\n    r[0] = i", 0, "ADF089", "Unsupported range"),

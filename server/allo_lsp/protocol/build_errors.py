@@ -363,6 +363,11 @@ EARLY_RETURN = (
 )
 
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
+# `visit_library_op`'s assertion of `allo.matmul`'s inner dimensions
+MATMUL_SHAPES = (
+    "The last dimension of the first input and the second last dimension of the second input must be "
+    "the same, got {} and {}"
+)
 FOREIGN_GLOBAL = "Unsupported global variable `{}`"  # `visit_Name`: a global neither int, float nor Allo type
 UNDEFINED_FUNCTION = "Unsupported function call {}"  # `visit_Call`: the callee resolves to nothing
 UNDEFINED_METHOD = "Unsupported function call or attribute method `.{}`"  # `visit_Call` of `x.f()`

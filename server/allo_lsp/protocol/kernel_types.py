@@ -703,6 +703,18 @@ class KernelTypes:
             return None
         return self._typed(node, lambda: Value(binary(symbol, left.ty, right.ty)[0], shape))
 
+    def _matmul(self, node: ast.Call, a: Value, b: Value) -> Value | None:
+        """`allo.matmul(a, b)`: the first input's type, `a`'s leading dimensions and `b`'s last
+        (`visit_library_op`, which asserts that the inner dimensions agree)."""
+        sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
+        if len(a.shape) < 2 or len(b.shape) < 2 or not (_known_shape(a.shape) and _known_shape(b.shape)) or sharded:
+            return None
+        if a.shape[-1] != b.shape[-2]:
+            message = forms.MATMUL_SHAPES.format(a.shape, b.shape)
+            self._refuse(node, message, kind="shape")
+            return None
+        return Value(a.ty, (*a.shape[:-1], b.shape[-1]))
+
     def _library(self, node: ast.Call, name: str, args: list[Value | None]) -> Value | None:
         """An element-wise `allo.*` call on an array (`visit_library_op`): the first argument's
         type, and for `add`/`sub`/`mul`/`div` the broadcast shape. Its linalg op has one type
@@ -710,6 +722,8 @@ class KernelTypes:
         another element type is refused by MLIR's Python builder (`_add_type_mapping`)."""
         if name in _LIBRARY_UNARY and len(args) == 1 and args[0] is not None:
             return args[0]
+        if name == "matmul" and len(args) == 2 and None not in args:
+            return self._matmul(node, *args)
         if name not in _LIBRARY_BINARY or len(args) != 2 or None in args:
             return None
         first, second = args

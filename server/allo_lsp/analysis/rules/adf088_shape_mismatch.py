@@ -13,7 +13,8 @@ broadcasts the same way (`visit_general_binop`); a list literal must have the de
 exactly (`visit_assignment_val`). A scalar is broadcast to any array (`t: int32[4] = 0`), a
 dimension of 1 to any size.
 
-It also flags an array indexed with more indices than it has dimensions (`a[i, j]` of an
+It also flags `allo.matmul(a, b)` whose inner dimensions differ (`a`'s last, `b`'s second last:
+`visit_library_op` asserts it), and an array indexed with more indices than it has dimensions (`a[i, j]` of an
 `int32[4]`): `visit_Subscript` types it a scalar, and `build_memory_access` in `allo/ir/builder.py`
 writes a load or store of that many indices, which MLIR's verifier refuses.
 
@@ -48,6 +49,9 @@ def check(ctx: Context):
         if "memref rank" in problem.message or "number of indices" in problem.message:
             what = "indexes an array with more indices than it has dimensions"
             fix = "Index each dimension once."
+        elif problem.message.startswith("The last dimension of the first input"):
+            what = "multiplies matrices whose inner dimensions differ (`allo.matmul`)"
+            fix = "Give the first input's last dimension the second's second last."
         else:
             what = "assigns a value whose shape does not broadcast to the target's"
             fix = "Index the array (`a[i]`), or give the target the value's shape."
