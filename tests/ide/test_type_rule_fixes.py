@@ -65,3 +65,20 @@ _REUSED_LOOP = "for i in range(N):\n    for i in range(N):\n        c[i] = a[i]\
 def test_adf095_other_than_a_loop_variable_used_as_such_has_no_fix(body):
     assert titles(only(design("int32", _REUSED_LOOP), "ADF095"), "ADF095") == ["Rename the loop variable 'i' to 'i_1'"]
     assert titles(only(design("int32", body), "ADF095"), "ADF095") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "counts: int32[N] = 0\nc[0] = count\n",  # the close name is an array: c[0] = counts does not build
+        "for i in range(N):\n    part: int32 = a[i]\nc[0] = prt\n",  # bound in a block that has ended
+        "total1: int32 = 1\ntotal2: int32 = 2\nc[0] = totl\n",  # three names build: a guess between them
+        "c[0] = xyzzy\n",  # nothing close
+        "acc += a[0]\nc[0] = acc\n",  # `acc += v` of no declaration: the declaration is missing, not the spelling
+    ],
+    ids=["array", "ended-block", "two-candidates", "nothing-close", "augmented"],
+)
+def test_adf096_without_exactly_one_name_that_builds_has_no_fix(body):
+    # `total` is the module's `total = 0`, an int Allo reads as a constant.
+    assert titles(only(design("int32", "c[0] = totl\n"), "ADF096"), "ADF096") == ["Correct the name to 'total'"]
+    assert titles(only(design("int32", body), "ADF096"), "ADF096") == []

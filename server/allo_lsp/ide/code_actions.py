@@ -14,6 +14,7 @@ from allo_lsp.analysis.noqa import NEVER_HIDDEN, Comment, comments, directive
 from allo_lsp.ide.fixes import (
     allo_functions,
     build_target,
+    close_name,
     decorator,
     kernel_order,
     operators,
@@ -46,6 +47,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF082": operators.unsigned_division,  # `u // v` only: no other operand types have a fix
     "ADF090": put_local.through_local,
     "ADF095": rename.rename_loop_variable,  # a loop variable only: a declaration's type is the user's
+    "ADF096": close_name.closest_bound_name,  # a typo of one name in scope that builds
 }
 
 

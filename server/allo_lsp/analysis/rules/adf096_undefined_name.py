@@ -25,6 +25,11 @@ Use instead:
 ```python
         b[0] = accum
 ```
+The quick fix corrects a typo to the name in scope closest to it (the kernel's, the region's or
+the module's, of `difflib` ratio 0.8 or more) when exactly one such name makes the design build:
+the text is analysed again with each, and one that leaves another problem (an array where a
+scalar is read, a local of a block that has ended) is none. It is unsafe: it guesses what the
+user meant. A name close to none, or to several, has no fix; nor has `acc += v` of no declaration.
 """
 
 from allo_lsp.analysis.problems import Severity

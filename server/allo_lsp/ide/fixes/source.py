@@ -160,6 +160,13 @@ class Source:
             return None
         return Range(Position(slot.end.line, start), Position(slot.end.line, len(line)))
 
+    def edited(self, edits: list[TextEdit]) -> str:
+        """The text with `edits` made: for a fix that judges its edit by analysing the result."""
+        text = self.text
+        for edit in sorted(self.checked(edits), key=lambda e: e.range.start, reverse=True):
+            text = text[: self._offset(edit.range.start)] + edit.new_text + text[self._offset(edit.range.end) :]
+        return text
+
     def checked(self, edits: list[TextEdit]) -> tuple[TextEdit, ...]:
         """The edits in text order; overlapping ones (or two inserts at one place, whose order
         an editor may not keep) mean the fix is confused about the text."""
