@@ -9,8 +9,8 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
   `*args` (`Unsupported node "Lambda"`, ...);
 - a `for` over anything but `range`, `allo.grid` or `allo.reduction` (`for v in a:`,
   `enumerate`, `zip`: `visit_For`, `Unsupported for loop`), an `else:` after a `for` or a
-  `while` (`visit_For`, `visit_While`), and `range` of none or of four or more arguments (`build_single_for`
-  in `allo/ir/builder.py`: `Unsupported range`);
+  `while` (`visit_For`, `visit_While`), and `range` of none or of four or more arguments
+  (`build_single_for` in `allo/ir/builder.py`: `Unsupported range`);
 - an annotated assignment to anything but a name (`a[0]: int32 = 1`: `visit_AnnAssign`), an
   augmented one to an attribute (`a.x += 1`: `Unsupported AugAssign`), a bytes or complex literal
   (`visit_Constant`: `Unsupported constant type`);
