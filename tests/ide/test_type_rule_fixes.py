@@ -82,3 +82,19 @@ def test_adf096_without_exactly_one_name_that_builds_has_no_fix(body):
     # `total` is the module's `total = 0`, an int Allo reads as a constant.
     assert titles(only(design("int32", "c[0] = totl\n"), "ADF096"), "ADF096") == ["Correct the name to 'total'"]
     assert titles(only(design("int32", body), "ADF096"), "ADF096") == []
+
+
+@pytest.mark.parametrize(
+    ("element", "body"),
+    [
+        # 255 - a[i] in NumPy; `a[i] ^ -1` in Int(32), stored into a uint16, keeps its high byte set
+        ("uint16", "for i in range(N):\n    x: uint8 = a[i]\n    c[i] = ~x\n"),
+        ("uint8", "for i in range(N):\n    c[i] = ~a[i] & b[i]\n"),  # inside an expression: Int(32) would change it
+        ("int8", "for i in range(N):\n    y = ~a[i]\n    c[i] = y\n"),  # an untyped local takes the value's type
+    ],
+    ids=["unsigned-stored-wider", "in-an-expression", "untyped-local"],
+)
+def test_adf091_where_x_xor_minus_one_is_not_numpys_invert_has_no_fix(element, body):
+    same_width = only(design("uint8", "for i in range(N):\n    c[i] = ~a[i]\n"), "ADF091")
+    assert titles(same_width, "ADF091") == ["Write '~x' as 'x ^ -1' (Allo builds '~x' as 'x')"]
+    assert titles(only(design(element, body), "ADF091"), "ADF091") == []

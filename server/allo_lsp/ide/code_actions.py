@@ -46,6 +46,7 @@ FIXES: dict[str, Callable[[Source, FileModel, Problem], Fix | list[Fix]]] = {
     "ADF081": allo_functions.use_allo_function,  # a builtin Allo has its own function for (`abs`)
     "ADF082": operators.unsigned_division,  # `u // v` only: no other operand types have a fix
     "ADF090": put_local.through_local,
+    "ADF091": operators.invert_as_xor,  # stored whole, where `x ^ -1` has the bits of NumPy's `~x`
     "ADF095": rename.rename_loop_variable,  # a loop variable only: a declaration's type is the user's
     "ADF096": close_name.closest_bound_name,  # a typo of one name in scope that builds
 }

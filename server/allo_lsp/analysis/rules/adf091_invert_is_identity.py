@@ -16,6 +16,15 @@ Use instead:
 ```python
         b[i] = a[i] ^ -1  # every bit flipped, as `xori`
 ```
+`a[i] ^ -1` is typed `Int(max(bits, 32))` (`and_or_rule`): its low bits are those of `~a[i]`,
+and the rest are ones. Stored into a type no wider than `a[i]`'s, or extended from a signed
+`a[i]`, it is NumPy's `~`; an unsigned `a[i]` stored wider is not (`~` of a `uint8` 7 is 248,
+`7 ^ -1` into a `uint16` is 65528): there `a[i] ^ 255` (its width's mask) is.
+
+The quick fix writes `~x` as `x ^ -1` where it is the whole value of an assignment into an
+array element or a declared local and the stored value is then NumPy's `~x` in `x`'s type (the
+cases above). It is safe. Elsewhere (inside an expression, an untyped local, an unsigned value
+stored wider) it is not offered.
 """
 
 from allo_lsp.analysis.problems import Severity
