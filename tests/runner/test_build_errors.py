@@ -61,6 +61,8 @@ CASES = [
     ("ASTVisitor.__call__", "for i in range(4):\n    continue\nr[0] = 1", 1, "ADF089", 'Unsupported node "Continue"'),
     ("ASTVisitor.__call__", "assert b[0] > 0\nr[0] = 1", 0, "ADF089", 'Unsupported node "Assert"'),
     ("ASTVisitor.__call__", "f = lambda v: v\nr[0] = 1", 0, "ADF089", 'Unsupported node "Lambda"'),
+    ("ASTVisitor.__call__", "b[0:2] = [1, 2]\nr[0] = 1", 0, "ADF089", 'Unsupported node "List"'),
+    ("ASTVisitor.__call__", "s.put([1, 2, 3, 4])\nr[0] = 1", 0, "ADF089", 'Unsupported node "List"'),
     ("ASTVisitor.__call__", "vals = [b[j] for j in range(2)]\nr[0] = 1", 0, "ADF089", 'Unsupported node "ListComp"'),
     ("visit_For", "for v in b:\n    r[0] = v", 0, "ADF089", "Unsupported for loop"),
     (

@@ -31,8 +31,7 @@ STATEMENTS = (
 )
 
 # Expressions with no `visit_` method. `ast.List` is left out: Allo reads a list literal as a
-# constant tensor where it is an assignment's value (`visit_assignment_val`), and elsewhere (a
-# library call's argument) it is not followed here.
+# constant tensor where it is an assignment's value (`unvisited_lists`).
 EXPRESSIONS = (
     ast.Lambda,
     ast.JoinedStr,
@@ -207,6 +206,22 @@ def broadcast(lhs: tuple, rhs: tuple, match_lhs: bool) -> tuple[tuple | None, st
         elif right[i] != 1 and left[i] != right[i]:
             return None, f"Shape mismatch, got {_shape(lhs)} and {_shape(rhs)}, and cannot be broadcasted"
     return tuple(left), None
+
+
+def unvisited_lists(fn: ast.FunctionDef) -> set[int]:
+    """The list literals of `fn` `TypeInferer` reads as something else than an expression, which
+    it has no visitor for (`Unsupported node "List"`): an assignment's value to a name (a constant
+    tensor: `visit_assignment_val`) and every list inside it, and, not followed here, a call's
+    arguments (a stream's put aside: `visit_Call` visits its value)."""
+    roots = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            roots.append(node.value)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], (ast.Name, ast.Tuple)):
+            roots.append(node.value)
+        elif isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute) and node.func.attr == "put"):
+            roots += node.args
+    return {id(n) for root in roots if root is not None for n in ast.walk(root) if isinstance(n, ast.List)}
 
 
 def literal_shape(node: ast.expr) -> tuple | None:

@@ -182,6 +182,7 @@ class KernelTypes:
         # Parameters with a layout: their shape here is the global one, not the PE's share.
         self._sharded = forms.sharded_params(fn)
         self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
+        self._unvisited_lists = forms.unvisited_lists(fn)  # constant tensors, call arguments
         self._refused_statement = 0  # an expression statement already refused (its value is not again)
         self._returns_nothing = fn.returns is None or _is_none(fn.returns)  # a kernel: no `-> T`
         self._last_statement = id(fn.body[-1]) if fn.body else 0  # the one place a `return` builds
@@ -559,7 +560,8 @@ class KernelTypes:
         return self._set(node, self._infer(node))
 
     def _infer(self, node: ast.expr) -> Value | None:
-        if isinstance(node, forms.EXPRESSIONS):  # `lambda`, f-strings, comprehensions: untyped
+        unvisited = isinstance(node, ast.List) and id(node) in self._unvisited_lists
+        if isinstance(node, forms.EXPRESSIONS) or (isinstance(node, ast.List) and not unvisited):
             if not self._compile_time and id(node) != self._refused_statement:
                 self._refuse(node, forms.unsupported_node(node))
             for child in ast.iter_child_nodes(node):  # typed inside still (hovers, the other rules)
