@@ -41,6 +41,6 @@ def check(ctx: Context):
                 yield Finding(
                     op.range,
                     f"Kernel '{kernel.name}': Allo compiles `~x` to `x` (its builder has no bitwise inversion). "
-                    "Write `x ^ -1`.",
+                    "Write `x ^ -1` (for an unsigned value stored wider, `x ^ m` with `m` its width's mask).",
                     {"region": region.name, "kernel": kernel.name},
                 )
