@@ -370,6 +370,29 @@ def test_a_global_array_assigned_whole_or_by_a_subscript_is_a_constant_tensor(tm
     assert R[0] == 7 + 4
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("u: int32[4, 2] = W\nr[0] = u[0, 0]", "`W` shape mismatch, got (2, 4) and (4, 2)"),
+        ("u = W\nr[0] = 1", "AssertionError (visit_assignment_val: a global NumPy array"),
+    ],
+)
+def test_a_global_array_assigned_whole_has_exactly_its_targets_declared_shape(tmp_path, capsys, body, message):
+    """visit_assignment_val asserts the array's shape is the target's, which must be declared;
+    the executor, which has the array, refuses the others at df.build (NumPy's broadcast error at
+    run time, or the array read as it is). `check` reports an untyped target (ADF089); it does not
+    know a global array's shape."""
+    source = "import numpy as np\nW = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int32)\n" + _design(body)
+    reported = [p.message for p in analyze(HEADER + source).problems if p.code in ("ADF088", "ADF089")]
+    assert [message in m for m in reported] == ([True] if body.startswith("u = W") else [])
+    with shim():
+        module, _ = load(tmp_path, source)
+        with pytest.raises(SystemExit) as exited:
+            module.df.build(module.top, target="simulator")
+    assert exited.value.code == 1
+    assert message in capsys.readouterr().out
+
+
 def test_a_global_int_float_or_type_is_read(tmp_path):
     source = "import numpy as np\n"
     source += "F = np.float64(0.5)\nT = int32\n" + _design(

@@ -271,6 +271,12 @@ def block_put_error(same_type: bool, value_rank: int, element_rank: int) -> str 
     return None
 
 
+TENSOR_WITHOUT_TYPE = (
+    "AssertionError (visit_assignment_val: a global NumPy array is a constant tensor of its target's declared "
+    "type and shape; this local has none)"
+)
+
+
 def _shape(shape: tuple) -> str:
     return str(tuple(shape))
 

@@ -109,6 +109,7 @@ class Environment:
     # the values are (the executor); the analysis does not judge what it cannot evaluate.
     foreign: frozenset[str] = frozenset()
     arrays: frozenset[str] = frozenset()  # of `foreign`, the NumPy arrays: constant tensors when assigned
+    array_shapes: dict[str, tuple] = field(default_factory=dict)  # of `arrays`, where the values are known
     # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
     functions: dict[str, Value] = field(default_factory=dict)
     # The kernel's PE grid where Allo builds one function per PE (`unroll=True`: not for AIE):
@@ -228,6 +229,7 @@ class KernelTypes:
                 self._redeclared(node, declared)
                 self._shape_into(node.value, declared, value, node.target)
                 self._list_into(node.value, declared)
+                self._tensor_into(node.value, declared)
                 self._scopes[-1].setdefault(node.target.id, declared)
                 self._set(node.target, declared)
                 self._stored_get(node.target, node.value)
@@ -325,6 +327,7 @@ class KernelTypes:
             if isinstance(target, ast.Name):
                 known = self._lookup(target.id)
                 self._list_into(node.value, known)
+                self._tensor_into(node.value, known)
                 if known is None and value is not None:
                     self._scopes[-1][target.id] = value
                     self.locals[id(target)] = (target, value)
@@ -378,6 +381,19 @@ class KernelTypes:
         message = forms.literal_error(None if target is None else tuple(target.shape), value)
         if message is not None:
             self._refuse(value, message, kind="construct" if message == forms.LIST_WITHOUT_TYPE else "shape")
+
+    def _tensor_into(self, value: ast.expr | None, target: Value | None) -> None:
+        """A global NumPy array assigned whole to a name (`visit_assignment_val`): a constant
+        tensor of the target's declared type, of exactly its shape."""
+        if not isinstance(value, ast.Name) or value.id not in self.env.arrays or self._compile_time:
+            return
+        got = self.env.array_shapes.get(value.id)
+        if target is None:
+            self._refuse(value, forms.TENSOR_WITHOUT_TYPE)
+        elif got is not None and _known_shape(target.shape) and tuple(got) != tuple(target.shape):
+            self._refuse(
+                value, f"`{value.id}` shape mismatch, got {tuple(got)} and {tuple(target.shape)}", kind="shape"
+            )
 
     def _redeclared(self, node: ast.AnnAssign, declared: Value) -> None:
         """`x: T = v` of a name already bound (`visit_AnnAssign`): an assignment, of the same

@@ -105,6 +105,7 @@ def kernel_types(
     env.unbound = frozenset(n for n in free if n not in ns)  # a typo: Allo's `Unsupported Name`
     env.foreign = frozenset(n for n in free if n in ns and n not in params and _is_foreign(ns[n]))
     env.arrays = frozenset(n for n in env.foreign if isinstance(ns[n], np.ndarray))
+    env.array_shapes = {n: ns[n].shape for n in env.arrays}
     env.modules = frozenset(n for n in free if isinstance(ns.get(n), types_.ModuleType) and n not in params)
     called = helpers(fdef, ns)
     for name, fn in called.items():
