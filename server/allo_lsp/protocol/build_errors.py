@@ -124,6 +124,16 @@ AUGMENTED_TARGET = "Unsupported AugAssign"  # `visit_AugAssign` of `a.x += 1`
 CONSTANT_TYPE = "Unsupported constant type"  # `visit_Constant`: not an int, float, string or None
 
 
+# `build_slices`' refusals, as `slice_error` returns them.
+SLICE_ERRORS = (
+    "Unsupported step type",
+    "Unsupported negative index",
+    "Index out of range",
+    "Unsupported negative step",
+    "Step larger than range",
+)
+
+
 def slice_error(indices: list[ast.expr], shape: tuple, constant) -> str | None:
     """`build_slices` of a subscript of an array with a slice in it, dimension by dimension: a
     slice's step must be a literal; its bounds, where `constant` folds them (`resolve_constant`:

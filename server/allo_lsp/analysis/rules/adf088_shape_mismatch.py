@@ -14,9 +14,13 @@ exactly (`visit_assignment_val`). A scalar is broadcast to any array (`t: int32[
 dimension of 1 to any size.
 
 It also flags `allo.matmul(a, b)` whose inner dimensions differ (`a`'s last, `b`'s second last:
-`visit_library_op` asserts it), and an array indexed with more indices than it has dimensions (`a[i, j]` of an
-`int32[4]`): `visit_Subscript` types it a scalar, and `build_memory_access` in `allo/ir/builder.py`
-writes a load or store of that many indices, which MLIR's verifier refuses.
+`visit_library_op` asserts it), an array indexed with more indices than it has dimensions
+(`a[i, j]` of an `int32[4]`): `visit_Subscript` types it a scalar, and `build_memory_access` in
+`allo/ir/builder.py` writes a load or store of that many indices, which MLIR's verifier refuses;
+and a slice of an array whose bounds are constants (literals, the module's ints) outside its
+dimension, of a step that is 0, larger than the slice or no literal (`a[0:8]` of an `int32[4]`,
+`a[-2:]`, `a[0:4:K]`: `build_slices`' `Index out of range`, `Unsupported negative index`,
+`Unsupported step type`, ...).
 
 ## Why is this bad?
 `df.build` stops, whatever the target: `Cannot broadcast (4,) to ()`, `Shape mismatch, got (2,)
@@ -40,6 +44,7 @@ Use instead: a local of the block's shape, then its elements
 from allo_lsp.analysis.problems import Severity
 from allo_lsp.analysis.rules.base import Context, Finding
 from allo_lsp.analysis.rules.kernel_typing import problems_of
+from allo_lsp.protocol.build_errors import SLICE_ERRORS
 
 SEVERITY = Severity.ERROR
 
@@ -52,6 +57,9 @@ def check(ctx: Context):
         elif problem.message.startswith("The last dimension of the first input"):
             what = "multiplies matrices whose inner dimensions differ (`allo.matmul`)"
             fix = "Give the first input's last dimension the second's second last."
+        elif problem.message in SLICE_ERRORS:
+            what = "slices an array with a constant bound outside its dimension, or a step Allo does not build"
+            fix = "Keep the bounds within the dimension and the step a literal from 1 to the slice's length."
         else:
             what = "assigns a value whose shape does not broadcast to the target's"
             fix = "Index the array (`a[i]`), or give the target the value's shape."
