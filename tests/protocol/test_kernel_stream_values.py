@@ -7,7 +7,8 @@ converts a put's value only between integers (`_process_function_streams`)."""
 import ast
 import textwrap
 
-from allo_lsp.protocol.kernel_types import VERIFIER, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_model import VERIFIER, Environment, Value
+from allo_lsp.protocol.kernel_types import KernelTypes
 from allo_lsp.protocol.typing_rules import BFLOAT16, FLOAT32, INT32, Int, UInt
 
 _NAMES = {"int16": Int(16), "int32": INT32, "uint32": UInt(32), "float32": FLOAT32}

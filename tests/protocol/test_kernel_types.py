@@ -6,7 +6,8 @@ import ast
 import textwrap
 
 import pytest
-from allo_lsp.protocol.kernel_types import SLICE_WARNING, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_model import Environment, Value
+from allo_lsp.protocol.kernel_types import SLICE_WARNING, KernelTypes
 from allo_lsp.protocol.typing_rules import FLOAT32, INT32, Fixed, Int, UInt
 
 _NAMES = {"int8": Int(8), "int16": Int(16), "int32": INT32, "uint8": UInt(8), "float32": FLOAT32}

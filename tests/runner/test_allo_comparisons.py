@@ -14,7 +14,7 @@ Each design runs through the executor as a user's `df.build(top, target="simulat
 
 import numpy as np
 import pytest
-from allo_lsp.protocol.kernel_types import VERIFIER
+from allo_lsp.protocol.kernel_model import VERIFIER
 from allo_lsp.runner.reference.typed import MLIRError
 
 from tests.runner.reference_harness import load, run, shim

@@ -7,7 +7,7 @@ in `LLVMOMPModule`'s lowering. Both are an MLIRError out of `df.build`, not an e
 
 import numpy as np
 import pytest
-from allo_lsp.protocol.kernel_types import VERIFIER
+from allo_lsp.protocol.kernel_model import VERIFIER
 from allo_lsp.runner.reference.typed import MLIRError
 
 from tests.runner.reference_harness import load, run, shim

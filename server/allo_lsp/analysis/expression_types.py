@@ -28,15 +28,8 @@ from allo_lsp.analysis.model import (
 from allo_lsp.analysis.non_negative import NonNegative
 from allo_lsp.analysis.types import AlloType, DType
 from allo_lsp.protocol.build_errors import free_names
-from allo_lsp.protocol.kernel_types import (
-    _BINOPS,
-    CHAINED_COMPARISON,
-    SLICE_WARNING,
-    Environment,
-    KernelTypes,
-    Value,
-    _is_pid_call,
-)
+from allo_lsp.protocol.kernel_model import _BINOPS, Environment, Value, is_pid_call
+from allo_lsp.protocol.kernel_types import CHAINED_COMPARISON, SLICE_WARNING, KernelTypes
 from allo_lsp.protocol.typing_rules import BOOL, INDEX, Ty
 
 _UNARY = {ast.Invert: "~", ast.USub: "-", ast.UAdd: "+"}
@@ -217,7 +210,7 @@ def _collect(fn: ast.FunctionDef, kt: KernelTypes, source: _Source) -> KernelTyp
             step = _step(node, kt, source) if node.lineno not in kt.untaken else None
             if step is not None:
                 out.problems.append(step)
-        elif kind is ast.Assign and not _is_pid_call(node.value, kt.env):
+        elif kind is ast.Assign and not is_pid_call(node.value, kt.env):
             runtime.update(n for t in node.targets for n in _stored(t))
         elif kind is ast.AnnAssign:
             runtime.update(_stored(node.target))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from allo_lsp.protocol.kernel_types import Environment, _is_pid_call
+from allo_lsp.protocol.kernel_model import Environment, is_pid_call
 
 _CLOSED = (ast.Add, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)  # not negative of not negative
 _FROM_ZERO = ("grid", "reduction")  # `allo.grid(N, M)`: every index from 0 up
@@ -115,7 +115,7 @@ def _bindings(fn: ast.FunctionDef, env: Environment) -> dict[str, list[object]]:
                 loop = _loop_call(item.context_expr, env, with_item=True)
                 if loop is not None and isinstance(item.optional_vars, ast.Name):
                     special[id(item.optional_vars)] = loop
-        elif isinstance(node, ast.Assign) and _is_pid_call(node.value, env):
+        elif isinstance(node, ast.Assign) and is_pid_call(node.value, env):
             for target in node.targets:
                 for name in target.elts if isinstance(target, ast.Tuple) else [target]:
                     if isinstance(name, ast.Name):

@@ -49,10 +49,30 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from allo_lsp.protocol import build_errors as forms
-from allo_lsp.protocol.constant_fold import _AST_BINARY, fold
+from allo_lsp.protocol.constant_fold import fold
+from allo_lsp.protocol.kernel_model import (
+    _BINOPS,
+    INTEGERS,
+    VERIFIER,
+    Environment,
+    Problem,
+    Value,
+    difference,
+    is_allo_call,
+    is_constexpr,
+    is_meta_call,
+    is_none,
+    is_pid_call,
+    known_shape,
+    negated_array,
+    no_cast,
+    one_bit,
+    operation_of,
+    slice_shape,
+    stream_name,
+)
 from allo_lsp.protocol.meta_branches import untaken_lines
 from allo_lsp.protocol.typing_rules import (
     BOOL,
@@ -68,13 +88,11 @@ from allo_lsp.protocol.typing_rules import (
     binary,
     flag_cast,
     literal_type,
-    lowered_op,
     mlir_name,
     result_type,
     unary_type,
 )
 
-_BINOPS = _AST_BINARY  # the operator symbols of ast, one table (protocol/constant_fold.py)
 SLICE_WARNING = "Cannot infer the bitwidth of the slice, use UInt(32) as default"
 CHAINED_COMPARISON = "Only support one comparator for now"  # `visit_Compare`'s assertion
 # The operators `build_general_binop` builds on arrays (linalg add/sub/mul/div); another fails
@@ -83,55 +101,6 @@ _ARRAY_BINOPS = ("+", "-", "*", "/")
 ARRAY_OPERATOR = "AssertionError: `{}` of an array (Allo builds only +, -, * and / of arrays)"
 _LIBRARY_BINARY = ("add", "sub", "mul", "div")
 _LIBRARY_UNARY = ("exp", "softmax", "abs", "log", "relu", "copy")
-
-
-@dataclass(frozen=True)
-class Value:
-    """A typed expression: its element type and its shape (`()` for a scalar)."""
-
-    ty: Ty
-    shape: tuple = ()
-
-
-@dataclass
-class Environment:
-    """What a kernel body sees besides its own locals."""
-
-    params: dict[str, Value] = field(default_factory=dict)
-    constants: dict[str, object] = field(default_factory=dict)  # module-level: int, float, or a Ty
-    streams: dict[str, Value] = field(default_factory=dict)  # name -> element type (arrays of streams too)
-    annotation: Callable[[ast.expr], Value | None] = lambda node: None
-    is_allo: Callable[[str], bool] = lambda name: name in ("allo", "df")
-    # Names the body reads that nothing binds where Allo looks (a typo): `Unsupported Name`.
-    unbound: frozenset[str] = frozenset()
-    # Globals bound to a value `visit_Name` has no case for (an array, a list, a string: only an
-    # int, a float or an Allo type reads as a value): `Unsupported global variable`. Known where
-    # the values are (the executor); the analysis does not judge what it cannot evaluate.
-    foreign: frozenset[str] = frozenset()
-    arrays: frozenset[str] = frozenset()  # of `foreign`, the NumPy arrays: constant tensors when assigned
-    array_shapes: dict[str, tuple] = field(default_factory=dict)  # of `arrays`, where the values are known
-    # Plain functions the body calls -> their return type (`visit_Call`: the FunctionDef's dtype).
-    functions: dict[str, Value] = field(default_factory=dict)
-    # The kernel's PE grid where Allo builds one function per PE (`unroll=True`: not for AIE):
-    # a meta branch body no PE takes is never typed there (`meta_branches.py`). None: unknown.
-    mapping: tuple[int, ...] | None = None
-    # The region's parameters: symbols of the scope its kernels are typed in (`ctx.scopes`).
-    region_params: frozenset[str] = frozenset()
-    # Globals that are modules: read as a value (`np.pi`, not the callee of `np.exp(x)`), one
-    # is a global `visit_Name` has no case for.
-    modules: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Problem:
-    node: ast.AST
-    message: str
-    error: bool  # True: Allo's build stops; False: Allo warns and goes on
-    # An MLIR verifier's refusal, not Allo's own error (an MLIRError out of `df.build`, no exit
-    # status): the pass pipeline that meets it, "build" (`_build_top`'s canonicalize, at every
-    # target) or "simulator" (`LLVMOMPModule`'s lowering, at target="simulator" only).
-    pipeline: str | None = None
-    kind: str | None = None  # what the analysis reports it as, where the message does not say
 
 
 class KernelTypes:
@@ -174,7 +143,7 @@ class KernelTypes:
         self._unsure = {
             n.id
             for a in ast.walk(fn)
-            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and not _is_pid_call(a.value, env)
+            if isinstance(a, ast.Assign) and isinstance(a.value, ast.Call) and not is_pid_call(a.value, env)
             for t in a.targets
             if isinstance(t, ast.Tuple)
             for n in t.elts
@@ -185,12 +154,12 @@ class KernelTypes:
         self._assigned = forms.assigned_names(fn)  # bound by a statement other than `x op= v`
         self._unvisited_lists = forms.unvisited_lists(fn)  # constant tensors, call arguments
         self._refused_statement = 0  # an expression statement already refused (its value is not again)
-        self._returns_nothing = fn.returns is None or _is_none(fn.returns)  # a kernel: no `-> T`
+        self._returns_nothing = fn.returns is None or is_none(fn.returns)  # a kernel: no `-> T`
         self._last_statement = id(fn.body[-1]) if fn.body else 0  # the one place a `return` builds
         self._block(fn.body)
         self.untaken: set[int] = set()  # lines of meta branch bodies no PE takes: not Allo's problems
         if env.mapping:
-            is_meta = lambda call, name: _is_allo_call(call, name, env)  # noqa: E731
+            is_meta = lambda call, name: is_allo_call(call, name, env)  # noqa: E731
             self.untaken = untaken_lines(fn, env.mapping, env.constants, is_meta)
             self.problems = [p for p in self.problems if getattr(p.node, "lineno", None) not in self.untaken]
 
@@ -222,7 +191,7 @@ class KernelTypes:
         if isinstance(node, ast.AnnAssign):
             declared = self.env.annotation(node.annotation)
             # `x: ConstExpr[int32] = v`: Allo evaluates `v` in Python (`ASTResolver.resolve`)
-            outer, self._compile_time = self._compile_time, self._compile_time or _is_constexpr(node.annotation)
+            outer, self._compile_time = self._compile_time, self._compile_time or is_constexpr(node.annotation)
             value = self._expr(node.value) if node.value is not None else None
             self._compile_time = outer
             if isinstance(node.target, ast.Name) and declared is not None:
@@ -253,7 +222,7 @@ class KernelTypes:
                 # `x op= v` is typed as `x op v` (`visit_AugAssign`); the executor computes it so.
                 result = self._set(node, self._binary(node, node.op, target, value))
                 if result is not None:
-                    self._flag_cast(node.value, result.ty, _operation_of(node.op, result.ty))
+                    self._flag_cast(node.value, result.ty, operation_of(node.op, result.ty))
         elif isinstance(node, ast.For):
             if node.orelse or forms.loop_error(node.iter) is not None:  # `visit_For` stops before the loop
                 refused = (forms.head(node), forms.FOR_ELSE) if node.orelse else (node.iter, forms.FOR_LOOP)
@@ -283,7 +252,7 @@ class KernelTypes:
         elif isinstance(node, ast.With):
             for item in node.items:
                 # A meta construct's arguments are Python's (`ASTResolver.resolve_constant`).
-                outer, self._compile_time = self._compile_time, _is_meta_call(item.context_expr, self.env)
+                outer, self._compile_time = self._compile_time, is_meta_call(item.context_expr, self.env)
                 self._expr(item.context_expr)
                 self._compile_time = outer
             self._scopes.append({})
@@ -301,14 +270,14 @@ class KernelTypes:
             pass  # a docstring, `...`: `visit_Expr` visits no constant statement
         elif isinstance(node, (ast.Expr, ast.Return)) and node.value is not None:
             self._expr(node.value)
-            if isinstance(node, ast.Return) and self._returns_nothing and not _is_none(node.value):
+            if isinstance(node, ast.Return) and self._returns_nothing and not is_none(node.value):
                 # `build_Return` of a value in a function whose signature returns nothing
                 self._refuse(node, "Return value should have a dtype in function signature")
         if isinstance(node, ast.Return) and id(node) != self._last_statement:
             self._refuse(node, forms.EARLY_RETURN)
 
     def _assign(self, node: ast.Assign) -> None:
-        if _is_pid_call(node.value, self.env):
+        if is_pid_call(node.value, self.env):
             targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets
             for target in targets:
                 if isinstance(target, ast.Name):  # a module-level int of the PE: int32
@@ -351,7 +320,7 @@ class KernelTypes:
         """`target = value`: the value's shape broadcast to the target's (`visit_Assign`,
         `visit_AnnAssign`: `visit_broadcast(..., match_lhs=True)`): `x: int32 = a` of an array,
         `r[0] = s.get()` of a stream of blocks, `t: int32[2] = a` of an `int32[4]`."""
-        if value is None or got is None or not _known_shape(target.shape) or not _known_shape(got.shape):
+        if value is None or got is None or not known_shape(target.shape) or not known_shape(got.shape):
             return
         if any(isinstance(n, ast.Name) and n.id in self._sharded for n in (*ast.walk(value), *ast.walk(at))):
             return  # a PE's share of an array: its shape is not the one typed here
@@ -376,7 +345,7 @@ class KernelTypes:
         """A list literal assigned to a name (`visit_assignment_val`): of the declared shape."""
         if not isinstance(value, ast.List) or self._compile_time:
             return
-        if target is not None and not _known_shape(target.shape):
+        if target is not None and not known_shape(target.shape):
             return
         message = forms.literal_error(None if target is None else tuple(target.shape), value)
         if message is not None:
@@ -390,7 +359,7 @@ class KernelTypes:
         got = self.env.array_shapes.get(value.id)
         if target is None:
             self._refuse(value, forms.TENSOR_WITHOUT_TYPE)
-        elif got is not None and _known_shape(target.shape) and tuple(got) != tuple(target.shape):
+        elif got is not None and known_shape(target.shape) and tuple(got) != tuple(target.shape):
             self._refuse(
                 value, f"`{value.id}` shape mismatch, got {tuple(got)} and {tuple(target.shape)}", kind="shape"
             )
@@ -443,7 +412,7 @@ class KernelTypes:
         """`value`'s type when it is a stream's `get()` (of a stream whose type is known)."""
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"):
             return None
-        stream = _stream_name(value.func.value, self.env)
+        stream = stream_name(value.func.value, self.env)
         return self.env.streams[stream] if stream is not None else None
 
     def _put(self, arg: ast.expr, element: Value) -> None:
@@ -455,7 +424,7 @@ class KernelTypes:
         if value is None or (not value.shape and isinstance(arg, ast.Compare)):
             return  # a comparison is built as i1 whatever its type here
         ty = INT32 if isinstance(arg, ast.Name) and arg.id in self._python_ints else value.ty
-        integers = ty.kind in _INTEGERS and element.ty.kind in _INTEGERS
+        integers = ty.kind in INTEGERS and element.ty.kind in INTEGERS
         if value.shape or element.shape:
             same = mlir_name(ty) == mlir_name(element.ty) or (integers and not value.shape)
             message = forms.block_put_error(same, len(value.shape), len(element.shape))
@@ -512,7 +481,7 @@ class KernelTypes:
         value = self.of(node)
         if value is None or value.shape:
             return None
-        return _one_bit(value.ty)
+        return one_bit(value.ty)
 
     def _mlir_of(self, node: ast.expr) -> str | None:
         if id(node) in self._wide:
@@ -596,7 +565,7 @@ class KernelTypes:
             left, right = self._expr(node.left), self._expr(node.right)
             result = self._binary(node, node.op, left, right) if left and right else None
             if result is not None and not result.shape:
-                consumer = _operation_of(node.op, result.ty)
+                consumer = operation_of(node.op, result.ty)
                 rhs = (
                     Int(32) if isinstance(node.op, (ast.LShift, ast.RShift)) and result.ty.cls in _FIXED else result.ty
                 )
@@ -610,7 +579,7 @@ class KernelTypes:
                 return Value(BOOL)
             if operand is not None and operand.shape and isinstance(node.op, ast.USub) and not self._compile_time:
                 # `build_UnaryOp` builds the scalar op on the array's memref: the verifier refuses it
-                self.problems.append(Problem(node, _negated_array(operand), True, "build", kind="operator"))
+                self.problems.append(Problem(node, negated_array(operand), True, "build", kind="operator"))
                 return None
             if operand is not None and id(node.operand) in self._flags:
                 if isinstance(node.op, ast.USub):  # `0 - x` (`negf`) of the uncast `i1`
@@ -636,7 +605,7 @@ class KernelTypes:
                     consumer = "arith.cmpf" if common.ty.cls == "float" else "arith.cmpi"
                     self._flag_cast(node.left, common.ty, consumer)
                     self._flag_cast(right, common.ty, consumer)
-                if not _one_bit(common.ty):
+                if not one_bit(common.ty):
                     self._flags.add(id(node))
             return common
         if isinstance(node, ast.BoolOp):
@@ -706,7 +675,7 @@ class KernelTypes:
         if symbol is None:
             return None
         shape = left.shape or right.shape
-        if left.shape and right.shape and _known_shape(left.shape) and _known_shape(right.shape):
+        if left.shape and right.shape and known_shape(left.shape) and known_shape(right.shape):
             # `visit_general_binop` broadcasts the operands' shapes (an array's share aside)
             broadcast, message = forms.broadcast(left.shape, right.shape, match_lhs=False)
             sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
@@ -725,7 +694,7 @@ class KernelTypes:
         """`allo.matmul(a, b)`: the first input's type, `a`'s leading dimensions and `b`'s last
         (`visit_library_op`, which asserts that the inner dimensions agree)."""
         sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
-        if len(a.shape) < 2 or len(b.shape) < 2 or not (_known_shape(a.shape) and _known_shape(b.shape)) or sharded:
+        if len(a.shape) < 2 or len(b.shape) < 2 or not (known_shape(a.shape) and known_shape(b.shape)) or sharded:
             return None
         if a.shape[-1] != b.shape[-2]:
             message = forms.MATMUL_SHAPES.format(a.shape, b.shape)
@@ -754,7 +723,7 @@ class KernelTypes:
                 return None
         shape = first.shape or second.shape
         sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
-        if _known_shape(first.shape) and _known_shape(second.shape) and first.shape and second.shape and not sharded:
+        if known_shape(first.shape) and known_shape(second.shape) and first.shape and second.shape and not sharded:
             shape, message = forms.broadcast(first.shape, second.shape, match_lhs=False)
             if message is not None:
                 self._refuse(node, message, kind="shape")
@@ -776,7 +745,7 @@ class KernelTypes:
             return None
         if node.attr == "T":
             return Value(owner.ty, tuple(owner.shape)[::-1])
-        if node.attr == "reverse" and owner.ty.kind not in _INTEGERS:
+        if node.attr == "reverse" and owner.ty.kind not in INTEGERS:
             self.problems.append(Problem(node, "Can only reverse integers", True))
             return None
         return owner
@@ -797,13 +766,13 @@ class KernelTypes:
 
     def _subscript(self, node: ast.Subscript) -> Value | None:
         base = node.value
-        value = None if _stream_name(base, self.env) is not None else self._expr(base)
+        value = None if stream_name(base, self.env) is not None else self._expr(base)
         if value is None:  # an element of a stream array, or something not typed
             if not isinstance(node.slice, ast.Slice):
                 # A stream array's index is Python's: Allo evaluates it as it builds
                 # (`get_symbolic_expr`), so what it holds is no build error of the kernel.
                 outer = self._compile_time
-                self._compile_time = outer or _stream_name(base, self.env) is not None
+                self._compile_time = outer or stream_name(base, self.env) is not None
                 self._expr(node.slice)
                 self._compile_time = outer
             return None
@@ -819,7 +788,7 @@ class KernelTypes:
                             if bound is not None:
                                 self._expr(bound)
                 self._slice_bounds(node, indices, value.shape)
-                shape = _slice_shape(indices, value.shape, self.env.constants)
+                shape = slice_shape(indices, value.shape, self.env.constants)
                 return Value(value.ty, shape) if shape is not None else None
             if len(indices) > len(value.shape) and isinstance(base, ast.Name) and not self._compile_time:
                 # `a[i, j]` of a 1-D array: `visit_Subscript` types it a scalar, and
@@ -838,7 +807,7 @@ class KernelTypes:
             for bound in (node.slice.lower, node.slice.upper):
                 if bound is not None:
                     self._expr(bound)
-            width = _difference(node.slice.upper, node.slice.lower)
+            width = difference(node.slice.upper, node.slice.lower)
             if width is None:
                 self.problems.append(Problem(node, SLICE_WARNING, False))
                 return Value(UInt(32))
@@ -853,7 +822,7 @@ class KernelTypes:
         func = node.func
         args = [self._expr(a) for a in node.args]
         if isinstance(func, ast.Attribute):
-            stream = _stream_name(func.value, self.env)
+            stream = stream_name(func.value, self.env)
             if stream is not None:
                 if isinstance(func.value, ast.Subscript):
                     self._expr(func.value)
@@ -904,7 +873,7 @@ class KernelTypes:
             if func.id in ("float", "int"):
                 result = FLOAT32 if func.id == "float" else INT32
                 if len(node.args) == 1 and args[0] is not None and id(node.args[0]) in self._flags:
-                    if _no_cast(args[0].ty, result):
+                    if no_cast(args[0].ty, result):
                         self._flags.add(id(node))  # no cast: the call is the comparison's `i1`
                     else:
                         self._flag_cast(node.args[0], result, "func.call")
@@ -974,30 +943,6 @@ _MINMAX = {
 }
 
 
-def _known_shape(shape: tuple) -> bool:
-    return all(type(d) is int for d in shape)
-
-
-def _no_cast(src: Ty, dst: Ty) -> bool:
-    """`build_cast_op` emits nothing from `src` to `dst`: one type, or one width of integers or floats."""
-    same_class = (src.kind in _INTEGERS and dst.kind in _INTEGERS) or src.cls == dst.cls == "float"
-    return src == dst or (same_class and src.bits == dst.bits)
-
-
-def _one_bit(ty: Ty) -> bool:
-    return ty.kind in _INTEGERS and ty.bits == 1
-
-
-def _operation_of(op: ast.operator, result: Ty) -> str:
-    """The MLIR operation `build_general_binop` emits for `op` in `result`, by name."""
-    symbol = _BINOPS.get(type(op))
-    try:
-        name = lowered_op(symbol, result) if symbol is not None else "op"
-    except TypingError:
-        return "arith.op"
-    return f"{'math' if name == 'powf' else 'allo' if name.endswith('_fixed') else 'arith'}.{name}"
-
-
 _VALUE_METHODS = ("reverse", "bitcast")  # Allo's methods on a scalar value
 # Every method `visit_Call` takes on a value (a stream's too: a sub-function's `Stream` parameter
 # is typed by its element here).
@@ -1005,137 +950,8 @@ _STREAM_METHODS = ("put", "get", "try_put", "try_get", "empty", "full")
 _METHODS = (*_VALUE_METHODS, "T", *_STREAM_METHODS)
 _FLOAT_OF_WIDTH = {16: FLOAT16, 32: FLOAT32, 64: FLOAT64}  # `bitcast` of Int/UInt: IEEE float16 (never bfloat16)
 
-# The MLIR verifiers' messages (`AffineStoreOp::verify`, `memref.store`'s type constraint).
-VERIFIER = {
-    "affine.store": "'affine.store' op value to store must have the same type as memref element type",
-    "memref.store": forms.STORE_TYPE,
-}
-_INTEGERS = ("int", "uint")  # MLIR's IntegerType (signless); `index` is not one
-
-
 # Python's builtins Allo's `visit_Call` has no case for (a kernel that calls one does not build).
 _BUILTINS = frozenset(
     "abs all any bin bool chr divmod enumerate filter format hash hex iter len list map ord pow print "
     "reversed round sorted str sum tuple zip".split()
 )
-
-
-def _is_allo_call(node: ast.expr, name: str, env: Environment) -> bool:
-    """`node` is `allo.<name>(...)` (or `df.<name>`, any name `env` reads as Allo's)."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == name
-        and isinstance(node.func.value, ast.Name)
-        and env.is_allo(node.func.value.id)
-    )
-
-
-def _is_pid_call(node: ast.expr, env: Environment) -> bool:
-    return _is_allo_call(node, "get_pid", env)
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _is_constexpr(annotation: ast.expr) -> bool:
-    """`ConstExpr[T]` (or `types.ConstExpr[T]`): a compile-time constant's declaration."""
-    if not isinstance(annotation, ast.Subscript):
-        return False
-    head = annotation.value
-    return (isinstance(head, ast.Name) and head.id == "ConstExpr") or (
-        isinstance(head, ast.Attribute) and head.attr == "ConstExpr"
-    )
-
-
-def _is_meta_call(node: ast.expr, env: Environment) -> bool:
-    """`allo.meta_if(c)`, `allo.meta_elif(c)`, `allo.meta_for(n)`: arguments Allo evaluates in Python."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("meta_if", "meta_elif", "meta_for")
-        and isinstance(node.func.value, ast.Name)
-        and env.is_allo(node.func.value.id)
-    )
-
-
-def _stream_name(node: ast.expr, env: Environment) -> str | None:
-    """The stream `node` names: `s`, or an element of a stream array `fifo[i, j]`."""
-    if isinstance(node, ast.Subscript):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) and node.id in env.streams else None
-
-
-def _linear(node: ast.expr | None) -> tuple[int, dict[str, int]] | None:
-    """`node` as constant + sum of coefficient x name, every name a symbol, as Allo's
-    `visit_symbol` reads it (sympy symbols); None for anything else."""
-    if node is None:
-        return 0, {}
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value, {}
-    if isinstance(node, ast.Name):
-        return 0, {node.id: 1}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _linear(node.operand)
-        return (-inner[0], {k: -v for k, v in inner[1].items()}) if inner else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        left, right = _linear(node.left), _linear(node.right)
-        if left is None or right is None:
-            return None
-        if isinstance(node.op, ast.Mult):
-            if left[1] and right[1]:
-                return None
-            scale, other = (left[0], right) if not left[1] else (right[0], left)
-            return other[0] * scale, {k: v * scale for k, v in other[1].items()}
-        sign = 1 if isinstance(node.op, ast.Add) else -1
-        names = dict(left[1])
-        for k, v in right[1].items():
-            names[k] = names.get(k, 0) + sign * v
-        return left[0] + sign * right[0], names
-    return None
-
-
-def _negated_array(operand: Value) -> str:
-    memref = f"memref<{'x'.join(map(str, operand.shape))}x{mlir_name(operand.ty)}>"
-    if operand.ty.cls == "float":
-        return f"'arith.negf' op operand #0 must be floating-point-like, but got '{memref}'"
-    return "'arith.subi' op requires the same type for all operands and results"
-
-
-def _slice_shape(indices: list[ast.expr], shape: tuple, constants: dict) -> tuple | None:
-    """The shape `visit_Subscript` gives a slice of an array of `shape`: the dimensions not
-    indexed, then each sliced one's `(upper - lower) // step`, its bounds evaluated in Python
-    (`resolve_slice`). None where that is not NumPy's shape of the same slice (a slice of a
-    leading dimension before unindexed ones, a step that does not divide), where a bound is known
-    only at run time, or for more indices than dimensions: not followed here."""
-    if len(indices) > len(shape) or not _known_shape(shape):
-        return None
-    ints = {k: v for k, v in constants.items() if type(v) is int}
-    allo, numpy = list(shape[len(indices) :]), []
-    for dim, index in enumerate(indices):
-        if not isinstance(index, ast.Slice):
-            continue
-        bounds = [None if b is None else fold(b, ints) for b in (index.lower, index.upper, index.step)]
-        if any(b is not None and type(b) is not int for b in bounds):
-            return None
-        lower, upper, step = bounds
-        if step is not None and step <= 0:
-            return None
-        size = ((shape[dim] if upper is None else upper) - (lower or 0)) // (step or 1)
-        if size > 0:
-            allo.append(size)
-        numpy.append(len(range(*slice(lower, upper, step).indices(shape[dim]))))
-    numpy += list(shape[len(indices) :])
-    return tuple(allo) if allo == numpy else None
-
-
-def _difference(upper: ast.expr | None, lower: ast.expr | None) -> int | None:
-    """`upper - lower` when it is a number whatever the symbols are, else None."""
-    hi, lo = _linear(upper), _linear(lower)
-    if hi is None or lo is None or upper is None:
-        return None
-    names = dict(hi[1])
-    for k, v in lo[1].items():
-        names[k] = names.get(k, 0) - v
-    return hi[0] - lo[0] if not any(names.values()) else None

@@ -39,7 +39,8 @@ import numpy as np
 from allo_lsp.protocol import typing_rules as rules
 from allo_lsp.protocol.build_errors import free_names
 from allo_lsp.protocol.constant_fold import fold
-from allo_lsp.protocol.kernel_types import _BINOPS, VERIFIER, Environment, KernelTypes, Value
+from allo_lsp.protocol.kernel_model import _BINOPS, VERIFIER, Environment, Value
+from allo_lsp.protocol.kernel_types import KernelTypes
 from allo_lsp.protocol.typing_rules import Ty
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template, is_region
 from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16, raise_poison
