@@ -134,6 +134,7 @@ CASES = [
         "Cannot overwrite type mapping T1 = i8 by type i32",
     ),
     ("build_library_op", "d: int32[4] = b % 3\nr[0] = d[0]", 0, "ADF082", "AssertionError: `%` of an array"),
+    ("build_slices", "m: int32[4, 2] = 1\nt: int32[2, 2] = m[0:2]\nr[0] = t[0, 0]", 1, "ADF089", "'Slice' object"),
     (
         "visit_library_op",
         "m: int32[2, 3] = 1\nn: int32[2, 2] = allo.matmul(m, m)\nr[0] = n[0, 0]",
@@ -198,6 +199,7 @@ def test_allos_build_error_is_raised_by_df_build_and_reported_by_check(
         "r[0] = 1\nreturn",  # the function's last statement
         "d: int32[4] = allo.add(b, 1)\ne: int32[4] = allo.mul(b, d)\nr[0] = e[3]",  # a scalar is filled in b's type
         "c: int8[4] = 1\nd: int32[4] = c * b - b / 2\nr[0] = d[0]",  # an operator casts its operands
+        "m: int32[4, 2] = 1\nt: int32[2, 2] = m[0:2, :]\nr[0] = t[0, 0] + b[1:3][0]",  # each dimension sliced
         "x, y = 1, 2\nr[0] = x + y",  # one value per target
         "for a in range(2):\n    r[0] = a",  # another kernel's parameter, not a symbol here
         "L: ConstExpr[int32] = int(np.pi)\nr[0] = L",  # Python's: ASTResolver evaluates a ConstExpr's value

@@ -394,6 +394,10 @@ EARLY_RETURN = (
 )
 
 UNDEFINED_NAME = "Unsupported Name `{}`"  # `visit_Name`: no symbol, no global
+# `build_slices` of one slice of an array of two or more dimensions (an AttributeError in Allo)
+SINGLE_SLICE = (
+    "'Slice' object has no attribute 'dims' (a single slice of a 2-D array: slice each dimension, `a[0:2, :]`)"
+)
 # `visit_library_op`'s assertion of `allo.matmul`'s inner dimensions
 MATMUL_SHAPES = (
     "The last dimension of the first input and the second last dimension of the second input must be "

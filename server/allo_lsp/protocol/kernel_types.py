@@ -788,6 +788,12 @@ class KernelTypes:
                             if bound is not None:
                                 self._expr(bound)
                 self._slice_bounds(node, indices, value.shape)
+                single = isinstance(node.slice, ast.Slice) and isinstance(base, ast.Name)  # chained: ADF008's
+                if single and len(value.shape) >= 2 and not self._compile_time:
+                    # `a[0:2]` of a 2-D array: `visit_Subscript` types it 2-D, and `build_slices`
+                    # then reads the dimensions of the one slice (`node.slice.dims`), which it has not.
+                    self._refuse(node, forms.SINGLE_SLICE)
+                    return None
                 shape = slice_shape(indices, value.shape, self.env.constants)
                 return Value(value.ty, shape) if shape is not None else None
             if len(indices) > len(value.shape) and isinstance(base, ast.Name) and not self._compile_time:
