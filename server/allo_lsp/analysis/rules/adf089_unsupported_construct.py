@@ -35,7 +35,9 @@ Flags, in a kernel's body, the Python that Allo a098603f's type inference (`Type
   and reads its `__name__`: `'Int' object has no attribute '__name__'`; a cast is `int(x)`,
   `float(x)` or a typed local `y: int8 = x`);
 - an expression statement that is not a call (`a[i] + 1` on its own line: `visit_Expr`; Allo's
-  message ends with the node's Python repr).
+  message ends with the node's Python repr);
+- one slice of an array of two or more dimensions (`a[0:2]` of an `int32[4, 2]`): `visit_Subscript`
+  types it 2-D and `build_slices` reads the slice's `dims`, an AttributeError (`a[0:2, :]` builds).
 
 ## Why is this bad?
 `df.build` stops at the first one, whatever the target. A kernel is compiled from its source,
