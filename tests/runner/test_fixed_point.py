@@ -63,7 +63,7 @@ def test_a_callers_floats_into_a_fixed_point_parameter_are_truncated_toward_zero
     with shim():
         module, _ = load(tmp_path, source)
         mod = module.allo.customize(module.kernel).build()
-        out = mod(np.array([-1.03, 1.03, 9.0], np.float32), -0.99)
+        out = mod(np.array([-1.03, 1.03, 9.0], np.float32), np.array(-0.99))  # a 0-d array too
     assert out.tolist() == [-1.0, 1.0, 9.0 - 16.0, -15 / 16]
 
 

@@ -322,7 +322,7 @@ class KernelTypes:
         `r[0] = s.get()` of a stream of blocks, `t: int32[2] = a` of an `int32[4]`."""
         if value is None or got is None or not known_shape(target.shape) or not known_shape(got.shape):
             return
-        if any(isinstance(n, ast.Name) and n.id in self._sharded for n in (*ast.walk(value), *ast.walk(at))):
+        if self._shares(value) or self._shares(at):
             return  # a PE's share of an array: its shape is not the one typed here
         _, message = forms.broadcast(target.shape, got.shape, match_lhs=True)
         if message is not None:
@@ -674,15 +674,9 @@ class KernelTypes:
         symbol = _BINOPS.get(type(op))
         if symbol is None:
             return None
-        shape = left.shape or right.shape
-        if left.shape and right.shape and known_shape(left.shape) and known_shape(right.shape):
-            # `visit_general_binop` broadcasts the operands' shapes (an array's share aside)
-            broadcast, message = forms.broadcast(left.shape, right.shape, match_lhs=False)
-            sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
-            if message is not None and not sharded:
-                self._refuse(node, message, kind="shape")
-                return None
-            shape = broadcast if broadcast is not None else shape
+        shape = self._broadcast(node, left, right)  # `visit_general_binop`
+        if shape is None:
+            return None
         if shape and symbol not in _ARRAY_BINOPS:
             # `build_general_binop` of arrays maps only these to a linalg op; another is None, and
             # `build_library_op` asserts it is not.
@@ -690,11 +684,28 @@ class KernelTypes:
             return None
         return self._typed(node, lambda: Value(binary(symbol, left.ty, right.ty)[0], shape))
 
+    def _broadcast(self, node: ast.AST, left: Value, right: Value) -> tuple | None:
+        """The shape `visit_broadcast` gives two operands; None (refused) where they do not
+        broadcast. A sharded parameter's shape is the global one here, not its PE's share: not
+        judged."""
+        shape = left.shape or right.shape
+        if left.shape and right.shape and known_shape(left.shape) and known_shape(right.shape):
+            broadcast, message = forms.broadcast(left.shape, right.shape, match_lhs=False)
+            if message is not None and not self._shares(node):
+                self._refuse(node, message, kind="shape")
+                return None
+            shape = broadcast if broadcast is not None else shape
+        return shape
+
+    def _shares(self, node: ast.AST) -> bool:
+        """`node` reads a parameter with a layout (a PE's share of the array)."""
+        return any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
+
     def _matmul(self, node: ast.Call, a: Value, b: Value) -> Value | None:
         """`allo.matmul(a, b)`: the first input's type, `a`'s leading dimensions and `b`'s last
         (`visit_library_op`, which asserts that the inner dimensions agree)."""
-        sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
-        if len(a.shape) < 2 or len(b.shape) < 2 or not (known_shape(a.shape) and known_shape(b.shape)) or sharded:
+        known = known_shape(a.shape) and known_shape(b.shape)
+        if len(a.shape) < 2 or len(b.shape) < 2 or not known or self._shares(node):
             return None
         if a.shape[-1] != b.shape[-2]:
             message = forms.MATMUL_SHAPES.format(a.shape, b.shape)
@@ -721,14 +732,8 @@ class KernelTypes:
                 message = f"Cannot overwrite type mapping T1 = {mlir_name(first.ty)} by type {mlir_name(arg.ty)}"
                 self.problems.append(Problem(node, message, True, kind="operator"))
                 return None
-        shape = first.shape or second.shape
-        sharded = any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node))
-        if known_shape(first.shape) and known_shape(second.shape) and first.shape and second.shape and not sharded:
-            shape, message = forms.broadcast(first.shape, second.shape, match_lhs=False)
-            if message is not None:
-                self._refuse(node, message, kind="shape")
-                return None
-        return Value(first.ty, shape)
+        shape = self._broadcast(node, first, second)
+        return Value(first.ty, shape) if shape is not None else None
 
     def _attribute(self, node: ast.Attribute) -> Value | None:
         """`x.T`, `x.copy`, `x.bits` (`visit_Attribute`); another attribute of a typed value
@@ -753,7 +758,7 @@ class KernelTypes:
     def _slice_bounds(self, node: ast.Subscript, indices: list[ast.expr], shape: tuple) -> None:
         """`build_slices`' refusals of a constant slice (`forms.slice_error`), bounds folded with
         the module's ints; a PE's share of an array has another shape than the one typed here."""
-        if self._compile_time or any(isinstance(n, ast.Name) and n.id in self._sharded for n in ast.walk(node)):
+        if self._compile_time or self._shares(node):
             return
         ints = {k: v for k, v in self.env.constants.items() if type(v) is int}
         message = forms.slice_error(indices, shape, lambda bound: fold(bound, ints))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 from collections.abc import Callable
 
 from allo_lsp.protocol.constant_fold import UNKNOWN, fold, truth
@@ -33,15 +34,19 @@ def untaken_lines(
     problem is placed by its line: some are shown on a node made for the purpose).
     `is_meta(call, name)`: whether `call` is `allo.<name>(...)`."""
     names = _pid_names(fn, is_meta)
-    count = 1
-    for extent in mapping:
-        count *= extent
-    if names is None or not mapping or count > MAX_PES or len(names) not in (1, len(mapping)):
+    if names is None or not mapping or math.prod(mapping) > MAX_PES or len(names) not in (1, len(mapping)):
         return set()
     ints = {k: v for k, v in constants.items() if type(v) is int}
     bodies = [s for s in ast.walk(fn) if isinstance(s, ast.With) and _branch(s, is_meta) is not None]
     if not bodies:
         return set()
+    # Each condition's truth depends on the pid names it reads alone: folded once per their values.
+    reads = {
+        id(call): [n for n in names if any(isinstance(x, ast.Name) and x.id == n for x in ast.walk(call))]
+        for s in bodies
+        for call in (s.items[0].context_expr,)
+    }
+    truths: dict[tuple, Truth] = {}
     taken: set[int] = set()
     try:
         for pid in itertools.product(*(range(m) for m in mapping)):
@@ -50,7 +55,18 @@ def untaken_lines(
             )
             if None in values.values():
                 return set()  # `p = df.get_pid()` of a grid: a tuple, not folded here
-            _walk(fn.body, MetaLevel(), {**ints, **values}, taken, is_meta)
+            env = {**ints, **values}
+
+            def truth_of(call: ast.Call, env=env, values=values) -> Truth:
+                key = (id(call), *(values[n] for n in reads[id(call)]))
+                if key not in truths:
+                    value = fold(call.args[0], env) if len(call.args) == 1 else UNKNOWN
+                    truths[key] = None if value is UNKNOWN else bool(truth(value))
+                return truths[key]
+
+            _walk(fn.body, MetaLevel(), truth_of, taken, is_meta)
+            if len(taken) == len(bodies):
+                return set()  # every body taken by some PE already: the others need no walk
     except (_GiveUp, MetaChainError):
         return set()
     return {
@@ -80,7 +96,7 @@ def _branch(stmt: ast.With, is_meta) -> str | None:
     return next((kind for kind in BRANCHES if is_meta(call, kind)), None)
 
 
-def _walk(stmts: list[ast.stmt], level: MetaLevel, env: dict, taken: set[int], is_meta) -> None:
+def _walk(stmts: list[ast.stmt], level: MetaLevel, truth_of, taken: set[int], is_meta) -> None:
     for stmt in stmts:
         if isinstance(stmt, ast.With):
             kind = _branch(stmt, is_meta)
@@ -90,18 +106,15 @@ def _walk(stmts: list[ast.stmt], level: MetaLevel, env: dict, taken: set[int], i
                     raise _GiveUp  # its branches pair once per unrolled iteration
                 continue
             if kind is None:
-                _walk(stmt.body, level, env, taken, is_meta)
+                _walk(stmt.body, level, truth_of, taken, is_meta)
                 continue
-            cond: Truth = None
-            if kind != "meta_else":
-                value = fold(call.args[0], env) if len(call.args) == 1 else UNKNOWN
-                cond = None if value is UNKNOWN else bool(truth(value))
+            cond = truth_of(call) if kind != "meta_else" else None
             went, _ = level.branch(kind, cond)
             if went is None:
                 raise _GiveUp  # not known for this PE: every body counts as taken
             if went:
                 taken.add(id(stmt))
-                _walk(stmt.body, MetaLevel(), env, taken, is_meta)
+                _walk(stmt.body, MetaLevel(), truth_of, taken, is_meta)
         elif isinstance(stmt, (ast.For, ast.While, ast.If)):
-            _walk(stmt.body, level, env, taken, is_meta)  # plain control flow shares the level
-            _walk(stmt.orelse, level, env, taken, is_meta)
+            _walk(stmt.body, level, truth_of, taken, is_meta)  # plain control flow shares the level
+            _walk(stmt.orelse, level, truth_of, taken, is_meta)

@@ -350,7 +350,7 @@ class Runtime:
         broadcast as NumPy broadcasts, into an array of the result's type."""
         elem = ScalarType(kind, bits, frac)
         left, right = np.broadcast_arrays(self._elements(a), self._elements(b))
-        values = np.array([fn(x, y) for x, y in zip(left.flat, right.flat)] or [], dtype=object)
+        values = np.array([fn(x, y) for x, y in zip(left.flat, right.flat)], dtype=object)
         return as_allo_array(elem.cast_array(values.reshape(left.shape)), elem)
 
     def _elements(self, value) -> np.ndarray:

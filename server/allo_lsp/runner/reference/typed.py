@@ -43,7 +43,15 @@ from allo_lsp.protocol.kernel_model import _BINOPS, VERIFIER, Environment, Value
 from allo_lsp.protocol.kernel_types import KernelTypes
 from allo_lsp.protocol.typing_rules import Ty
 from allo_lsp.runner.reference.syntax import BuildError, Unsupported, _template, is_region
-from allo_lsp.runner.reference.types import ArrayType, ScalarType, Stateful, StreamType, _bfloat16, raise_poison
+from allo_lsp.runner.reference.types import (
+    ArrayType,
+    ScalarType,
+    Stateful,
+    StreamType,
+    _bfloat16,
+    _wrap,
+    raise_poison,
+)
 
 # Allo's functions that lower to the `math` dialect, which the simulator's pipeline cannot lower.
 MATH = frozenset("exp log log2 log10 sqrt sin cos tan tanh power abs".split())
@@ -361,10 +369,7 @@ def _float_to_fixed(expr: ast.expr, src: Ty, dst: Ty) -> ast.expr:
     fixed type's width: toward zero (-1.03 into Fixed(16, 8) is -263/256), poison where it does not
     fit (`__ref_fptoi` refuses it). The value is held exact, as fixed-point values are here."""
     scale = 1 << dst.frac
-    if dst.kind == "ufixed":
-        lo, hi = 0, (1 << dst.bits) - 1
-    else:
-        lo, hi = -(1 << (dst.bits - 1)), (1 << (dst.bits - 1)) - 1
+    lo, hi = _range(rules.UInt(dst.bits) if dst.kind == "ufixed" else rules.Int(dst.bits))
     product = _template(f"{_float_name(src)}((E) * {scale})", E=expr)
     return _template(f"__ref_fptoi(P, {lo}, {hi}, '{dst}') / {scale}", P=product)
 
@@ -665,17 +670,12 @@ def _fixed_div(a, b, bits: int, frac: int, signed: bool, ty: str, line: int) -> 
     operands cast to it (a narrower fraction by floor), the dividend shifted left by `frac` in
     twice the width, `divsi`/`divui` (toward zero), truncated back to `bits`."""
     scale = 1 << frac
-    lhs, rhs = (_wrap_bits(math.floor(v * scale), bits, signed) for v in (a, b))
+    lhs, rhs = (_wrap(math.floor(v * scale), bits, signed) for v in (a, b))
     if rhs == 0:
         raise _undefined("a fixed-point division by zero", ty, line)
     q = abs(lhs * scale) // abs(rhs)
     q = -q if (lhs < 0) != (rhs < 0) else q
-    return _wrap_bits(q, bits, signed) / scale
-
-
-def _wrap_bits(value: int, bits: int, signed: bool) -> int:
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
+    return _wrap(q, bits, signed) / scale
 
 
 def _floordivs(a: int, b: int, low: int, ty: str, line: int) -> int:

@@ -100,7 +100,9 @@ class ScalarType:
         """A caller's value as Allo's module call converts it into this type: as `cast`, except
         that a float into fixed point is scaled in float64 and truncated toward zero, then
         wrapped (`handle_overflow`: `np.fix`); inside a kernel a fixed value narrows by floor."""
-        if self.kind in ("fixed", "ufixed") and not isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray) and value.shape == ():
+            value = value.item()
+        if self.kind in ("fixed", "ufixed"):
             scaled = math.trunc(float(value) * (1 << self.frac))
             return _wrap(scaled, self.bits, self.kind == "fixed") / (1 << self.frac)
         return self.cast(value)
